@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""How repeatable are build_tables.py's figures? Prints numbers; asserts nothing.
+
+    python benchmarks/stability.py            # on a CUDA GPU (about 3 minutes)
+    python benchmarks/stability.py --device cpu --seq-len 128 --batch 1 --heads 2
+
+Runs the measurement twice in one process with the default number of profiled steps,
+then twice with 3 steps (like the original study), and prints for every quantity the
+largest run-to-run difference over the variants, counting only times of at least 50 µs.
+Writes nothing under docs/.
+"""
+import shutil
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import build_tables  # noqa: E402
+
+QUANTITIES = {
+    "CUDA time (GPU range)": lambda r: r["cuda_time_us"] and r["cuda_time_us"]["median"],
+    "kernel time sum": lambda r: r["kernel_sum_us"] and r["kernel_sum_us"]["median"],
+    "CPU time (range)": lambda r: r["cpu_time_us"]["median"],
+    "wall time per call": lambda r: r["wall_time_us"]["median"],
+}
+FLOOR_US = 50.0
+
+
+def measure(argv):
+    args = build_tables.parse_args(argv)
+    started = time.perf_counter()
+    _, results, traces = build_tables.run_measurements(args, argv, Path("."), progress=lambda s: None)
+    shutil.rmtree(traces, ignore_errors=True)
+    return results["variants"], time.perf_counter() - started
+
+
+def largest_difference(a, b):
+    rows = {}
+    for label, get in QUANTITIES.items():
+        worst = (0.0, None)
+        for name, ra in a.items():
+            rb = b.get(name)
+            if ra["status"] != "ok" or not rb or rb["status"] != "ok":
+                continue
+            x, y = get(ra), get(rb)
+            if not x or not y or min(x, y) < FLOOR_US:
+                continue
+            diff = abs(x - y) / min(x, y)
+            if diff > worst[0]:
+                worst = (diff, name)
+        rows[label] = worst
+    return rows
+
+
+def main(argv):
+    base = [a for a in argv if not a.startswith("--steps")]
+    first, seconds = measure(base)
+    second, _ = measure(base)
+    three_a, _ = measure(base + ["--steps", "3"])
+    three_b, _ = measure(base + ["--steps", "3"])
+    steps = build_tables.parse_args(base).steps
+    many, few = largest_difference(first, second), largest_difference(three_a, three_b)
+    print(f"one full measurement took {seconds:.1f} s (wall, in-process, CUDA already started)")
+    print(f"largest run-to-run difference over variants (times >= {FLOOR_US:.0f} us only):")
+    print(f"{'quantity':<24} {f'{steps} steps':>18} {'3 steps':>18}")
+    for label in QUANTITIES:
+        (d1, n1), (d2, n2) = many[label], few[label]
+        print(f"{label:<24} {d1 * 100:8.2f} % {n1 or '-':>8} {d2 * 100:8.2f} % {n2 or '-':>8}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

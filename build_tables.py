@@ -257,10 +257,16 @@ def provenance(torch, device, argv):
     }
     if device == "cuda":
         props = torch.cuda.get_device_properties(0)
+        v = torch.backends.cudnn.version() or 0
         prov.update(gpu_name=props.name, compute_capability=f"{props.major}.{props.minor}",
                     sm_count=props.multi_processor_count, cuda=torch.version.cuda,
-                    cudnn=str(torch.backends.cudnn.version()), driver=driver_version(),
-                    gpu_memory_gib=round(props.total_memory / 2**30, 1))
+                    cudnn=f"{v // 10000}.{v % 10000 // 100}.{v % 100}" if v >= 9000
+                    else f"{v // 1000}.{v % 1000 // 100}.{v % 100}",
+                    driver=driver_version(), gpu_memory_gib=round(props.total_memory / 2**30, 1),
+                    regs_per_sm=props.regs_per_multiprocessor,
+                    max_warps_per_sm=props.max_threads_per_multi_processor // props.warp_size,
+                    smem_per_block=props.shared_memory_per_block,
+                    smem_per_block_optin=props.shared_memory_per_block_optin)
     else:
         prov.update(gpu_name=f"CPU ({platform.processor() or platform.machine()})",
                     cpu_threads=torch.get_num_threads())
@@ -560,7 +566,7 @@ def fmt_tflops(x, lang):
 
 
 def fmt_ratio(r, lang):
-    return f"{fmt_num(r, lang, 1)}×"
+    return f"{fmt_num(r, lang, 1 if r >= 1 else 2)}×"
 
 
 def fmt_bytes(n, lang):
@@ -730,6 +736,254 @@ def render_provenance(results, lang):
     return md_table([t("prov_item"), t("prov_value")], rows, ["l", "l"])
 
 
+FINDINGS = {
+    "math_ratio": {
+        "nb": "Pinnet til math bruker SDPA **{ratio}** så lang CUDA-tid som den håndskrevne "
+              "in-place-versjonen ({math} mot {inplace}). Hugging Face målte {a100_ratio} på "
+              "A100 ({a100_math} mot {a100_inplace}).",
+        "en": "Pinned to math, SDPA takes **{ratio}** the CUDA time of the hand-written in-place "
+              "version ({math} vs {inplace}). Hugging Face measured {a100_ratio} on the A100 "
+              "({a100_math} vs {a100_inplace})."},
+    "memcpy": {
+        "nb": "Ut-av-plass `masked_fill` kopierer hele score-matrisen først: en `{name}` på "
+              "{memcpy} per forward-pass, startet av `aten::copy_`. Med `masked_fill_` er den borte, "
+              "og CUDA-tiden faller fra {naive} til {inplace}.",
+        "en": "Out-of-place `masked_fill` copies the whole score matrix first: a `{name}` of "
+              "{memcpy} per forward pass, launched by `aten::copy_`. With `masked_fill_` it is gone, "
+              "and the CUDA time drops from {naive} to {inplace}."},
+    "memset": {
+        "nb": "Begge håndskrevne varianter har også en `Memset` på {memset}, startet inne i "
+              "`{op}` (av matmul-biblioteket, ikke av koden vår). Derfor teller vi {naive_n} og "
+              "{inplace_n} GPU-aktiviteter der Hugging Face telte {a100_naive} og {a100_inplace}.",
+        "en": "Both hand-written variants also launch a `Memset` of {memset} from inside `{op}` "
+              "(by the matmul library, not by our code). That is why we count {naive_n} and "
+              "{inplace_n} GPU activities where Hugging Face counted {a100_naive} and {a100_inplace}."},
+    "math_gemms": {
+        "nb": "Math-backendens matmul-er: {math_gemms}. Den håndskrevne bf16-versjonen bruker "
+              "{naive_gemms}.",
+        "en": "The math backend's matmuls: {math_gemms}. The hand-written bf16 version uses "
+              "{naive_gemms}."},
+    "math_ops": {
+        "nb": "Per forward-pass kjører math-backenden {n_kernels} GPU-aktiviteter. Masken bygges "
+              "på nytt hver gang ({mask_ops}), og `aten::_safe_softmax` legger til {safe_ops}.",
+        "en": "Per forward pass the math backend runs {n_kernels} GPU activities. The mask is built "
+              "again every time ({mask_ops}), and `aten::_safe_softmax` adds {safe_ops}."},
+    "fused_rank": {
+        "nb": "Raskest av de fusjonerte backendene på {gpu}: {ranking}. På A100 var rekkefølgen "
+              "{a100_ranking}.",
+        "en": "Fastest of the fused backends on the {gpu}: {ranking}. On the A100 the order was "
+              "{a100_ranking}."},
+    "auto": {
+        "nb": "Uten pinning valgte SDPA **{backend}** på {gpu} ({auto} CUDA-tid).",
+        "en": "Unpinned, SDPA chose **{backend}** on the {gpu} ({auto} CUDA time)."},
+    "cpu_cuda": {
+        "nb": "CPU-tid mot CUDA-tid per forward-pass (profilert): {pairs}. Uten profiler koster "
+              "ett kall {host} på CPU-en.",
+        "en": "CPU time vs CUDA time per forward pass (profiled): {pairs}. Without the profiler "
+              "one call costs {host} of CPU time."},
+    "first_call": {
+        "nb": "Første kall med cuDNN tok {cudnn_first}, mot {cudnn} i stabil drift: biblioteket "
+              "bygger og velger en plan for denne formen første gang. Flash brukte {flash_first} "
+              "og efficient {efficient_first} på sitt første kall.",
+        "en": "The first cuDNN call took {cudnn_first}, against {cudnn} once warm: the library "
+              "builds and picks a plan for this shape the first time. Flash took {flash_first} "
+              "and efficient {efficient_first} on their first call."},
+    "gpu_busy": {
+        "nb": "Uten profiler er veggtiden per kall {wall_ratio} av summen av kjernetidene "
+              "for {variant} ({wall} mot {ksum}): {verdict}",
+        "en": "Without the profiler the wall time per call is {wall_ratio} of the kernel time sum "
+              "for {variant} ({wall} vs {ksum}): {verdict}"},
+    "busy_yes": {"nb": "GPU-en er opptatt nesten hele tiden.",
+                 "en": "the GPU is busy nearly all the time."},
+    "busy_no": {"nb": "GPU-en venter på CPU-en mellom kjernene.",
+                "en": "the GPU waits for the CPU between kernels."},
+    "occ_flash": {
+        "nb": "`{kernel}`: {threads} tråder × {regs} registre = {per_block} registre per blokk; "
+              "{regs_sm} per SM gir {blocks} blokker, {warps} av {max_warps} warps: **{pct}**. "
+              "Kineto viser {kineto}.",
+        "en": "`{kernel}`: {threads} threads × {regs} registers = {per_block} registers per block; "
+              "{regs_sm} per SM give {blocks} blocks, {warps} of {max_warps} warps: **{pct}**. "
+              "Kineto shows {kineto}."},
+    "occ_zero": {
+        "nb": "`{kernel}` ber om {smem} delt minne per blokk, mer enn standardgrensen på {default}. "
+              "Kinetos kalkulator regner med standardgrensen, finner plass til null blokker og viser "
+              "**{kineto}**. Kjernen har valgt å bruke mer (opt-in, opptil {optin}), og får i "
+              "virkeligheten {blocks} per SM: {pct}, begrenset av {limited}.",
+        "en": "`{kernel}` asks for {smem} of shared memory per block, more than the default limit "
+              "of {default}. Kineto's calculator assumes the default limit, fits zero blocks and "
+              "shows **{kineto}**. The kernel opted in to more (up to {optin}) and really gets "
+              "{blocks} per SM: {pct}, limited by {limited}."},
+    "rec_auto": {
+        "nb": "På {gpu} valgte SDPA selv {backend} med {auto}; pinnet til math tok samme kall "
+              "{math}, {factor} så lang tid.",
+        "en": "On the {gpu} SDPA picked {backend} by itself at {auto}; pinned to math, the same "
+              "call took {math}, {factor} as long."},
+    "rec_cpu": {
+        "nb": "{variant} bruker {cpu} CPU-tid for {cuda} GPU-arbeid per kall under profilereren, "
+              "den høyeste andelen av de fusjonerte backendene, og {first} på det første kallet.",
+        "en": "{variant} spends {cpu} of CPU time on {cuda} of GPU work per call under the "
+              "profiler, the highest share of the fused backends, and {first} on its first call."},
+    "rec_inplace": {
+        "nb": "`masked_fill_` fjernet en `Memcpy` på {memcpy} per forward-pass, {share} av CUDA-tiden "
+              "til den ut-av-plass-versjonen.",
+        "en": "`masked_fill_` removed a `Memcpy` of {memcpy} per forward pass, {share} of the "
+              "out-of-place version's CUDA time."},
+    "missing": {"nb": "Ikke målt på denne GPU-en.", "en": "Not measured on this GPU."},
+}
+
+FINDING_FILES = {
+    "findings-naive-math": ("math_ratio", "memcpy", "memset", "math_gemms", "math_ops"),
+    "findings-fused": ("fused_rank", "auto", "cpu_cuda", "first_call", "gpu_busy"),
+    "findings-occupancy": ("occ_flash", "occ_zero"),
+    "finding-rec-auto": ("rec_auto",),
+    "finding-rec-cpu": ("rec_cpu",),
+    "finding-rec-inplace": ("rec_inplace",),
+}
+
+
+BACKEND_NAMES = {"math": "math", "flash": "flash", "efficient": "efficient", "cudnn": "cuDNN"}
+
+
+def blocks_text(n, lang):
+    word = {"nb": ("blokk", "blokker"), "en": ("block", "blocks")}[lang][n != 1]
+    return f"{fmt_num(n, lang, 0)} {word}"
+
+
+def _ok(results, name):
+    row = results["variants"].get(name)
+    return row if row and row["status"] == "ok" and row.get("cuda_time_us") else None
+
+
+def _compute_kernel(row):
+    return next((k for k in row["kernels"] if k["kind"] == "kernel"), None)
+
+
+def finding_values(key, results, ref, lang):
+    """The numbers one finding needs, formatted; None if this run lacks the data."""
+    v, rv = results["variants"], ref["variants"]
+    us = lambda x: fmt_us(x, lang)  # noqa: E731
+    cuda = lambda n: med(v[n]["cuda_time_us"])  # noqa: E731
+    label = lambda n: VARIANT_LABELS[n][lang]  # noqa: E731
+    gpu = results["provenance"]["gpu_name"]
+    if key == "math_ratio" and _ok(results, "math") and _ok(results, "naive_inplace"):
+        a = rv["math"]["cuda_time_us"] / rv["naive_inplace"]["cuda_time_us"]
+        return dict(ratio=fmt_ratio(cuda("math") / cuda("naive_inplace"), lang),
+                    math=us(cuda("math")), inplace=us(cuda("naive_inplace")),
+                    a100_ratio=fmt_ratio(a, lang), a100_math=us(rv["math"]["cuda_time_us"]),
+                    a100_inplace=us(rv["naive_inplace"]["cuda_time_us"]))
+    if key == "memcpy" and _ok(results, "naive") and _ok(results, "naive_inplace"):
+        copies = [k for k in v["naive"]["kernels"] if k["kind"] == "memcpy"]
+        if copies:
+            return dict(name=copies[0]["short_name"], memcpy=us(copies[0]["avg_us"]),
+                        naive=us(cuda("naive")), inplace=us(cuda("naive_inplace")))
+    if key == "memset" and _ok(results, "naive") and _ok(results, "naive_inplace"):
+        sets = [k for k in v["naive_inplace"]["kernels"] if k["kind"] == "memset"]
+        if sets:
+            return dict(memset=us(sets[0]["avg_us"]), op=sets[0]["aten_op"],
+                        naive_n=fmt_num(med(v["naive"]["gpu_activities_per_forward"]), lang, 0),
+                        inplace_n=fmt_num(med(v["naive_inplace"]["gpu_activities_per_forward"]), lang, 0),
+                        a100_naive=rv["naive"]["kernels_per_forward"],
+                        a100_inplace=rv["naive_inplace"]["kernels_per_forward"])
+    if key == "math_gemms" and _ok(results, "math") and _ok(results, "naive_inplace"):
+        gemm = lambda n: ", ".join(  # noqa: E731
+            f"`{k['short_name']}`" for k in v[n]["kernels"] if k["aten_op"] in ("aten::bmm", "aten::mm")
+            and k["kind"] == "kernel")
+        return dict(math_gemms=gemm("math"), naive_gemms=gemm("naive_inplace"))
+    if key == "math_ops" and _ok(results, "math"):
+        ops = v["math"]["cpu_ops_per_forward"]
+        mask = [o for o in ("aten::ones", "aten::tril", "aten::scalar_tensor", "aten::fill_",
+                            "aten::where") if ops.get(o)]
+        safe = [k for k in v["math"]["kernels"]
+                if k["aten_op"] in ("aten::isneginf", "aten::all", "aten::where", "aten::fill_")]
+        n_safe = sum(k["per_forward"] for k in safe)
+        word = {"nb": "GPU-aktiviteter fra", "en": "GPU activities from"}[lang]
+        return dict(n_kernels=fmt_num(med(v["math"]["gpu_activities_per_forward"]), lang, 0),
+                    mask_ops=", ".join(f"`{o}` ×{fmt_num(ops[o], lang, 0)}" for o in mask),
+                    safe_ops=f"{fmt_num(n_safe, lang, 0)} {word} " + ", ".join(
+                        sorted({f"`{k['aten_op']}`" for k in safe})))
+    if key == "fused_rank":
+        ours = sorted((n for n in FUSED if _ok(results, n)), key=cuda)
+        theirs = sorted((n for n in FUSED if rv.get(n, {}).get("cuda_time_us")),
+                        key=lambda n: rv[n]["cuda_time_us"])
+        if ours:
+            return dict(gpu=gpu,
+                        ranking=" < ".join(f"{BACKEND_NAMES[n]} ({us(cuda(n))})" for n in ours),
+                        a100_ranking=" < ".join(f"{BACKEND_NAMES[n]} ({us(rv[n]['cuda_time_us'])})"
+                                                for n in theirs))
+    if key == "auto" and _ok(results, "auto"):
+        return dict(backend=BACKEND_NAMES.get(v["auto"].get("backend_ran")), gpu=gpu,
+                    auto=us(cuda("auto")))
+    if key == "cpu_cuda":
+        names = [n for n in FUSED if _ok(results, n)]
+        if names:
+            return dict(pairs="; ".join(f"{BACKEND_NAMES[n]} {us(med(v[n]['cpu_time_us']))} / "
+                                        f"{us(cuda(n))}" for n in names),
+                        host=", ".join(f"{BACKEND_NAMES[n]} {us(med(v[n]['host_time_us']))}"
+                                       for n in names))
+    if key == "first_call" and all(_ok(results, n) for n in FUSED):
+        return dict(cudnn_first=us(v["cudnn"]["first_call_ms"] * 1000), cudnn=us(cuda("cudnn")),
+                    flash_first=us(v["flash"]["first_call_ms"] * 1000),
+                    efficient_first=us(v["efficient"]["first_call_ms"] * 1000))
+    if key == "gpu_busy":
+        names = [n for n in FUSED if _ok(results, n)]
+        if names:  # the fused variant whose kernels are shortest is the one most likely to wait
+            n = min(names, key=lambda n: med(v[n]["kernel_sum_us"]))
+            wall, ksum = v[n]["wall_time_us"]["median"], med(v[n]["kernel_sum_us"])
+            return dict(variant=label(n), wall=us(wall), ksum=us(ksum),
+                        wall_ratio=fmt_pct(100 * wall / ksum, lang, 0),
+                        verdict=FINDINGS["busy_yes" if wall <= 1.1 * ksum else "busy_no"][lang])
+    props = next((k for n in FUSED if _ok(results, n) for k in v[n]["kernels"]
+                  if k.get("our_optin_pct") is not None), None)
+    if key == "occ_flash" and _ok(results, "flash") and props:
+        k = _compute_kernel(v["flash"])
+        threads, warps = math.prod(k["block"]), math.prod(k["block"]) // 32 * k["our_optin_blocks"]
+        regs_sm = results["provenance"].get("regs_per_sm", 65536)
+        return dict(kernel=k["short_name"], threads=threads, regs=k["registers_per_thread"],
+                    per_block=fmt_num(threads * k["registers_per_thread"], lang, 0),
+                    regs_sm=fmt_num(regs_sm, lang, 0), blocks=k["our_optin_blocks"],
+                    warps=warps, max_warps=results["provenance"].get("max_warps_per_sm", 64),
+                    pct=fmt_pct(k["our_optin_pct"], lang),
+                    kineto=fmt_pct(k["kineto_occupancy_pct"], lang, 0))
+    if key == "occ_zero":
+        zero = [(n, k) for n in FUSED if _ok(results, n) for k in v[n]["kernels"]
+                if k["kind"] == "kernel" and k.get("kineto_occupancy_pct") == 0
+                and k.get("our_optin_pct")]
+        if zero:
+            n, k = zero[0]
+            words = {"nb": {"registers": "registre", "shared memory": "delt minne"}, "en": {}}[lang]
+            return dict(kernel=k["short_name"], smem=fmt_bytes(k["shared_memory"], lang),
+                        default=fmt_bytes(results["provenance"].get("smem_per_block", 49152), lang),
+                        optin=fmt_bytes(results["provenance"].get("smem_per_block_optin"), lang),
+                        kineto=fmt_pct(0, lang, 0), blocks=blocks_text(k["our_optin_blocks"], lang),
+                        pct=fmt_pct(k["our_optin_pct"], lang),
+                        limited=", ".join(words.get(w, w) for w in k["our_optin_limited_by"]))
+    if key == "rec_auto" and _ok(results, "auto") and _ok(results, "math"):
+        return dict(gpu=gpu, backend=BACKEND_NAMES.get(v["auto"].get("backend_ran")),
+                    auto=us(cuda("auto")),
+                    math=us(cuda("math")), factor=fmt_ratio(cuda("math") / cuda("auto"), lang))
+    if key == "rec_cpu":
+        names = [n for n in FUSED if _ok(results, n)]
+        if names:  # the backend whose CPU time is largest next to its CUDA time
+            n = max(names, key=lambda n: med(v[n]["cpu_time_us"]) / cuda(n))
+            return dict(variant=label(n), cuda=us(cuda(n)), cpu=us(med(v[n]["cpu_time_us"])),
+                        first=us(v[n]["first_call_ms"] * 1000))
+    if key == "rec_inplace" and _ok(results, "naive"):
+        copies = [k for k in v["naive"]["kernels"] if k["kind"] == "memcpy"]
+        if copies:
+            return dict(memcpy=us(copies[0]["avg_us"]),
+                        share=fmt_pct(100 * copies[0]["avg_us"] / cuda("naive"), lang, 0))
+    return None
+
+
+def render_findings(results, ref, lang, keys):
+    lines = []
+    for key in keys:
+        values = finding_values(key, results, ref, lang)
+        if values is not None:
+            lines.append("- " + FINDINGS[key][lang].format(**values))
+    return "\n".join(lines) if lines else FINDINGS["missing"][lang]
+
+
 def tables_for(results, ref, lang):
     """name -> Markdown body, for every table file the pages may include."""
     variants = list(results["variants"])
@@ -745,6 +999,8 @@ def tables_for(results, ref, lang):
     }
     for name in variants:
         out[f"profiler-{name}"] = render_profiler_table(results, name, lang)
+    for name, keys in FINDING_FILES.items():
+        out[name] = render_findings(results, ref, lang, keys)
     return out
 
 

@@ -61,6 +61,16 @@ def main(argv):
     steps = build_tables.parse_args(base).steps
     many, few = largest_difference(first, second), largest_difference(three_a, three_b)
     print(f"one full measurement took {seconds:.1f} s (wall, in-process, CUDA already started)")
+    print(f"per variant, run 1 / run 2 with {steps} steps (us):")
+    for name, ra in first.items():
+        rb = second.get(name, {})
+        if ra["status"] != "ok" or rb.get("status") != "ok":
+            continue
+        cells = []
+        for label, get in QUANTITIES.items():
+            x, y = get(ra), get(rb)
+            cells.append(f"{label.split(' (')[0]} {x:.1f}/{y:.1f}" if x and y else f"{label} -")
+        print(f"  {name:<14} " + "; ".join(cells))
     print(f"largest run-to-run difference over variants (times >= {FLOOR_US:.0f} us only):")
     print(f"{'quantity':<24} {f'{steps} steps':>18} {'3 steps':>18}")
     for label in QUANTITIES:

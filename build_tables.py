@@ -813,6 +813,13 @@ FINDINGS = {
               "of {default}. Kineto's calculator assumes the default limit, fits zero blocks and "
               "shows **{kineto}**. The kernel opted in to more (up to {optin}) and really gets "
               "{blocks} per SM: {pct}, limited by {limited}."},
+    "occ_zero_all": {
+        "nb": "Alle kjernene i målingen som Kineto gir 0 %, og hvorfor: {kernels}.",
+        "en": "Every kernel in the run that Kineto gives 0 %, and why: {kernels}."},
+    "why_smem": {"nb": "{smem} delt minne, over standardgrensen",
+                 "en": "{smem} of shared memory, over the default limit"},
+    "why_grid": {"nb": "en grid på {grid} for {sms} SM-er ({pct}, avrundet til 0)",
+                 "en": "a grid of {grid} for {sms} SMs ({pct}, rounded to 0)"},
     "rec_auto": {
         "nb": "På {gpu} valgte SDPA selv {backend} med {auto}; pinnet til math tok samme kall "
               "{math}, {factor} så lang tid.",
@@ -834,7 +841,7 @@ FINDINGS = {
 FINDING_FILES = {
     "findings-naive-math": ("math_ratio", "memcpy", "memset", "math_gemms", "math_ops"),
     "findings-fused": ("fused_rank", "auto", "cpu_cuda", "first_call", "gpu_busy"),
-    "findings-occupancy": ("occ_flash", "occ_zero"),
+    "findings-occupancy": ("occ_flash", "occ_zero", "occ_zero_all"),
     "finding-rec-auto": ("rec_auto",),
     "finding-rec-cpu": ("rec_cpu",),
     "finding-rec-inplace": ("rec_inplace",),
@@ -957,6 +964,22 @@ def finding_values(key, results, ref, lang):
                         kineto=fmt_pct(0, lang, 0), blocks=blocks_text(k["our_optin_blocks"], lang),
                         pct=fmt_pct(k["our_optin_pct"], lang),
                         limited=", ".join(words.get(w, w) for w in k["our_optin_limited_by"]))
+    if key == "occ_zero_all":
+        default = results["provenance"].get("smem_per_block", 49152)
+        zero = {k["short_name"]: k for n in v if _ok(results, n) for k in v[n]["kernels"]
+                if k["kind"] == "kernel" and k.get("kineto_occupancy_pct") == 0}
+        reasons = []
+        for name, k in sorted(zero.items()):
+            if (k["shared_memory"] or 0) > default:
+                why = FINDINGS["why_smem"][lang].format(smem=fmt_bytes(k["shared_memory"], lang))
+            else:
+                why = FINDINGS["why_grid"][lang].format(
+                    grid=blocks_text(math.prod(k["grid"]), lang),
+                    sms=results["provenance"].get("sm_count"),
+                    pct=fmt_pct(k["our_kineto_rule_pct"], lang, 2))
+            reasons.append(f"`{name}`: {why}")
+        if reasons:
+            return dict(kernels="; ".join(reasons))
     if key == "rec_auto" and _ok(results, "auto") and _ok(results, "math"):
         return dict(gpu=gpu, backend=BACKEND_NAMES.get(v["auto"].get("backend_ran")),
                     auto=us(cuda("auto")),

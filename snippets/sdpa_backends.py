@@ -42,18 +42,18 @@ def try_backends(q, k, v):
 # --8<-- [end:pinned]
 
 
-def main():
+if __name__ == "__main__":
+    # --8<-- [start:which]
+    import torch
+    from naive_attention import make_inputs
+    from sdpa_backends import try_backends
+
     device = "cuda" if torch.cuda.is_available() else "cpu"
-    gen = torch.Generator(device=device).manual_seed(0)
-    q, k, v = (torch.randn(2, 4, 256, 64, generator=gen, device=device,
-                           dtype=torch.bfloat16) for _ in range(3))
+    q, k, v = make_inputs(batch=2, heads=4, seq_len=256, device=device)  # bf16
     with torch.no_grad():
         for name, result in try_backends(q, k, v).items():
             if isinstance(result, torch.Tensor):
-                print(f"{name:>9} on {device}: ok, output {tuple(result.shape)}")
+                print(f"{name:>9} on {device}: ok")
             else:
-                print(f"{name:>9} on {device}: {result[:110]}")
-
-
-if __name__ == "__main__":
-    main()
+                print(f"{name:>9} on {device}: {result[:90]}")
+    # --8<-- [end:which]

@@ -1,0 +1,203 @@
+"""The built site: `mkdocs build --strict` of the real docs/, checked file by file.
+
+The build runs once per session (conftest.site_build) into a temporary folder.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote, urljoin, urlsplit
+
+import pytest
+
+from conftest import LANGS, nav_pages, nav_title, page_url  # noqa: I001
+
+BUILD_SECONDS_LIMIT = 20.0
+PAGES = nav_pages()
+NOTEBOOK_SLUGS = [p["slug"] for p in PAGES if p["ext"] == ".ipynb"]
+PAGE_CASES = [(p, lang) for p in PAGES for lang in LANGS]
+PAGE_IDS = [f"{lang}:{p['slug'] or 'index'}" for p, lang in PAGE_CASES]
+# <link rel=...> values a browser does not fetch on its own
+NOT_FETCHED_RELS = {"alternate", "canonical", "author", "license", "help", "next", "prev", "me", "bookmark"}
+EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)
+
+
+class Page(HTMLParser):
+    """What one HTML file links to, loads, and offers as anchors."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.ids: set[str] = set()
+        self.links: list[tuple[str, str]] = []  # (tag, href) a reader can follow
+        self.loads: list[tuple[str, str]] = []  # (tag, url) the browser fetches by itself
+        self.styles: list[str] = []
+        self.text: list[str] = []
+        self.title = ""
+        self.h1: list[str] = []
+        self._in: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = {k: (v or "") for k, v in attrs}
+        for key in ("id", "name"):
+            if a.get(key):
+                self.ids.add(a[key])
+        if tag == "a" and "href" in a:
+            self.links.append((tag, a["href"]))
+        if tag == "link" and "href" in a:
+            rels = set(a.get("rel", "").lower().split())
+            if rels and rels <= NOT_FETCHED_RELS:
+                self.links.append((tag, a["href"]))
+            else:
+                self.loads.append((f"link rel={a.get('rel')}", a["href"]))
+        for key in ("src", "poster", "data"):
+            if key in a and tag in {"script", "img", "iframe", "source", "video", "audio", "embed", "track", "object", "input"}:
+                self.loads.append((tag, a[key]))
+        if "srcset" in a:
+            for candidate in a["srcset"].split(","):
+                if candidate.strip():
+                    self.loads.append((tag, candidate.strip().split()[0]))
+        if "style" in a:
+            self.styles.append(a["style"])
+        self._in.append(tag)
+
+    def handle_endtag(self, tag):
+        while self._in:
+            if self._in.pop() == tag:
+                break
+
+    def handle_data(self, data):
+        where = self._in[-1] if self._in else ""
+        if where == "style":
+            self.styles.append(data)
+        elif where == "title":
+            self.title += data
+        elif where not in ("script",):
+            self.text.append(data)
+        if "h1" in self._in:
+            self.h1.append(data)
+
+
+def parse(path: Path) -> Page:
+    page = Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    page.close()
+    return page
+
+
+@pytest.fixture(scope="module")
+def html_files(site_dir) -> dict[str, Page]:
+    """Every built HTML file by its path in the site, e.g. 'en/occupancy/index.html'."""
+    return {p.relative_to(site_dir).as_posix(): parse(p) for p in sorted(site_dir.rglob("*.html"))}
+
+
+def page_file(slug: str, lang: str) -> str:
+    return page_url(slug, lang) + "index.html"
+
+
+def css_urls(css: str) -> list[str]:
+    urls = re.findall(r"url\(\s*['\"]?([^'\")]+)", css)
+    urls += re.findall(r"@import\s+(?:url\()?\s*['\"]([^'\"]+)", css)
+    return urls
+
+
+def test_build_is_strict_clean_and_fast(site_build):
+    print(f"\nmkdocs build --strict (nb + en, notebook executed): {site_build.seconds:.1f} s")
+    problems = [line for line in site_build.output.splitlines() if re.search(r"\b(WARNING|ERROR)\b", line)]
+    assert not problems, "the build printed warnings:\n" + "\n".join(problems)
+    assert site_build.seconds <= BUILD_SECONDS_LIMIT, f"the build took {site_build.seconds:.1f} s"
+
+
+@pytest.mark.parametrize(("page", "lang"), PAGE_CASES, ids=PAGE_IDS)
+def test_page_exists_in_both_languages(html_files, page, lang):
+    name = page_file(page["slug"], lang)
+    assert name in html_files, f"{name} was not built"
+    built = html_files[name]
+    assert built.h1 and "".join(built.h1).strip(), f"{name} has no <h1>"
+    assert built.title.strip(), f"{name} has no <title>"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_html_lang_attribute(site_dir, lang):
+    for page in PAGES:
+        head = (site_dir / page_file(page["slug"], lang)).read_text(encoding="utf-8")[:500]
+        assert f'<html lang="{lang}"' in head, f"{page_file(page['slug'], lang)}: wrong lang attribute"
+
+
+def test_nothing_unexpanded_or_leaking(html_files):
+    problems = []
+    for name, page in html_files.items():
+        text = "".join(page.text)
+        # an include line left as text: --8<-- "file" (prose may name `--8<--` itself)
+        for m in re.finditer(r"--8<--\s*(?:[\"'][^\"'\n]*[\"']|\n|$)", text):
+            problems.append(f"{name}: an unexpanded include: {m.group(0).strip()}")
+        for leak in ("pytest.mark", "pytest-codeblocks", "<!--"):
+            if leak in text:
+                problems.append(f"{name}: '{leak}' shows as text (a marker comment that Markdown escaped)")
+    assert not problems, "\n".join(problems)
+
+
+def test_internal_links_and_anchors_resolve(site_dir, html_files):
+    """Every href/src inside the site leads to a file, and every #fragment to an id there.
+    Links must be relative: site/ is served from a sub-path too."""
+    problems = []
+    for name, page in html_files.items():
+        if name == "404.html":
+            continue  # served for any missing URL, so MkDocs makes its links root-absolute
+        base = f"http://site/{name}"
+        for tag, href in page.links + page.loads:
+            if not href or EXTERNAL.match(href) or re.match(r"^(mailto|tel|data|javascript|blob):", href, re.I):
+                continue
+            if href.startswith("/"):
+                problems.append(f"{name}: <{tag}> {href} is root-absolute (breaks under a sub-path)")
+                continue
+            url = urlsplit(urljoin(base, href))
+            target = unquote(url.path).lstrip("/")
+            if target == "" or target.endswith("/"):
+                target += "index.html"
+            path = site_dir / target
+            if path.is_dir():
+                target, path = target + "/index.html", path / "index.html"
+            if not path.is_file():
+                problems.append(f"{name}: <{tag}> {href} -> {target} does not exist")
+                continue
+            if url.fragment and target.endswith(".html"):
+                ids = html_files[PurePosixPath(target).as_posix()].ids
+                if unquote(url.fragment) not in ids:
+                    problems.append(f"{name}: <{tag}> {href} -> no id '{url.fragment}' in {target}")
+    assert not problems, "\n".join(problems)
+
+
+def test_no_external_loads(site_dir, html_files):
+    """Nothing the browser would fetch by itself points outside the site (fonts, CDN
+    scripts, stylesheets). External <a href> links for citations are fine."""
+    problems = []
+    for name, page in html_files.items():
+        for tag, url in page.loads:
+            if EXTERNAL.match(url):
+                problems.append(f"{name}: <{tag}> {url}")
+        for css in page.styles:
+            problems += [f"{name}: inline style url {u}" for u in css_urls(css) if EXTERNAL.match(u)]
+    for path in sorted(site_dir.rglob("*.css")):
+        for url in css_urls(path.read_text(encoding="utf-8")):
+            if EXTERNAL.match(url):
+                problems.append(f"{path.relative_to(site_dir)}: url {url}")
+    for path in sorted(site_dir.rglob("*.js")):
+        js = path.read_text(encoding="utf-8")
+        for m in re.finditer(r"(?:importScripts|import)\(\s*['\"](https?:)?//[^'\"]+", js):
+            problems.append(f"{path.relative_to(site_dir)}: {m.group(0)}")
+    assert not problems, "external requests:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("slug", NOTEBOOK_SLUGS)
+def test_notebook_page_is_html_with_plot(site_dir, html_files, slug, lang):
+    name = page_file(slug, lang)
+    raw = (site_dir / name).read_text(encoding="utf-8")
+    assert '"cell_type"' not in raw and '"nbformat"' not in raw, f"{name} is raw notebook JSON"
+    assert 'class="jupyter-wrapper"' in raw, f"{name} was not rendered by mkdocs-jupyter"
+    images = re.findall(r"<img\b[^>]*\bsrc=\"(data:image/(?:png|svg\+xml)[^\"]{200,})\"", raw)
+    assert images, f"{name}: no plot (<img> with image data) in the executed notebook"
+    assert "Traceback" not in "".join(html_files[name].text), f"{name}: a cell raised an error"
+    assert len(raw) < 300_000, f"{name} is {len(raw)} bytes: did JupyterLab's stylesheet come back?"

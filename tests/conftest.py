@@ -299,6 +299,24 @@ def notebooks() -> dict[str, Path]:
     return {lang: DOCS / f"{stem}.{lang}.ipynb" for stem in stems for lang in LANGS}
 
 
+# --------------------------------------------------------------------------- report
+
+_REPORT: list[str] = []
+
+
+@pytest.fixture(scope="session")
+def report():
+    """report(line): printed in pytest's terminal summary, also under -q and without -s."""
+    return _REPORT.append
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _REPORT:
+        terminalreporter.section("site")
+        for line in _REPORT:
+            terminalreporter.write_line(line)
+
+
 # --------------------------------------------------------------------------- built site
 
 

@@ -146,7 +146,7 @@ def is_local(url: str, base: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def visits(browser, server, screenshot_dir) -> dict[str, Visit]:
+def visits(browser, server, screenshot_dir, report) -> dict[str, Visit]:
     """Every page in both languages, each loaded in a fresh context, screenshotted."""
     found = {}
     for page_info, lang in PAGE_CASES:
@@ -180,7 +180,7 @@ def visits(browser, server, screenshot_dir) -> dict[str, Visit]:
             found[f"{lang}:{page_info['slug']}"] = visit
         finally:
             session.close()
-    print(f"\nscreenshots: {screenshot_dir}")
+    report(f"screenshots of every page in both languages: {screenshot_dir}")
     return found
 
 
@@ -208,11 +208,11 @@ def test_notebook_plot_is_an_image(visits, slug, lang):
     assert not visit.hidden_source_shown, f"{visit.url}: the code cells' hidden copies are visible"
 
 
-def test_heaviest_page(visits):
+def test_heaviest_page(visits, report):
     sizes = sorted(((v.bytes, key) for key, v in visits.items()), reverse=True)
     print("\ntransferred bytes per page (cold cache): " + ", ".join(f"{k} {b / 1000:.0f} KB" for b, k in sizes))
     heaviest, key = sizes[0]
-    print(f"heaviest page: {key} {heaviest / 1000:.1f} KB")
+    report(f"heaviest page: {key} transfers {heaviest / 1000:.1f} KB (limit {MAX_PAGE_BYTES / 1000:.0f} KB)")
     assert heaviest > 0
     assert heaviest <= MAX_PAGE_BYTES, f"{key} transfers {heaviest} bytes (limit {MAX_PAGE_BYTES})"
 

@@ -102,8 +102,8 @@ def css_urls(css: str) -> list[str]:
     return urls
 
 
-def test_build_is_strict_clean_and_fast(site_build):
-    print(f"\nmkdocs build --strict (nb + en, notebook executed): {site_build.seconds:.1f} s")
+def test_build_is_strict_clean_and_fast(site_build, report):
+    report(f"mkdocs build --strict (nb + en, notebook executed): {site_build.seconds:.1f} s")
     problems = [line for line in site_build.output.splitlines() if re.search(r"\b(WARNING|ERROR)\b", line)]
     assert not problems, "the build printed warnings:\n" + "\n".join(problems)
     assert site_build.seconds <= BUILD_SECONDS_LIMIT, f"the build took {site_build.seconds:.1f} s"

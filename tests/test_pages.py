@@ -33,6 +33,7 @@ from conftest import (  # noqa: I001  (tests/ is on sys.path: pytest's rootdir c
     ShownBlock,
     collect_page_blocks,
     expand_snippets,
+    expanded_to_source_lines,
     extract_python_blocks,
     find_fences,
     looks_like_python,
@@ -122,6 +123,36 @@ def unexecuted_python_fences(expanded: str) -> list[str]:
         if fence.marker != "```" or fence.info != "python":
             problems.append(f"line {fence.lineno} (expanded): {fence.marker}{fence.info}")
     return problems
+
+
+MARKER = re.compile(r"^\s*<!--[-\s]*(pytest\.mark\.[^>]*|pytest-codeblocks:[^>]*?)[-\s]*-->\s*$")
+
+
+def misplaced_markers(expanded: str, source: str | None = None) -> list[str]:
+    """Markers that stand before a block nothing runs: only ```python blocks are executed
+    here (shell blocks are commands for the reader: installs, GPU runs, servers)."""
+    fences = {f.lineno: f for f in find_fences(expanded)}
+    lines = expanded.split("\n")
+    line_map = expanded_to_source_lines(source, expanded) if source is not None else None
+    problems = []
+    for n, line in enumerate(lines, start=1):
+        m = MARKER.match(line)
+        if not m or "expected-output" in m.group(1):
+            continue
+        following = next((fences[k] for k in range(n + 1, len(lines) + 1) if k in fences), None)
+        if following is None or following.marker != "```" or following.info != "python":
+            shown = f"{following.marker}{following.info}" if following else "nothing"
+            where = f"line {line_map[n - 1]}" if line_map else f"line {n} (expanded)"
+            problems.append(f"{where}: <!--{m.group(1)}--> is followed by {shown}")
+    return problems
+
+
+@pytest.mark.parametrize("page", PAGES, ids=PAGE_IDS)
+def test_markers_stand_before_python_blocks(page):
+    """A marker before a ```sh block does nothing: no test runs shell blocks."""
+    source = page.read_text(encoding="utf-8")
+    problems = misplaced_markers(expand_snippets(source), source)
+    assert not problems, f"{rel(page)}: markers that apply to nothing:\n" + "\n".join(problems)
 
 
 def test_blocks_collect():
@@ -226,6 +257,28 @@ def test_meta_runner_runs_what_the_page_shows(tmp_path):
     with pytest.raises(AssertionError, match="does not print"):
         run_block(blocks[1], tmp_path)
     assert blocks[2].marks == ["pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA')"]
+
+
+def test_meta_misplaced_markers():
+    page = "\n".join(
+        [
+            "<!--pytest.mark.skipif(True, reason='x')-->",
+            "```python",
+            "x = 1",
+            "```",
+            "<!--pytest-codeblocks:expected-output-->",
+            "```text",
+            "1",
+            "```",
+            "<!--pytest.mark.skipif(True, reason='x')-->",
+            "```sh",
+            "python build_tables.py",
+            "```",
+        ]
+    )
+    assert misplaced_markers(page) == [
+        "line 9 (expanded): <!--pytest.mark.skipif(True, reason='x')--> is followed by ```sh"
+    ]
 
 
 def test_meta_missing_include_fails(tmp_path):

@@ -10,6 +10,7 @@ import difflib
 import functools
 import io
 import os
+import re
 import subprocess
 import sys
 import time
@@ -142,8 +143,6 @@ class Fence:
 
 def find_fences(text: str) -> list[Fence]:
     """Fenced code blocks as Markdown/superfences see them (any indentation, ``` or ~~~)."""
-    import re
-
     fences = []
     lines = text.split("\n")
     i = 0
@@ -171,8 +170,6 @@ PYTHON_LANGS = {"py", "py3", "python", "python3", "pycon", "ipython", "ipython3"
 def fence_language(info: str) -> str:
     """The highlight language of a fence's info string: `python`, `py title="x"`,
     `{.python .annotate}`, `{ .py }` and `python3` all name one."""
-    import re
-
     info = info.strip()
     if info.startswith("{"):
         m = re.search(r"\.([\w+-]+)", info)

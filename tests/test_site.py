@@ -12,7 +12,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
 
-from conftest import LANGS, nav_pages, nav_title, page_url  # noqa: I001
+from conftest import LANGS, nav_pages, page_url  # noqa: I001
 
 BUILD_SECONDS_LIMIT = 20.0
 PAGES = nav_pages()

@@ -35,14 +35,18 @@ ROOT = Path(__file__).resolve().parent
 SNIPPETS = ROOT / "snippets"
 sys.path.insert(0, str(SNIPPETS))
 
+import build_extra  # noqa: E402
 from occupancy import GpuLimits, occupancy  # noqa: E402  (snippet, pure Python)
 
 SCHEMA_VERSION = 1
 DEFAULT_OUT = ROOT / "docs" / "generated"
 REFERENCE = ROOT / "data" / "hf_blog_a100.json"
-SNIPPET_FILES = ("naive_attention.py", "sdpa_backends.py", "profile_attention.py", "occupancy.py")
+SNIPPET_FILES = ("naive_attention.py", "sdpa_backends.py", "profile_attention.py", "occupancy.py",
+                 *build_extra.EXTRA_SNIPPETS)
 VARIANTS = ("naive", "naive_inplace", "math", "flash", "efficient", "cudnn", "auto")
+EXTRA_VARIANTS = ("flex", "compiled_naive")  # torch.compile: measured with --extra or --all
 FUSED = ("flash", "efficient", "cudnn")
+SDPA_VARIANTS = ("math", *FUSED, "auto")
 DTYPES = ("bfloat16", "float16", "float32")
 LANGS = ("nb", "en")
 GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
@@ -99,12 +103,15 @@ def _stats(values):
             "mean": statistics.fmean(values), "n": len(values)}
 
 
-def analyze_trace(trace, range_name):
+def analyze_trace(trace, range_name, cuda_time="gpu_range"):
     """Per-forward figures for every `range_name` range in a Chrome trace from torch.profiler.
 
     CPU time is the host-side record_function range; CUDA time is the GPU-side range
     ("gpu_user_annotation": first kernel start to last kernel end). GPU activities are
     tied to a forward pass through the launch call that issued them (its correlation id).
+    cuda_time="kernel_span" measures from the first to the last GPU activity instead: the
+    GPU-side range only covers launches from the thread that opened it, and backward
+    kernels are launched from autograd's own thread.
     """
     events = [e for e in trace.get("traceEvents", []) if e.get("ph") == "X"]
     cpu_ranges = sorted((e for e in events
@@ -164,7 +171,7 @@ def analyze_trace(trace, range_name):
     for i, acts in enumerate(per_step):
         counts.append(len(acts))
         kernel_sum_us.append(sum(e["dur"] for e, _ in acts))
-        if len(gpu_ranges) == steps:
+        if cuda_time == "gpu_range" and len(gpu_ranges) == steps:
             cuda_us.append(gpu_ranges[i]["dur"])
         elif acts:  # no GPU-side range recorded: first start to last end
             cuda_us.append(max(e["ts"] + e["dur"] for e, _ in acts) - min(e["ts"] for e, _ in acts))
@@ -313,6 +320,12 @@ def make_variant(name, cfg, device, torch):
         return module, nullcontext
     if name == "auto":
         return causal_sdpa, nullcontext
+    if name == "flex":
+        from flex_attention import make_flex_causal
+        return make_flex_causal(cfg["seq_len"], device), nullcontext
+    if name == "compiled_naive":
+        from flex_attention import make_compiled_naive
+        return make_compiled_naive(cfg["seq_len"], device), nullcontext
     return causal_sdpa, lambda: sdpa_kernel(BACKENDS[name])
 
 
@@ -397,7 +410,7 @@ def measure_variant(name, cfg, q, k, v, ref, args, torch, trace_dir):
         limits = GpuLimits.from_trace(props) if props else GpuLimits.from_torch()
         add_occupancy(row["kernels"], limits)
         names = [k["name"] for k in row["kernels"]]
-        row["backend_ran"] = backend_of_kernels(names)
+        row["backend_ran"] = backend_of_kernels(names) if name in SDPA_VARIANTS else None
         if row["cuda_time_us"]:
             row["tflops"] = causal_flops(cfg) / (row["cuda_time_us"]["median"] * 1e-6) / 1e12
     else:  # no GPU: the GPU-side figures do not exist
@@ -452,6 +465,24 @@ def run_measurements(args, argv, out_dir, progress=print):
                          f"wall {row['wall_time_us']['median']:9.1f} us  ({secs:.1f} s)")
             else:
                 progress(f"[{i}/{len(args.variants)}] {name:<14} {row['status']}: {row['reason'][:100]}")
+        sweep_args = argparse.Namespace(**{**vars(args), "variants": [
+            n for n in args.variants if n not in EXTRA_VARIANTS]})
+        sections = [("overhead", args.overhead and device == "cuda", build_extra.measure_overhead,
+                     "launch overhead: eager vs CUDA graph"),
+                    ("backward", args.backward, build_extra.measure_backward, "forward + backward"),
+                    ("sweep", args.sweep, build_extra.measure_sweep,
+                     "sweep over sequence length and head dimension")]
+        for key, wanted, measure, title in sections:
+            if not wanted:
+                continue
+            progress(title)
+            t0 = time.perf_counter()
+            try:
+                results[key] = measure(sys.modules[__name__], sweep_args, torch, progress)
+            except Exception as err:  # keep the rest of the run; the section says what broke
+                results[key + "_error"] = f"{type(err).__name__}: {str(err).strip()[:500]}"
+                progress(f"  {key} failed: {results[key + '_error']}")
+            progress(f"  ({time.perf_counter() - t0:.1f} s)")
         return slug, results, tmp
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -537,6 +568,8 @@ VARIANT_LABELS = {
     "efficient": {"nb": "SDPA efficient", "en": "SDPA efficient"},
     "cudnn": {"nb": "SDPA cuDNN", "en": "SDPA cuDNN"},
     "auto": {"nb": "SDPA auto (ikke pinnet)", "en": "SDPA auto (unpinned)"},
+    "flex": {"nb": "FlexAttention (kompilert)", "en": "FlexAttention (compiled)"},
+    "compiled_naive": {"nb": "naiv in-place, `torch.compile`", "en": "naive in-place, `torch.compile`"},
 }
 
 
@@ -572,6 +605,8 @@ def fmt_ratio(r, lang):
 def fmt_bytes(n, lang):
     if n is None:
         return TEXT["none"][lang]
+    if n >= 2**30:
+        return f"{fmt_num(n / 2**30, lang, 1)} GiB"
     return f"{fmt_num(n / 1024, lang, 1)} KiB" if n < 2**20 else f"{fmt_num(n / 2**20, lang, 1)} MiB"
 
 
@@ -1027,23 +1062,27 @@ def tables_for(results, ref, lang):
     return out
 
 
-def render_all(results, ref, tables_dir):
-    """Write tables/<name>.<lang>.md for both languages; returns the files written."""
+def render_all(results, ref, tables_dir, figures_dir=None):
+    """Write tables/<name>.<lang>.md (and figures/*.svg) in both languages; returns the paths."""
     cfg = results["config"]
     written = []
     tables_dir.mkdir(parents=True, exist_ok=True)
+    me = sys.modules[__name__]
     for lang in LANGS:
         head = [TEXT["header"][lang], ""]
-        foot = ["", caption(results, lang) + "  ",
-                TEXT["shape"][lang].format(**{**cfg, "steps": cfg["steps"]})]
-        for name, body in tables_for(results, ref, lang).items():
-            extra = []
+        shape = TEXT["shape"][lang].format(**{**cfg, "steps": cfg["steps"]})
+        bodies = {name: (body, [shape]) for name, body in tables_for(results, ref, lang).items()}
+        bodies.update({name: (body, []) for name, body in
+                       build_extra.tables(me, results, lang, ref).items()})
+        for name, (body, notes) in bodies.items():
+            foot = ["", caption(results, lang) + ("  " if notes else "")] + notes
             if name == "headline":
-                extra = [TEXT["cite"][lang].format(**ref["source"])]
-            text = "\n".join(head + [body] + foot + ([""] + extra if extra else [])) + "\n"
+                foot += ["", TEXT["cite"][lang].format(**ref["source"])]
             path = tables_dir / f"{name}.{lang}.md"
-            path.write_text(text, encoding="utf-8")
+            path.write_text("\n".join(head + [body] + foot) + "\n", encoding="utf-8")
             written.append(path)
+        if figures_dir is not None:
+            written += build_extra.render_figures(me, results, lang, figures_dir)
     return written
 
 
@@ -1104,10 +1143,11 @@ def positive_int(text):
 
 def variant_list(text):
     names = [n.strip() for n in text.split(",") if n.strip()]
-    unknown = [n for n in names if n not in VARIANTS]
+    known = VARIANTS + EXTRA_VARIANTS
+    unknown = [n for n in names if n not in known]
     if unknown or not names:
         raise argparse.ArgumentTypeError(
-            f"unknown variant(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(VARIANTS)}")
+            f"unknown variant(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(known)}")
     return names
 
 
@@ -1121,8 +1161,21 @@ def parse_args(argv):
     p.add_argument("--seq-len", type=positive_int, default=1024)
     p.add_argument("--head-dim", type=positive_int, default=64)
     p.add_argument("--dtype", choices=DTYPES, default="bfloat16")
-    p.add_argument("--variants", type=variant_list, default=list(VARIANTS),
-                   help=f"comma-separated subset of: {','.join(VARIANTS)}")
+    p.add_argument("--variants", type=variant_list, default=None,
+                   help=f"comma-separated subset of: {','.join(VARIANTS + EXTRA_VARIANTS)} "
+                        f"(default: {','.join(VARIANTS)}, plus the compiled ones with --extra)")
+    more = p.add_argument_group("beyond the seed's shape")
+    more.add_argument("--extra", action="store_true",
+                      help="also measure FlexAttention and torch.compile of the naive module")
+    more.add_argument("--sweep", action="store_true",
+                      help="sequence lengths 256..16384 at head dims 64 and 128, every variant")
+    more.add_argument("--overhead", action="store_true",
+                      help="wall time vs kernel time, eager and replayed from a CUDA graph")
+    more.add_argument("--backward", action="store_true", help="forward + backward per variant")
+    more.add_argument("--all", action="store_true", help="--extra --sweep --overhead --backward")
+    more.add_argument("--sweep-max-seq", type=positive_int, default=16384)
+    more.add_argument("--sweep-steps", type=positive_int, default=5)
+    more.add_argument("--sweep-timer-seconds", type=float, default=0.1)
     p.add_argument("--steps", type=positive_int, default=50,
                    help="profiled (active) steps per variant (default 50)")
     p.add_argument("--timer-seconds", type=float, default=0.5,
@@ -1142,8 +1195,12 @@ def parse_args(argv):
         p.error("--steps must be at least 3 for a median to mean anything")
     if args.batch * args.heads * args.seq_len * args.head_dim > 2**34:
         p.error("that shape has more than 2^34 elements per tensor: impossible on any GPU")
-    if args.timer_seconds <= 0:
-        p.error("--timer-seconds must be positive")
+    if args.timer_seconds <= 0 or args.sweep_timer_seconds <= 0:
+        p.error("--timer-seconds and --sweep-timer-seconds must be positive")
+    if args.all:
+        args.extra = args.sweep = args.overhead = args.backward = True
+    if args.variants is None:
+        args.variants = list(VARIANTS) + (list(EXTRA_VARIANTS) if args.extra else [])
     return args
 
 
@@ -1156,10 +1213,12 @@ def render_only(args):
     ref = load_reference()
     for folder in folders:
         results = load_results(folder / "results.json")
-        staging = Path(tempfile.mkdtemp(prefix=".tables-", dir=folder))
+        staging = Path(tempfile.mkdtemp(prefix=".render-", dir=folder))
         try:
-            render_all(results, ref, staging)
-            replace_dir(staging, folder / "tables")
+            render_all(results, ref, staging / "tables", staging / "figures")
+            for part in ("tables", "figures"):
+                replace_dir(staging / part, folder / part)
+            staging.rmdir()
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             shutil.rmtree(staging, ignore_errors=True)
             raise UsageError(f"{folder / 'results.json'} is damaged or was written by another "
@@ -1168,7 +1227,7 @@ def render_only(args):
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        print(f"rendered {folder / 'tables'} from {folder / 'results.json'}")
+        print(f"rendered {folder / 'tables'} and {folder / 'figures'} from {folder / 'results.json'}")
 
 
 def main(argv=None):
@@ -1187,7 +1246,7 @@ def main(argv=None):
             (staging / "results.json").write_text(
                 json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
             shutil.copytree(trace_tmp, staging / "traces")
-            render_all(results, load_reference(), staging / "tables")
+            render_all(results, load_reference(), staging / "tables", staging / "figures")
             replace_dir(staging, out / slug)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)

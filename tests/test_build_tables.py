@@ -203,14 +203,15 @@ def test_there_are_committed_gpu_results():
 
 
 @pytest.mark.parametrize("folder", committed_result_dirs(), ids=lambda p: p.name)
-def test_committed_tables_are_exactly_what_results_json_renders(folder, tmp_path):
+def test_committed_tables_and_figures_are_exactly_what_results_json_renders(folder, tmp_path):
     results = bt.load_results(folder / "results.json")
-    written = bt.render_all(results, bt.load_reference(), tmp_path)
-    committed = sorted(p.name for p in (folder / "tables").glob("*.md"))
-    assert sorted(p.name for p in written) == committed
+    written = bt.render_all(results, bt.load_reference(), tmp_path / "tables", tmp_path / "figures")
+    committed = sorted(p.relative_to(folder).as_posix() for part in ("tables", "figures")
+                       for p in (folder / part).glob("*"))
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == committed
     for path in written:
-        assert path.read_text(encoding="utf-8") == \
-            (folder / "tables" / path.name).read_text(encoding="utf-8"), path.name
+        rel = path.relative_to(tmp_path)
+        assert path.read_bytes() == (folder / rel).read_bytes(), rel
 
 
 @pytest.mark.parametrize("folder", committed_result_dirs(), ids=lambda p: p.name)
@@ -293,6 +294,7 @@ def test_no_cuda_device_is_one_line_exit_2_and_writes_nothing(monkeypatch, capsy
 def copy_committed(tmp_path):
     dst = tmp_path / "generated" / "h200"
     shutil.copytree(GENERATED / "h200" / "tables", dst / "tables")
+    shutil.copytree(GENERATED / "h200" / "figures", dst / "figures")
     shutil.copy(GENERATED / "h200" / "results.json", dst / "results.json")
     return dst
 
@@ -306,7 +308,7 @@ def test_render_only_reproduces_and_leaves_no_staging(tmp_path, capsys):
     before = snapshot(folder)
     code, _ = run_main(["--render-only", "--out", str(folder.parent)], capsys)
     assert code == 0 and snapshot(folder) == before
-    assert sorted(p.name for p in folder.iterdir()) == ["results.json", "tables"]
+    assert sorted(p.name for p in folder.iterdir()) == ["figures", "results.json", "tables"]
 
 
 @pytest.mark.parametrize("damage, message", [
@@ -420,3 +422,84 @@ def test_a_crash_while_writing_keeps_the_previous_results(monkeypatch, tmp_path)
         bt.main(SMALL_CPU + ["--variants", "naive", "--out", str(tmp_path)])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cpu"]
     assert (folder / "results.json").read_text(encoding="utf-8") == '{"previous": true}'
+
+
+# --- beyond the seed's shape (build_extra.py) -----------------------------------------
+
+def test_kernel_span_covers_kernels_the_gpu_range_misses():
+    with gzip.open(FIXTURES / "naive.json.gz", "rt") as fh:
+        trace = json.load(fh)
+    # hide the GPU-side range of the first step: kernel_span must not need it
+    span = bt.analyze_trace(trace, "naive_fwd", cuda_time="kernel_span")
+    ranged = bt.analyze_trace(trace, "naive_fwd")
+    assert span["cuda_time_us"]["n"] == 4
+    assert span["cuda_time_us"]["min"] >= span["kernel_sum_us"]["min"] - 0.01
+    assert span["cuda_time_us"]["median"] <= ranged["cuda_time_us"]["median"] + 0.01
+
+
+def test_sweep_records_out_of_memory_and_refusals_and_goes_on(monkeypatch, tmp_path):
+    import torch
+
+    import build_extra
+
+    monkeypatch.setattr(build_extra, "SWEEP_SEQ_LENS", (32, 64))
+    monkeypatch.setattr(build_extra, "SWEEP_HEAD_DIMS", (16,))
+    real = bt.make_variant
+
+    def limited(name, cfg, device, torch_):
+        fn, ctx = real(name, cfg, device, torch_)
+        if name == "math" and cfg["seq_len"] >= 64:  # a pretend device that holds S < 64 only
+            def boom(q, k, v):
+                raise torch.cuda.OutOfMemoryError("CUDA out of memory (pretend limit)")
+            return boom, ctx
+        return fn, ctx
+
+    monkeypatch.setattr(bt, "make_variant", limited)
+    argv = SMALL_CPU + ["--variants", "naive,math,efficient", "--sweep", "--out", str(tmp_path)]
+    assert bt.main(argv) == 0
+    results = bt.load_results(tmp_path / "cpu" / "results.json")
+    points = {(p["variant"], p["seq_len"]): p for p in results["sweep"]["points"]}
+    assert points[("math", 32)]["status"] == "ok" and points[("math", 64)]["status"] == "oom"
+    assert points[("efficient", 64)]["status"] == "unsupported"
+    assert points[("naive", 64)]["status"] == "ok"  # the sweep went on after the OOM
+    table = (tmp_path / "cpu" / "tables" / "sweep-time-d16.nb.md").read_text("utf-8")
+    assert "tom for minne" in table and "ikke støttet" in table
+    findings = (tmp_path / "cpu" / "tables" / "findings-scaling.en.md").read_text("utf-8")
+    assert "SDPA math runs out of memory at sequence length 64 (head dimension 16)" in findings
+    assert (tmp_path / "cpu" / "figures" / "sweep-time-d16.en.svg").exists()
+
+
+def test_backward_section_on_cpu(tmp_path):
+    argv = SMALL_CPU + ["--variants", "naive,math", "--backward", "--out", str(tmp_path)]
+    assert bt.main(argv) == 0
+    results = bt.load_results(tmp_path / "cpu" / "results.json")
+    rows = results["backward"]["rows"]
+    assert set(rows) == {"naive", "math"} and all(r["status"] == "ok" for r in rows.values())
+    ops = {k["aten_op"] for k in rows["math"]["kernels"]}  # empty on CPU: no GPU activities
+    assert ops == set()
+    assert "backward.en.md" in {p.name for p in (tmp_path / "cpu" / "tables").iterdir()}
+
+
+def test_a_failing_section_is_recorded_and_the_run_keeps_the_rest(monkeypatch, tmp_path):
+    import build_extra
+
+    def broken(*args):
+        raise RuntimeError("graph capture exploded")
+
+    monkeypatch.setattr(build_extra, "measure_backward", broken)
+    argv = SMALL_CPU + ["--variants", "naive", "--backward", "--out", str(tmp_path)]
+    assert bt.main(argv) == 0
+    results = bt.load_results(tmp_path / "cpu" / "results.json")
+    assert results["backward_error"] == "RuntimeError: graph capture exploded"
+    assert results["variants"]["naive"]["status"] == "ok"
+
+
+def test_figures_are_deterministic(tmp_path):
+    results = bt.load_results(GENERATED / "h200" / "results.json")
+    import build_extra
+
+    a = build_extra.render_figures(bt, results, "nb", tmp_path / "a")
+    b = build_extra.render_figures(bt, results, "nb", tmp_path / "b")
+    assert a and [p.read_bytes() for p in a] == [p.read_bytes() for p in b]
+    text = a[0].read_text("utf-8")
+    assert "NVIDIA H200" in text and "<dc:date>" not in text

@@ -108,3 +108,18 @@ def test_snippet_file_runs_on_its_own(path, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", [str(path)])
     runpy.run_path(str(path), run_name="__main__")
     assert capsys.readouterr().out.strip(), f"{path.name} printed nothing"
+
+
+def test_training_step_gradients_match_the_hand_written_module(capsys):
+    runpy.run_path(str(SNIPPETS / "training_step.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    worst = float(out.rsplit("=", 1)[1])
+    assert worst < 1e-10  # float64
+
+
+def test_flex_attention_and_compiled_naive_match_sdpa(capsys):
+    runpy.run_path(str(SNIPPETS / "flex_attention.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    diffs = {line.split(" on ")[0]: float(line.rsplit("=", 1)[1]) for line in out.splitlines()}
+    limit = 2e-2 if CUDA else 1e-5  # bf16 on the GPU, float32 on the CPU
+    assert set(diffs) == {"flex", "compiled naive"} and max(diffs.values()) < limit

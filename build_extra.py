@@ -28,7 +28,7 @@ def _oom_types(torch):
     return (torch.cuda.OutOfMemoryError,)
 
 
-def _profile_cuda_time(bt, fn, inputs, name, steps, torch):
+def _profile_cuda_time(bt, fn, inputs, name, steps, torch, device):
     """CUDA time (GPU range), kernel sum, CPU time and kernel count from a short profile."""
     from profile_attention import profile_forward
 
@@ -38,7 +38,7 @@ def _profile_cuda_time(bt, fn, inputs, name, steps, torch):
         import json
 
         a = bt.analyze_trace(json.loads(path.read_text()), name)
-    if not torch.cuda.is_available():  # no GPU: the GPU-side figures do not exist
+    if device != "cuda":  # no GPU in this run: the GPU-side figures do not exist
         a.update(kernel_sum_us=None, gpu_activities_per_forward=None)
     return {k: a[k] for k in ("cuda_time_us", "kernel_sum_us", "cpu_time_us",
                               "gpu_activities_per_forward")} | {
@@ -110,7 +110,8 @@ def _measure_point(bt, name, cfg, q, k, v, args, torch):
             bt.sync(torch, device)
             peak = (torch.cuda.max_memory_allocated() - base) / 2**20 if device == "cuda" else None
             wall = _wall_us(lambda: fn(q, k, v), args.sweep_timer_seconds)
-            prof = _profile_cuda_time(bt, fn, (q, k, v), f"{name}_fwd", args.sweep_steps, torch)
+            prof = _profile_cuda_time(bt, fn, (q, k, v), f"{name}_fwd", args.sweep_steps, torch,
+                                      device)
     except _oom_types(torch) as err:
         _free(torch, device)
         return {"status": "oom", "reason": str(err).splitlines()[0]}
@@ -142,7 +143,7 @@ def measure_overhead(bt, args, torch, progress):
             try:
                 with ctx(), torch.no_grad():
                     fn(q, k, v)
-                    prof = _profile_cuda_time(bt, fn, (q, k, v), f"{name}_fwd", 20, torch)
+                    prof = _profile_cuda_time(bt, fn, (q, k, v), f"{name}_fwd", 20, torch, device)
                     row["kernel_sum_us"] = prof["kernel_sum_us"]
                     row["cuda_time_us"] = prof["cuda_time_us"]
                     row["cpu_time_us"] = prof["cpu_time_us"]
@@ -197,7 +198,7 @@ def measure_backward(bt, args, torch, progress):
                 bt.sync(torch, device)
                 peak = (torch.cuda.max_memory_allocated() - base) / 2**20 if device == "cuda" else None
                 wall = _wall_us(step, args.timer_seconds)
-                prof = _profile_train(bt, step, f"{name}_train", torch)
+                prof = _profile_train(bt, step, f"{name}_train", torch, device)
             rows[name] = {"status": "ok", "first_call_ms": first, "peak_extra_mib": peak,
                           "wall_time_us": wall, **prof}
             timing = prof["cuda_time_us"] or prof["cpu_time_us"]
@@ -211,7 +212,7 @@ def measure_backward(bt, args, torch, progress):
     return {"config": cfg, "rows": rows}
 
 
-def _profile_train(bt, step, name, torch):
+def _profile_train(bt, step, name, torch, device):
     """Profile training steps (autograd on, so not through profile_forward's no_grad)."""
     import json
 
@@ -229,7 +230,7 @@ def _profile_train(bt, step, name, torch):
         path = Path(tmp) / "trace.json"
         prof.export_chrome_trace(str(path))
         a = bt.analyze_trace(json.loads(path.read_text()), name, cuda_time="kernel_span")
-    if not torch.cuda.is_available():
+    if device != "cuda":
         a.update(kernel_sum_us=None, gpu_activities_per_forward=None)
     return {k: a[k] for k in ("cuda_time_us", "kernel_sum_us", "cpu_time_us",
                               "gpu_activities_per_forward")} | {

@@ -257,8 +257,10 @@ TEXT = {
     "graph": {"nb": "Veggtid, CUDA-graf", "en": "Wall time, CUDA graph"},
     "vs_best": {"nb": "Graf mot beste kjernetid", "en": "Graph vs best kernel time"},
     "graph_failed": {"nb": "kunne ikke fanges", "en": "could not be captured"},
-    "shape_seed": {"nb": "Seed-formen (batch {batch}, {heads} hoder, sekvens {seq_len}, hodedimensjon {head_dim})",
-                   "en": "The seed's shape (batch {batch}, {heads} heads, sequence {seq_len}, head dimension {head_dim})"},
+    "shape_seed": {"nb": "Formen fra originalstudien (batch {batch}, {heads} hoder, sekvens {seq_len}, "
+                         "hodedimensjon {head_dim})",
+                   "en": "The original study's shape (batch {batch}, {heads} heads, sequence {seq_len}, "
+                         "head dimension {head_dim})"},
     "shape_small": {"nb": "Liten form (batch {batch}, {heads} hoder, sekvens {seq_len}, hodedimensjon {head_dim})",
                     "en": "A small shape (batch {batch}, {heads} heads, sequence {seq_len}, head dimension {head_dim})"},
     "train_time": {"nb": "CUDA-tid, forward + backward", "en": "CUDA time, forward + backward"},
@@ -370,7 +372,7 @@ FINDINGS = {
               "av den beste kjernetiden i målingen ({best_variant}, {best}).",
         "en": "{shape}: the best path is {variant} replayed from a CUDA graph, {graph} per call: "
               "{pct} of the best kernel time in the run ({best_variant}, {best})."},
-    "shape_seed": {"nb": "Seed-formen", "en": "The seed's shape"},
+    "shape_seed": {"nb": "Formen fra originalstudien", "en": "The original study's shape"},
     "shape_small": {"nb": "Den lille formen", "en": "The small shape"},
     "train_ratio": {
         "nb": "Forward + backward mot bare forward, i CUDA-tid: {list}.",
@@ -461,7 +463,7 @@ def findings(bt, results, ref, lang, key):
                       and p["variant"] != "auto"]
                 if ok:
                     p = min(ok, key=lambda p: point_time(bt, p))
-                    best.append(f"{bt.fmt_num(s, lang, 0)}: {p['variant']}")
+                    best.append(f"{bt.fmt_num(s, lang, 0)}: {bt.BACKEND_NAMES.get(p['variant'], p['variant'])}")
             lines.append(f("fastest", d=d, list=", ".join(best)))
         ok = [p for p in pts if p["status"] == "ok"]
         if ok:
@@ -658,6 +660,7 @@ def render_figures(bt, results, lang, folder):
                 ax.set_xlabel(TEXT["seq"][lang])
                 ax.set_ylabel(TEXT[axis][lang])
                 ax.set_title(TEXT[title][lang].format(d=d) + f" · {gpu}")
+                ax.minorticks_off()  # a log axis draws dozens of minor ticks: weight, no help
                 ax.grid(True, which="major", alpha=0.3)
                 if ax.get_lines():
                     ax.legend(fontsize=8)

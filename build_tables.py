@@ -661,16 +661,17 @@ def render_headline(results, ref, lang):
         label = VARIANT_LABELS[name][lang]
         a100 = [fmt_us(r.get("cuda_time_us"), lang), fmt_us(r.get("cpu_time_us"), lang)]
         if row["status"] != "ok":
-            rows.append([label, status_text(row, lang)] + [t("none")] * 5 + a100)
+            rows.append([label, status_text(row, lang), t("none"), a100[0], t("none"), a100[1]]
+                        + [t("none")] * 3)
             continue
         cuda = med(row.get("cuda_time_us"))
         ratio = fmt_ratio(cuda / base_cuda, lang) if cuda and base_cuda else t("none")
-        rows.append([label, kernel_count(row, lang), fmt_us(cuda, lang),
-                     fmt_us(med(row["cpu_time_us"]), lang),
+        rows.append([label, kernel_count(row, lang), fmt_us(cuda, lang), a100[0],
+                     fmt_us(med(row["cpu_time_us"]), lang), a100[1],
                      fmt_us(med(row.get("host_time_us")), lang),
-                     fmt_us(row["wall_time_us"]["median"], lang), ratio] + a100)
-    headers = [t("variant"), t("kernels_fwd"), t("cuda_time"), t("cpu_time"), t("host_time"),
-               t("wall"), t("vs_inplace"), t("a100_cuda"), t("a100_cpu")]
+                     fmt_us(row["wall_time_us"]["median"], lang), ratio])
+    headers = [t("variant"), t("kernels_fwd"), t("cuda_time"), t("a100_cuda"), t("cpu_time"),
+               t("a100_cpu"), t("host_time"), t("wall"), t("vs_inplace")]
     return md_table(headers, rows)
 
 

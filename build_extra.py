@@ -250,9 +250,6 @@ TEXT = {
     "mem_title": {"nb": "Hodedimensjon {d}: minne", "en": "Head dimension {d}: memory"},
     "bars_axis": {"nb": "Tid per forward-pass (µs)", "en": "Time per forward pass (µs)"},
     "bars_title": {"nb": "CUDA-tid og CPU-tid, {gpu}", "en": "CUDA time and CPU time, {gpu}"},
-    "cuda": {"nb": "CUDA-tid", "en": "CUDA time"},
-    "cpu": {"nb": "CPU-tid (profilert)", "en": "CPU time (profiled)"},
-    "kernel_sum": {"nb": "Sum kjernetid", "en": "Kernel time sum"},
     "eager": {"nb": "Veggtid, vanlig kall", "en": "Wall time, eager call"},
     "graph": {"nb": "Veggtid, CUDA-graf", "en": "Wall time, CUDA graph"},
     "vs_best": {"nb": "Graf mot beste kjernetid", "en": "Graph vs best kernel time"},
@@ -318,7 +315,7 @@ def overhead_table(bt, overhead, lang, shape_name):
                      bt.fmt_us(r["eager_wall_us"]["median"], lang),
                      bt.fmt_us(graph["median"], lang) if graph else TEXT["graph_failed"][lang],
                      bt.fmt_pct(100 * graph["median"] / best, lang, 0) if graph and best else t("none")])
-    headers = [t("variant"), TEXT["kernel_sum"][lang], TEXT["cpu"][lang], TEXT["eager"][lang],
+    headers = [t("variant"), bt.TEXT["kernel_sum"][lang], bt.TEXT["cpu_time"][lang], TEXT["eager"][lang],
                TEXT["graph"][lang], TEXT["vs_best"][lang]]
     return bt.md_table(headers, rows)
 
@@ -628,9 +625,9 @@ def render_figures(bt, results, lang, folder):
         fig, ax = plt.subplots(figsize=(7, 3.6))
         xs = range(len(ok))
         ax.bar([x - 0.2 for x in xs], [bt.med(r["cuda_time_us"]) for _, r in ok], 0.4,
-               label=TEXT["cuda"][lang])
+               label=bt.TEXT["cuda_time"][lang])
         ax.bar([x + 0.2 for x in xs], [bt.med(r["cpu_time_us"]) for _, r in ok], 0.4,
-               label=TEXT["cpu"][lang])
+               label=bt.TEXT["cpu_time"][lang])
         ax.set_xticks(list(xs), [n for n, _ in ok], rotation=20)
         ax.set_yscale("log")
         ax.set_ylabel(TEXT["bars_axis"][lang])

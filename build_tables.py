@@ -2,6 +2,7 @@
 """Measure every attention variant under torch.profiler and write the site's tables.
 
     python build_tables.py                  # on a CUDA GPU: measure, then render
+    python build_tables.py --all            # also sweeps, CUDA graphs, backward, compiled rows
     python build_tables.py --render-only    # re-render tables from results.json, no GPU
     python build_tables.py --device cpu     # CPU run, into its own folder
 
@@ -1157,11 +1158,11 @@ def parse_args(argv):
         prog="build_tables.py",
         description="Measure causal attention variants under torch.profiler and render the "
                     "site's tables (docs/generated/<gpu>/).")
-    p.add_argument("--batch", type=positive_int, default=8)
-    p.add_argument("--heads", type=positive_int, default=16)
-    p.add_argument("--seq-len", type=positive_int, default=1024)
-    p.add_argument("--head-dim", type=positive_int, default=64)
-    p.add_argument("--dtype", choices=DTYPES, default="bfloat16")
+    p.add_argument("--batch", type=positive_int, default=8, help="batch size (default 8)")
+    p.add_argument("--heads", type=positive_int, default=16, help="attention heads (default 16)")
+    p.add_argument("--seq-len", type=positive_int, default=1024, help="sequence length (default 1024)")
+    p.add_argument("--head-dim", type=positive_int, default=64, help="head dimension (default 64)")
+    p.add_argument("--dtype", choices=DTYPES, default="bfloat16", help="data type of q, k, v (default bfloat16)")
     p.add_argument("--variants", type=variant_list, default=None,
                    help=f"comma-separated subset of: {','.join(VARIANTS + EXTRA_VARIANTS)} "
                         f"(default: {','.join(VARIANTS)}, plus the compiled ones with --extra)")

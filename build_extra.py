@@ -28,6 +28,19 @@ def _oom_types(torch):
     return (torch.cuda.OutOfMemoryError,)
 
 
+def _summary(bt, trace_path, name, device, cuda_time="gpu_range"):
+    """The figures a sweep point, an overhead row or a training row keeps from one trace."""
+    import json
+
+    a = bt.analyze_trace(json.loads(Path(trace_path).read_text()), name, cuda_time=cuda_time)
+    if device != "cuda":  # no GPU in this run: the GPU-side figures do not exist
+        a.update(kernel_sum_us=None, gpu_activities_per_forward=None)
+    keep = ("name", "short_name", "kind", "aten_op", "per_forward", "avg_us")
+    return {k: a[k] for k in ("cuda_time_us", "kernel_sum_us", "cpu_time_us",
+                              "gpu_activities_per_forward")} | {
+        "kernels": [{f: k[f] for f in keep} for k in a["kernels"]]}
+
+
 def _profile_cuda_time(bt, fn, inputs, name, steps, torch, device):
     """CUDA time (GPU range), kernel sum, CPU time and kernel count from a short profile."""
     from profile_attention import profile_forward
@@ -35,15 +48,7 @@ def _profile_cuda_time(bt, fn, inputs, name, steps, torch, device):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "trace.json"
         profile_forward(fn, *inputs, name=name, steps=steps, trace_path=str(path))
-        import json
-
-        a = bt.analyze_trace(json.loads(path.read_text()), name)
-    if device != "cuda":  # no GPU in this run: the GPU-side figures do not exist
-        a.update(kernel_sum_us=None, gpu_activities_per_forward=None)
-    return {k: a[k] for k in ("cuda_time_us", "kernel_sum_us", "cpu_time_us",
-                              "gpu_activities_per_forward")} | {
-        "kernels": [{"name": k["name"], "short_name": k["short_name"], "kind": k["kind"],
-                     "per_forward": k["per_forward"], "avg_us": k["avg_us"]} for k in a["kernels"]]}
+        return _summary(bt, path, name, device)
 
 
 def _wall_us(fn, seconds):
@@ -214,8 +219,6 @@ def measure_backward(bt, args, torch, progress):
 
 def _profile_train(bt, step, name, torch, device):
     """Profile training steps (autograd on, so not through profile_forward's no_grad)."""
-    import json
-
     from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if torch.cuda.is_available() else [])
@@ -229,13 +232,7 @@ def _profile_train(bt, step, name, torch, device):
                 prof.step()
         path = Path(tmp) / "trace.json"
         prof.export_chrome_trace(str(path))
-        a = bt.analyze_trace(json.loads(path.read_text()), name, cuda_time="kernel_span")
-    if device != "cuda":
-        a.update(kernel_sum_us=None, gpu_activities_per_forward=None)
-    return {k: a[k] for k in ("cuda_time_us", "kernel_sum_us", "cpu_time_us",
-                              "gpu_activities_per_forward")} | {
-        "kernels": [{"short_name": k["short_name"], "kind": k["kind"], "aten_op": k["aten_op"],
-                     "per_forward": k["per_forward"], "avg_us": k["avg_us"]} for k in a["kernels"]]}
+        return _summary(bt, path, name, device, cuda_time="kernel_span")
 
 
 # ----------------------------------------------------------------------------

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """How repeatable are build_tables.py's figures? Prints numbers; asserts nothing.
 
-    python benchmarks/stability.py            # on a CUDA GPU (about 3 minutes)
-    python benchmarks/stability.py --device cpu --seq-len 128 --batch 1 --heads 2
+    python -m benchmarks.stability            # on a CUDA GPU (about 3 minutes)
+    python -m benchmarks.stability --device cpu --seq-len 128 --batch 1 --heads 2
+
+Run it from the repository root (it imports build_tables and report/ from there).
 
 Runs the measurement twice in one process with the default number of profiled steps,
 then twice with 3 steps (like the original study), and prints for every quantity the
@@ -14,8 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import build_tables  # noqa: E402
+import build_tables
+from report.measure.run import run_measurements
 
 QUANTITIES = {
     "CUDA time (GPU range)": lambda r: r["cuda_time_us"] and r["cuda_time_us"]["median"],
@@ -29,7 +31,7 @@ FLOOR_US = 50.0
 def measure(argv):
     args = build_tables.parse_args(argv)
     started = time.perf_counter()
-    _, results, traces = build_tables.run_measurements(args, argv, Path("."), progress=lambda s: None)
+    _, results, traces = run_measurements(args, argv, Path("."), progress=lambda s: None)
     shutil.rmtree(traces, ignore_errors=True)
     return results["variants"], time.perf_counter() - started
 

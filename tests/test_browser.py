@@ -17,8 +17,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-
-from conftest import LANGS, nav_pages, nav_title, page_url  # noqa: I001
+from pagecode import LANGS, nav_pages, nav_title, page_url
 
 # A kernel name the fused-backends page shows; the search must find it.
 SEARCH_TERM = "flash_fwd"

@@ -11,9 +11,9 @@ extractor, so its markers apply:
     <!--pytest-codeblocks:importorskip(module)-->
 
 A block identical on the nb and en page runs once (its id names the first page).
-Blocks run with snippets/ importable (as for a reader who runs them beside the snippet
-files) and a fresh temporary folder as the working directory (files they write stay out of
-the repo). The notebook page's code cells run in test_notebook_cells_run.
+Blocks run with snippets/ importable (pyproject.toml puts it on pytest's path, as for a
+reader who runs them beside the snippet files) and a fresh temporary folder as the working
+directory (files they write stay out of the repo). The notebook page's code cells run in test_notebook_cells_run.
 """
 
 from __future__ import annotations
@@ -22,13 +22,10 @@ import contextlib
 import io
 import json
 import re
-import sys
 import warnings
 
 import pytest
-from pymdownx.snippets import SnippetMissingError
-
-from conftest import (  # noqa: I001  (tests/ is on sys.path: pytest's rootdir conftest)
+from pagecode import (
     DOCS,
     ShownBlock,
     collect_page_blocks,
@@ -41,6 +38,7 @@ from conftest import (  # noqa: I001  (tests/ is on sys.path: pytest's rootdir c
     notebooks,
     rel,
 )
+from pymdownx.snippets import SnippetMissingError
 
 SNIPPETS = DOCS.parent / "snippets"
 PAGES = markdown_pages()
@@ -50,22 +48,13 @@ PAGE_IDS = [rel(p) for p in PAGES]
 ALLOWED_MARK = re.compile(r"^pytest\.mark\.skipif\(")
 
 
-@contextlib.contextmanager
-def importable(folder):
-    sys.path.insert(0, str(folder))
-    try:
-        yield
-    finally:
-        sys.path.remove(str(folder))
-
-
 def run_block(block: ShownBlock, cwd) -> str:
     """Execute a block as a script: fresh globals, snippets/ importable, `cwd` (an empty
     temporary folder) as the working directory. Returns what it printed."""
     if block.importorskip:
         pytest.importorskip(block.importorskip)
     out = io.StringIO()
-    with importable(SNIPPETS), contextlib.chdir(cwd), contextlib.redirect_stdout(out):
+    with contextlib.chdir(cwd), contextlib.redirect_stdout(out):
         exec(compile(block.code, f"<{block.id}>", "exec"), {"__name__": "__main__"})
     printed = out.getvalue()
     if block.expected_output is not None:
@@ -381,7 +370,7 @@ def test_notebook_code_cells_identical_in_both_languages():
 
 def test_notebook_is_committed_without_outputs():
     """The site executes the notebook at build time; stored outputs would be old numbers."""
-    for lang, path in notebooks().items():
+    for _lang, path in notebooks().items():
         nb = json.loads(path.read_text(encoding="utf-8"))
         for cell in nb["cells"]:
             if cell["cell_type"] == "code":

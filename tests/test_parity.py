@@ -13,8 +13,7 @@ import re
 
 import markdown
 import pytest
-
-from conftest import (  # noqa: I001
+from pagecode import (
     DOCS,
     LANGS,
     expand_snippets,

@@ -11,8 +11,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
-
-from conftest import LANGS, nav_pages, page_url  # noqa: I001
+from pagecode import LANGS, nav_pages, page_url
 
 BUILD_SECONDS_LIMIT = 20.0
 PAGES = nav_pages()

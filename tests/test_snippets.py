@@ -9,13 +9,11 @@ from pathlib import Path
 
 import pytest
 import torch
+from naive_attention import NaiveCausalAttention, make_inputs
+from sdpa_backends import BACKENDS, causal_sdpa, try_backends
 
 ROOT = Path(__file__).resolve().parents[1]
 SNIPPETS = ROOT / "snippets"
-sys.path.insert(0, str(SNIPPETS))
-
-from naive_attention import NaiveCausalAttention, make_inputs  # noqa: E402
-from sdpa_backends import BACKENDS, causal_sdpa, try_backends  # noqa: E402
 
 CUDA = torch.cuda.is_available()
 needs_cuda = pytest.mark.skipif(not CUDA, reason="needs a CUDA GPU (runs in the GPU test pass)")

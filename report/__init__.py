@@ -1,0 +1,11 @@
+"""The build step's library, behind build_tables.py. Layers import downward only:
+
+    render/    results.json -> Markdown tables, findings and SVG figures, nb and en
+    text/      the nb/en string catalog and locale number formatting
+    measure/   runs the snippets on a GPU (the only layer that imports torch)
+    results    the results.json schema: load, validate, write atomically
+    variants   names of what is measured
+    trace/     reading a torch.profiler (Kineto) trace: pure Python
+    snippets   imports files of snippets/, the code the pages show
+    paths      where things are
+"""

@@ -1,0 +1,11 @@
+"""Measurement on a GPU (or the CPU): the only layer of report/ that imports torch.
+
+guard       one guarded call: ok / out of memory / unsupported, sync, peak memory
+variants    the callable for each variant, from snippets/
+provenance  what the run ran on
+roof        the matmul roof of this GPU
+timing      wall-clock timer, host time and short profiles
+seed        every variant at the seed's shape, with its trace
+sweep, overhead, backward   the --all measurements
+run         one whole run: inputs, roof, variants, sections
+"""

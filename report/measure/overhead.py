@@ -1,0 +1,54 @@
+"""Wall time per call against kernel time, eager and replayed from a CUDA graph."""
+from __future__ import annotations
+
+from .. import snippets
+from ..variants import SMALL_SHAPE
+from .guard import Refused, first_line, free, guarded
+from .timing import profile_short, wall_us
+from .variants import make_inputs, make_variant
+
+
+def _graph_wall(fn, q, k, v, seconds):
+    """{"graph_wall_us": ...}, or {"graph_error": why} when the call cannot be captured."""
+    try:
+        replay = snippets.load("cuda_graphs").capture(fn, q, k, v)
+        return {"graph_wall_us": wall_us(replay, seconds)}
+    except (RuntimeError, AssertionError) as err:
+        return {"graph_error": first_line(err)[:300]}
+
+
+def overhead_row(torch, name, cfg, q, k, v, args):
+    fn, ctx = make_variant(name, cfg, args.device)
+    try:
+        with guarded(torch), ctx(), torch.no_grad():
+            fn(q, k, v)
+            prof = profile_short(fn, (q, k, v), f"{name}_fwd", 20, args.device)
+            row = {"kernel_sum_us": prof["kernel_sum_us"], "cuda_time_us": prof["cuda_time_us"],
+                   "cpu_time_us": prof["cpu_time_us"],
+                   "eager_wall_us": wall_us(lambda: fn(q, k, v), args.timer_seconds)}
+            row.update(_graph_wall(fn, q, k, v, args.timer_seconds))
+    except Refused as refused:
+        return refused.row
+    row["status"] = "ok"
+    return row
+
+
+def measure_overhead(torch, args, progress):
+    device, dtype = args.device, getattr(torch, args.dtype)
+    shapes = {"seed": {"batch": args.batch, "heads": args.heads, "seq_len": args.seq_len,
+                       "head_dim": args.head_dim}, "small": dict(SMALL_SHAPE)}
+    out = {"shapes": shapes, "rows": {}}
+    for shape_name, cfg in shapes.items():
+        q, k, v = make_inputs(cfg, dtype, device)
+        for name in args.variants:
+            free(torch, device)
+            row = overhead_row(torch, name, cfg, q, k, v, args)
+            out["rows"].setdefault(shape_name, {})[name] = row
+            if row["status"] == "ok":
+                g = row.get("graph_wall_us", {}).get("median", float("nan"))
+                progress(f"  overhead {shape_name:<5} {name:<14} kernels "
+                         f"{row['kernel_sum_us']['median']:9.1f} us  eager "
+                         f"{row['eager_wall_us']['median']:9.1f} us  graph {g:9.1f} us")
+        del q, k, v
+    free(torch, device)
+    return out

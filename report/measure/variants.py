@@ -1,0 +1,44 @@
+"""The callable for each variant: code from snippets/, the files the pages show."""
+from __future__ import annotations
+
+import math
+from contextlib import nullcontext
+
+from .. import snippets
+
+
+def causal_flops(cfg):
+    b, h, s, d = cfg["batch"], cfg["heads"], cfg["seq_len"], cfg["head_dim"]
+    return 4 * b * h * d * s * (s + 1) / 2  # two matmuls over the causal triangle
+
+
+def make_variant(name, cfg, device):
+    """(callable, factory of its backend context) for a variant."""
+    from torch.nn.attention import sdpa_kernel
+
+    backends = snippets.load("sdpa_backends")
+    if name in ("naive", "naive_inplace"):
+        naive = snippets.load("naive_attention")
+        module = naive.NaiveCausalAttention(cfg["seq_len"], inplace=name == "naive_inplace")
+        return module.to(device), nullcontext
+    if name == "auto":
+        return backends.causal_sdpa, nullcontext
+    if name == "flex":
+        return snippets.load("flex_attention").make_flex_causal(cfg["seq_len"], device), nullcontext
+    if name == "compiled_naive":
+        return snippets.load("flex_attention").make_compiled_naive(cfg["seq_len"], device), nullcontext
+    return backends.causal_sdpa, lambda: sdpa_kernel(backends.BACKENDS[name])
+
+
+def make_inputs(cfg, dtype, device):
+    return snippets.load("naive_attention").make_inputs(
+        cfg["batch"], cfg["heads"], cfg["seq_len"], cfg["head_dim"], dtype=dtype, device=device)
+
+
+def reference_output(torch, q, k, v):
+    """The float64 result every variant's error is measured against."""
+    qd, kd, vd = q.double(), k.double(), v.double()
+    s = q.size(-2)
+    scores = (qd @ kd.transpose(-2, -1)) / math.sqrt(q.size(-1))
+    mask = torch.ones(s, s, dtype=torch.bool, device=q.device).triu(1)
+    return torch.softmax(scores.masked_fill(mask, float("-inf")), dim=-1) @ vd

@@ -1,0 +1,8 @@
+"""Where the repository's parts are, for every layer."""
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SNIPPETS = ROOT / "snippets"
+PACKAGE = ROOT / "report"
+DEFAULT_OUT = ROOT / "docs" / "generated"
+REFERENCE = ROOT / "data" / "hf_blog_a100.json"

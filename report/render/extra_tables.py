@@ -1,0 +1,90 @@
+"""The --all tables: sweeps, launch overhead, backward, and the A100 beside ours."""
+from __future__ import annotations
+
+from ..text.catalog import t
+from ..text.format import fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
+from ..trace.stats import median
+from .markdown import kernel_count, label, md_table, status_text
+
+
+def point_time(p):
+    """A sweep point's time: the sum of its kernel times (the CPU range without a GPU)."""
+    return median(p.get("kernel_sum_us")) or median(p["cpu_time_us"])
+
+
+def _sweep_cell(p, what, lang):
+    if p["status"] != "ok":
+        return status_text(p, lang)
+    if what == "time":
+        return fmt_us(point_time(p), lang)
+    if what == "memory":
+        return fmt_mib(p.get("peak_extra_mib"), lang, 0)
+    return fmt_tflops(p["tflops"], lang)
+
+
+def sweep_table(sweep, lang, head_dim, what):
+    seqs = sweep["seq_lens"]
+    cell = {(p["variant"], p["seq_len"]): _sweep_cell(p, what, lang)
+            for p in sweep["points"] if p["head_dim"] == head_dim}
+    names = list(dict.fromkeys(p["variant"] for p in sweep["points"]))
+    none = t("value.none", lang)
+    rows = [[label(n, lang)] + [cell.get((n, s), none) for s in seqs] for n in names]
+    return md_table([t("col.variant", lang)] + [fmt_num(s, lang, 0) for s in seqs], rows)
+
+
+def overhead_table(overhead, lang, shape_name):
+    none = t("value.none", lang)
+    rows_in = overhead["rows"][shape_name]
+    best = min((median(r["kernel_sum_us"]) for r in rows_in.values() if r["status"] == "ok"),
+               default=None)
+    rows = []
+    for name, r in rows_in.items():
+        if r["status"] != "ok":
+            rows.append([label(name, lang), status_text(r, lang)] + [none] * 4)
+            continue
+        graph = r.get("graph_wall_us")
+        rows.append([label(name, lang), fmt_us(median(r["kernel_sum_us"]), lang),
+                     fmt_us(median(r["cpu_time_us"]), lang), fmt_us(r["eager_wall_us"]["median"], lang),
+                     fmt_us(graph["median"], lang) if graph else t("value.graph_failed", lang),
+                     fmt_pct(100 * graph["median"] / best, lang, 0) if graph and best else none])
+    cols = ("variant", "kernel_sum", "cpu_time", "eager", "graph", "vs_best")
+    return md_table([t(f"col.{c}", lang) for c in cols], rows)
+
+
+def backward_table(backward, lang):
+    none = t("value.none", lang)
+    rows = []
+    for name, r in backward["rows"].items():
+        if r["status"] != "ok":
+            rows.append([label(name, lang), status_text(r, lang)] + [none] * 4)
+            continue
+        acts = r.get("gpu_activities_per_forward")
+        rows.append([label(name, lang), fmt_us(median(r["cuda_time_us"]), lang),
+                     fmt_us(r["wall_time_us"]["median"], lang),
+                     fmt_num(median(acts), lang, 0) if acts else none,
+                     fmt_mib(r.get("peak_extra_mib"), lang, 0),
+                     fmt_us(r["first_call_ms"] * 1000, lang)])
+    cols = ("variant", "train_time", "wall", "train_kernels", "peak_mem", "first_call")
+    return md_table([t(f"col.{c}", lang) for c in cols], rows)
+
+
+def a100_table(results, ref, lang):
+    none = t("value.none", lang)
+    v, rv = results["variants"], ref["variants"]
+    gpu = results["provenance"]["gpu_name"]
+    rows = []
+    for n, r in rv.items():
+        ours = v.get(n, {})
+        ok = ours.get("status") == "ok" and ours.get("cuda_time_us")
+        cuda = median(ours["cuda_time_us"]) if ok else None
+        ratio = fmt_ratio(r["cuda_time_us"] / cuda, lang) if ok and r.get("cuda_time_us") else none
+        rows.append([label(n, lang), fmt_us(r.get("cuda_time_us"), lang), fmt_us(cuda, lang), ratio,
+                     fmt_us(r.get("cpu_time_us"), lang),
+                     fmt_us(median(ours.get("cpu_time_us")) if ok else None, lang),
+                     str(r.get("kernels_per_forward", none)),
+                     kernel_count(ours, lang) if ok else none])
+    cuda_h, cpu_h, k_h = (t(f"col.{c}", lang) for c in ("cuda_time", "cpu_time", "kernels_fwd"))
+    headers = [t("col.variant", lang), "A100 " + cuda_h, f"{gpu} " + cuda_h,
+               t("col.a100_over_ours", lang), "A100 " + cpu_h, f"{gpu} " + cpu_h,
+               "A100 " + k_h, f"{gpu} " + k_h]
+    return md_table(headers, rows)

@@ -1,0 +1,33 @@
+"""The sentences the pages' prose cites, generated so that no number is typed by hand.
+
+Each finding is one small function, registered by name (registry.py), that returns the
+finding's lines for this run, or [] when the run lacks what it needs. FILES says which
+findings go into which generated file.
+"""
+from ...text.catalog import t
+from . import a100, compiled, fused, naive_math, occupancy, overhead, recommendations, scaling, training  # noqa: F401
+from .registry import FINDINGS
+
+# findings of the seed's shape: their files carry the shape note
+FILES = {
+    "findings-naive-math": ("math_ratio", "memcpy", "memset", "math_gemms", "math_ops"),
+    "findings-fused": ("fused_rank", "auto", "cpu_cuda", "first_call", "gpu_busy"),
+    "findings-occupancy": ("occ_flash", "occ_zero", "occ_zero_all"),
+    "finding-rec-auto": ("rec_auto",),
+    "finding-rec-cpu": ("rec_cpu",),
+    "finding-rec-inplace": ("rec_inplace",),
+}
+# findings of the --all measurements
+EXTRA_FILES = {
+    "findings-scaling": ("oom", "fits_all", "growth", "fastest", "best_tflops"),
+    "findings-overhead": ("overhead",),
+    "findings-training": ("train_ratio", "train_kernels", "train_memory"),
+    "findings-compiled": ("compiled", "flex"),
+    "findings-a100": ("a100_speedup", "a100_winner", "a100_occupancy"),
+}
+
+
+def render_findings(results, ref, lang, names):
+    """A Markdown list of the findings' lines, or the "not measured" line."""
+    lines = [line for name in names for line in FINDINGS[name](results, ref, lang)]
+    return "\n".join(f"- {line}" for line in lines) if lines else t("finding.missing", lang)

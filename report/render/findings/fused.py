@@ -1,0 +1,67 @@
+"""Findings of the fused-backends page: ranking, auto's choice, CPU vs CUDA, first call."""
+from ...text.catalog import t
+from ...text.format import fmt_pct, fmt_us
+from ...trace.stats import median
+from ...variants import BACKEND_NAMES, FUSED
+from ..markdown import label
+from .common import cuda, ok
+from .registry import finding
+
+
+@finding("fused_rank")
+def fused_rank(results, ref, lang):
+    rv = ref["variants"]
+    ours = sorted((n for n in FUSED if ok(results, n)), key=lambda n: cuda(results, n))
+    if not ours:
+        return []
+    theirs = sorted((n for n in FUSED if rv.get(n, {}).get("cuda_time_us")),
+                    key=lambda n: rv[n]["cuda_time_us"])
+    return [t("finding.fused_rank", lang, gpu=results["provenance"]["gpu_name"],
+              ranking=" < ".join(f"{BACKEND_NAMES[n]} ({fmt_us(cuda(results, n), lang)})" for n in ours),
+              a100_ranking=" < ".join(f"{BACKEND_NAMES[n]} ({fmt_us(rv[n]['cuda_time_us'], lang)})"
+                                      for n in theirs))]
+
+
+@finding("auto")
+def auto(results, ref, lang):
+    if not ok(results, "auto"):
+        return []
+    return [t("finding.auto", lang, backend=BACKEND_NAMES.get(results["variants"]["auto"].get("backend_ran")),
+              gpu=results["provenance"]["gpu_name"], auto=fmt_us(cuda(results, "auto"), lang))]
+
+
+@finding("cpu_cuda")
+def cpu_cuda(results, ref, lang):
+    v = results["variants"]
+    names = [n for n in FUSED if ok(results, n)]
+    if not names:
+        return []
+    return [t("finding.cpu_cuda", lang,
+              pairs="; ".join(f"{BACKEND_NAMES[n]} {fmt_us(median(v[n]['cpu_time_us']), lang)} / "
+                              f"{fmt_us(cuda(results, n), lang)}" for n in names),
+              host=", ".join(f"{BACKEND_NAMES[n]} {fmt_us(median(v[n]['host_time_us']), lang)}"
+                             for n in names))]
+
+
+@finding("first_call")
+def first_call(results, ref, lang):
+    if not all(ok(results, n) for n in FUSED):
+        return []
+    first = lambda n: fmt_us(results["variants"][n]["first_call_ms"] * 1000, lang)  # noqa: E731
+    return [t("finding.first_call", lang, cudnn_first=first("cudnn"),
+              cudnn=fmt_us(cuda(results, "cudnn"), lang), flash_first=first("flash"),
+              efficient_first=first("efficient"))]
+
+
+@finding("gpu_busy")
+def gpu_busy(results, ref, lang):
+    v = results["variants"]
+    names = [n for n in FUSED if ok(results, n)]
+    if not names:
+        return []
+    # the fused variant whose kernels are shortest is the one most likely to wait
+    n = min(names, key=lambda n: median(v[n]["kernel_sum_us"]))
+    wall, ksum = v[n]["wall_time_us"]["median"], median(v[n]["kernel_sum_us"])
+    verdict = t("finding.busy_yes" if wall <= 1.1 * ksum else "finding.busy_no", lang)
+    return [t("finding.gpu_busy", lang, variant=label(n, lang), wall=fmt_us(wall, lang),
+              ksum=fmt_us(ksum, lang), wall_ratio=fmt_pct(100 * wall / ksum, lang, 0), verdict=verdict)]

@@ -1,0 +1,77 @@
+"""Findings of the naive-vs-math page: ratio, the copy, the Memset, matmuls, extra ops."""
+from ...text.catalog import t
+from ...text.format import fmt_num, fmt_ratio, fmt_us
+from ...trace.stats import median
+from .common import cuda, ok
+from .registry import finding
+
+MASK_OPS = ("aten::ones", "aten::tril", "aten::scalar_tensor", "aten::fill_", "aten::where")
+SAFE_SOFTMAX_OPS = ("aten::isneginf", "aten::all", "aten::where", "aten::fill_")
+
+
+@finding("math_ratio")
+def math_ratio(results, ref, lang):
+    if not (ok(results, "math") and ok(results, "naive_inplace")):
+        return []
+    rv = ref["variants"]
+    a100 = rv["math"]["cuda_time_us"] / rv["naive_inplace"]["cuda_time_us"]
+    return [t("finding.math_ratio", lang,
+              ratio=fmt_ratio(cuda(results, "math") / cuda(results, "naive_inplace"), lang),
+              math=fmt_us(cuda(results, "math"), lang),
+              inplace=fmt_us(cuda(results, "naive_inplace"), lang),
+              a100_ratio=fmt_ratio(a100, lang), a100_math=fmt_us(rv["math"]["cuda_time_us"], lang),
+              a100_inplace=fmt_us(rv["naive_inplace"]["cuda_time_us"], lang))]
+
+
+@finding("memcpy")
+def memcpy(results, ref, lang):
+    if not (ok(results, "naive") and ok(results, "naive_inplace")):
+        return []
+    copies = [k for k in results["variants"]["naive"]["kernels"] if k["kind"] == "memcpy"]
+    if not copies:
+        return []
+    return [t("finding.memcpy", lang, name=copies[0]["short_name"],
+              memcpy=fmt_us(copies[0]["avg_us"], lang), naive=fmt_us(cuda(results, "naive"), lang),
+              inplace=fmt_us(cuda(results, "naive_inplace"), lang))]
+
+
+@finding("memset")
+def memset(results, ref, lang):
+    v, rv = results["variants"], ref["variants"]
+    if not (ok(results, "naive") and ok(results, "naive_inplace")):
+        return []
+    sets = [k for k in v["naive_inplace"]["kernels"] if k["kind"] == "memset"]
+    if not sets:
+        return []
+    count = lambda n: fmt_num(median(v[n]["gpu_activities_per_forward"]), lang, 0)  # noqa: E731
+    return [t("finding.memset", lang, memset=fmt_us(sets[0]["avg_us"], lang), op=sets[0]["aten_op"],
+              naive_n=count("naive"), inplace_n=count("naive_inplace"),
+              a100_naive=rv["naive"]["kernels_per_forward"],
+              a100_inplace=rv["naive_inplace"]["kernels_per_forward"])]
+
+
+@finding("math_gemms")
+def math_gemms(results, ref, lang):
+    if not (ok(results, "math") and ok(results, "naive_inplace")):
+        return []
+
+    def gemms(n):
+        return ", ".join(f"`{k['short_name']}`" for k in results["variants"][n]["kernels"]
+                         if k["aten_op"] in ("aten::bmm", "aten::mm") and k["kind"] == "kernel")
+    return [t("finding.math_gemms", lang, math_gemms=gemms("math"), naive_gemms=gemms("naive_inplace"))]
+
+
+@finding("math_ops")
+def math_ops(results, ref, lang):
+    if not ok(results, "math"):
+        return []
+    row = results["variants"]["math"]
+    ops = row["cpu_ops_per_forward"]
+    mask = [o for o in MASK_OPS if ops.get(o)]
+    safe = [k for k in row["kernels"] if k["aten_op"] in SAFE_SOFTMAX_OPS]
+    n_safe = sum(k["per_forward"] for k in safe)
+    return [t("finding.math_ops", lang,
+              n_kernels=fmt_num(median(row["gpu_activities_per_forward"]), lang, 0),
+              mask_ops=", ".join(f"`{o}` ×{fmt_num(ops[o], lang, 0)}" for o in mask),
+              safe_ops=f"{fmt_num(n_safe, lang, 0)} {t('word.gpu_activities_from', lang)} "
+              + ", ".join(sorted({f"`{k['aten_op']}`" for k in safe})))]

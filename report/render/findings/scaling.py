@@ -1,0 +1,88 @@
+"""Findings of the scaling page: where variants run out of memory, growth, the fastest."""
+from ...text.catalog import t
+from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops
+from ...variants import BACKEND_NAMES
+from ..extra_tables import point_time
+from ..markdown import label
+from .registry import finding
+
+
+def _names(sweep):
+    return list(dict.fromkeys(p["variant"] for p in sweep["points"]))
+
+
+@finding("oom")
+def oom(results, ref, lang):
+    sweep = results.get("sweep")
+    lines = []
+    for d in sweep["head_dims"] if sweep else ():
+        for n in _names(sweep):
+            mine = [p for p in sweep["points"] if p["variant"] == n and p["head_dim"] == d]
+            bad = next((p for p in mine if p["status"] == "oom"), None)
+            prev = [p for p in mine if bad and p["status"] == "ok" and p["seq_len"] < bad["seq_len"]]
+            if prev:
+                mem = prev[-1].get("peak_extra_mib")
+                lines.append(t("finding.oom" if mem is not None else "finding.oom_nomem", lang,
+                               variant=label(n, lang), seq=fmt_num(bad["seq_len"], lang, 0), d=d,
+                               prev=fmt_num(prev[-1]["seq_len"], lang, 0),
+                               mem=fmt_bytes((mem or 0) * 2**20, lang)))
+    return lines
+
+
+@finding("fits_all")
+def fits_all(results, ref, lang):
+    sweep = results.get("sweep")
+    if not sweep:
+        return []
+    full = [n for n in _names(sweep) if all(p["status"] == "ok" for p in sweep["points"]
+                                            if p["variant"] == n)]
+    if not full:
+        return []
+    return [t("finding.fits_all", lang, variants=", ".join(label(n, lang) for n in full),
+              seq=fmt_num(max(sweep["seq_lens"]), lang, 0))]
+
+
+@finding("growth")
+def growth(results, ref, lang):
+    sweep = results.get("sweep")
+    if not sweep:
+        return []
+    d = sweep["head_dims"][0]
+    mem = {(p["variant"], p["seq_len"]): p.get("peak_extra_mib") for p in sweep["points"]
+           if p["head_dim"] == d and p["status"] == "ok"}
+    both = [s for s in sweep["seq_lens"] if mem.get(("naive", s)) and mem.get(("flash", s))]
+    if len(both) < 2:
+        return []
+    a, b = both[-2], both[-1]
+    return [t("finding.growth", lang, a=fmt_num(a, lang, 0), b=fmt_num(b, lang, 0), d=d,
+              naive=fmt_ratio(mem[("naive", b)] / mem[("naive", a)], lang),
+              flash=fmt_ratio(mem[("flash", b)] / mem[("flash", a)], lang),
+              naive_label=label("naive", lang), flash_label=label("flash", lang))]
+
+
+@finding("fastest")
+def fastest(results, ref, lang):
+    sweep = results.get("sweep")
+    lines = []
+    for d in sweep["head_dims"] if sweep else ():
+        best = []
+        for s in sweep["seq_lens"]:
+            ok = [p for p in sweep["points"] if p["head_dim"] == d and p["seq_len"] == s
+                  and p["status"] == "ok" and p["variant"] != "auto"]
+            if ok:
+                p = min(ok, key=point_time)
+                best.append(f"{fmt_num(s, lang, 0)}: {BACKEND_NAMES.get(p['variant'], p['variant'])}")
+        lines.append(t("finding.fastest", lang, d=d, list=", ".join(best)))
+    return lines
+
+
+@finding("best_tflops")
+def best_tflops(results, ref, lang):
+    sweep = results.get("sweep")
+    ok = [p for p in sweep["points"] if p["status"] == "ok"] if sweep else []
+    if not ok:
+        return []
+    p = max(ok, key=lambda p: p["tflops"])
+    return [t("finding.best_tflops", lang, variant=label(p["variant"], lang),
+              tflops=fmt_tflops(p["tflops"], lang), seq=fmt_num(p["seq_len"], lang, 0), d=p["head_dim"],
+              share=fmt_pct(100 * p["tflops"] / results["roof"]["tflops"], lang, 0))]

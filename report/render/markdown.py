@@ -1,0 +1,54 @@
+"""Markdown tables and the cell texts every table shares."""
+from __future__ import annotations
+
+from ..text.catalog import t
+from ..text.format import fmt_num
+from ..trace.stats import median
+
+
+def md_table(headers, rows, align=None):
+    align = align or ["l"] + ["r"] * (len(headers) - 1)
+    sep = ["---:" if a == "r" else ":---" for a in align]
+    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join(sep) + " |"]
+    lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def caption(results, lang):
+    """Which GPU, software and command produced the table."""
+    p = results["provenance"]
+    key = "page.caption" if "cuda" in p else "page.caption_cpu"
+    return t(key, lang).format(gpu=p["gpu_name"], driver=p.get("driver") or "?",
+                               cuda=p.get("cuda"), cudnn=p.get("cudnn"), torch=p["torch"],
+                               date=p["date"], command=p["command"])
+
+
+def label(name, lang):
+    """A variant's display name."""
+    return t(f"variant.{name}", lang)
+
+
+def status_text(row, lang):
+    return {"unsupported": t("value.not_supported", lang), "oom": t("value.oom", lang)}.get(
+        row["status"], t("value.error", lang))
+
+
+def limits_text(limited_by, lang):
+    """What limits a kernel's occupancy, in words of the language."""
+    return ", ".join(t(f"limit.{w.replace(' ', '_')}", lang) for w in limited_by)
+
+
+def kernel_count(row, lang):
+    """'7 (1 Memcpy, 1 Memset)': every GPU activity of one forward pass, copies named."""
+    total = median(row.get("gpu_activities_per_forward"))
+    if total is None:
+        return t("value.none", lang)
+    extra = {}
+    for k in row["kernels"]:
+        if k["kind"] != "kernel":
+            kind = k["kind"].capitalize()
+            extra[kind] = extra.get(kind, 0) + k["per_forward"]
+    text = fmt_num(total, lang, 0)
+    if extra:
+        text += " (" + ", ".join(f"{fmt_num(n, lang, 0)} {kind}" for kind, n in extra.items()) + ")"
+    return text

@@ -1,0 +1,68 @@
+"""Every generated file of one GPU's folder: tables/<name>.<lang>.md and figures/*.svg."""
+from __future__ import annotations
+
+from ..text.catalog import t
+from ..variants import FUSED, LANGS
+from . import extra_tables, figures, findings, tables
+from .markdown import caption
+
+
+def seed_tables(results, ref, lang):
+    """name -> Markdown body, for the tables of the seed's shape."""
+    fused = list(FUSED) + ["auto"]
+    naive_math = ["naive", "naive_inplace", "math"]
+    out = {
+        "headline": tables.headline(results, ref, lang),
+        "kernels-naive-math": tables.kernels(results, lang, naive_math),
+        "kernels-fused": tables.kernels(results, lang, fused),
+        "resources": tables.resources(results, lang, fused),
+        "details": tables.details(results, lang),
+        "cpu-ops-naive-math": tables.cpu_ops(results, lang, naive_math),
+        "cpu-ops-fused": tables.cpu_ops(results, lang, fused),
+        "provenance": tables.provenance(results, lang),
+    }
+    for name in results["variants"]:
+        out[f"profiler-{name}"] = tables.profiler_table(results, name, lang)
+    for name, keys in findings.FILES.items():
+        out[name] = findings.render_findings(results, ref, lang, keys)
+    return out
+
+
+def extra(results, ref, lang):
+    """name -> Markdown body, for the --all measurements and the A100 comparison."""
+    out = {"a100-vs-ours": extra_tables.a100_table(results, ref, lang)}
+    for name, keys in findings.EXTRA_FILES.items():
+        out[name] = findings.render_findings(results, ref, lang, keys)
+    sweep = results.get("sweep")
+    for d in sweep["head_dims"] if sweep else ():
+        cap = t("page.sweep_caption", lang).format(**sweep)
+        for what in ("time", "memory", "tflops"):
+            out[f"sweep-{what}-d{d}"] = extra_tables.sweep_table(sweep, lang, d, what) + "\n\n" + cap
+    overhead = results.get("overhead")
+    for shape_name, cfg in overhead["shapes"].items() if overhead else ():
+        out[f"overhead-{shape_name}"] = (t(f"page.shape_{shape_name}", lang).format(**cfg) + "\n\n"
+                                         + extra_tables.overhead_table(overhead, lang, shape_name))
+    if results.get("backward"):
+        out["backward"] = extra_tables.backward_table(results["backward"], lang)
+    return out
+
+
+def render_all(results, ref, tables_dir, figures_dir=None):
+    """Write tables/<name>.<lang>.md (and figures/*.svg) in both languages; returns the paths."""
+    written = []
+    tables_dir.mkdir(parents=True, exist_ok=True)
+    for lang in LANGS:
+        head = [t("page.header", lang), ""]
+        shape = t("page.shape", lang).format(**results["config"])
+        bodies = {name: (body, [shape]) for name, body in seed_tables(results, ref, lang).items()}
+        bodies.update({name: (body, []) for name, body in extra(results, ref, lang).items()})
+        for name, (body, notes) in bodies.items():
+            foot = ["", caption(results, lang) + ("  " if notes else "")] + notes
+            if name == "headline":
+                foot += ["", t("page.cite", lang).format(**ref["source"])]
+            path = tables_dir / f"{name}.{lang}.md"
+            path.write_text("\n".join(head + [body] + foot) + "\n", encoding="utf-8")
+            written.append(path)
+        if figures_dir is not None:
+            written += figures.render_figures(results, lang, figures_dir)
+    return written

@@ -1,0 +1,119 @@
+"""The tables of the seed's shape: headline, kernels, resources, details, CPU ops,
+the profiler's own table and provenance."""
+from __future__ import annotations
+
+from ..text.catalog import t
+from ..text.format import fmt_bytes, fmt_error, fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
+from ..trace.stats import median
+from .markdown import kernel_count, label, limits_text, md_table, status_text
+
+
+def headline(results, ref, lang):
+    none = t("value.none", lang)
+    base = results["variants"].get("naive_inplace", {})
+    base_cuda = median(base.get("cuda_time_us")) if base.get("status") == "ok" else None
+    rows = []
+    for name, row in results["variants"].items():
+        r = ref["variants"].get(name, {})
+        a100 = [fmt_us(r.get("cuda_time_us"), lang), fmt_us(r.get("cpu_time_us"), lang)]
+        if row["status"] != "ok":
+            rows.append([label(name, lang), status_text(row, lang), none, a100[0], none, a100[1]]
+                        + [none] * 3)
+            continue
+        cuda = median(row.get("cuda_time_us"))
+        ratio = fmt_ratio(cuda / base_cuda, lang) if cuda and base_cuda else none
+        rows.append([label(name, lang), kernel_count(row, lang), fmt_us(cuda, lang), a100[0],
+                     fmt_us(median(row["cpu_time_us"]), lang), a100[1],
+                     fmt_us(median(row.get("host_time_us")), lang),
+                     fmt_us(row["wall_time_us"]["median"], lang), ratio])
+    cols = ("variant", "kernels_fwd", "cuda_time", "a100_cuda", "cpu_time", "a100_cpu", "host_time",
+            "wall", "vs_inplace")
+    return md_table([t(f"col.{c}", lang) for c in cols], rows)
+
+
+def kernels(results, lang, names):
+    rows = []
+    for name in names:
+        row = results["variants"].get(name)
+        if not row:
+            continue
+        if row["status"] != "ok":
+            rows.append([label(name, lang), status_text(row, lang)] + [""] * 5)
+            continue
+        for k in row["kernels"]:
+            rows.append([label(name, lang), f"`{k['short_name']}`", t(f"kind.{k['kind']}", lang),
+                         f"`{k['aten_op']}`" if k["aten_op"] else t("value.none", lang),
+                         f"`{k['launched_by']}`", fmt_num(k["per_forward"], lang, 0),
+                         fmt_us(k["avg_us"], lang)])
+    cols = ("variant", "kernel", "kind", "op", "launched_by", "per_forward", "avg_time")
+    return md_table([t(f"col.{c}", lang) for c in cols], rows, ["l", "l", "l", "l", "l", "r", "r"])
+
+
+def _resource_row(name, k, lang):
+    kineto = k["kineto_occupancy_pct"]
+    return [label(name, lang), f"`{k['short_name']}`", str(k["registers_per_thread"]),
+            fmt_bytes(k["shared_memory"], lang), "×".join(map(str, k["block"])),
+            "×".join(map(str, k["grid"])),
+            fmt_pct(kineto, lang, 0) if kineto is not None else t("value.none", lang),
+            fmt_pct(k["our_kineto_rule_pct"], lang), fmt_pct(k["our_optin_pct"], lang),
+            fmt_num(k["our_optin_blocks"], lang, 0), limits_text(k["our_optin_limited_by"], lang)]
+
+
+def resources(results, lang, names):
+    rows = []
+    for name in names:
+        row = results["variants"].get(name)
+        if not row or row["status"] != "ok":
+            continue
+        rows += [_resource_row(name, k, lang) for k in row["kernels"]
+                 if k["kind"] == "kernel" and "our_optin_pct" in k]
+    cols = ("variant", "kernel", "regs", "smem", "block", "grid", "kineto_occ", "ours_kineto",
+            "ours_optin", "blocks_sm", "limited_by")
+    return md_table([t(f"col.{c}", lang) for c in cols], rows,
+                    ["l", "l", "r", "r", "r", "r", "r", "r", "r", "r", "l"])
+
+
+def details(results, lang):
+    none = t("value.none", lang)
+    roof = results["roof"]
+    rows = []
+    for name, row in results["variants"].items():
+        if row["status"] != "ok":
+            rows.append([label(name, lang), status_text(row, lang)] + [none] * 6)
+            continue
+        cuda = row.get("cuda_time_us")
+        spread = f"{fmt_us(cuda['min'], lang)} – {fmt_us(cuda['max'], lang)}" if cuda else none
+        rows.append([label(name, lang), fmt_us(median(row["kernel_sum_us"]), lang), spread,
+                     fmt_mib(row.get("peak_extra_mib"), lang), fmt_tflops(row["tflops"], lang),
+                     fmt_pct(100 * row["tflops"] / roof["tflops"], lang),
+                     fmt_error(row["rel_error"], lang), fmt_us(row["first_call_ms"] * 1000, lang)])
+    cols = ("variant", "kernel_sum", "spread", "peak_mem", "tflops", "roof_share", "rel_err",
+            "first_call")
+    note = t("page.roof_note", lang).format(dtype=roof["dtype"], n=roof["shape"][0],
+                                            tflops=fmt_tflops(roof["tflops"], lang))
+    return md_table([t(f"col.{c}", lang) for c in cols], rows) + "\n\n" + note
+
+
+def cpu_ops(results, lang, names):
+    v = results["variants"]
+    names = [n for n in names if v.get(n, {}).get("status") == "ok"]
+    ops = sorted({op for n in names for op in v[n]["cpu_ops_per_forward"]})
+    rows = [[f"`{op}`"] + [fmt_num(v[n]["cpu_ops_per_forward"].get(op, 0), lang, 0) for n in names]
+            for op in ops]
+    return md_table([t("col.op", lang)] + [label(n, lang) for n in names], rows)
+
+
+def profiler_table(results, name, lang):
+    row = results["variants"][name]
+    if row["status"] != "ok":
+        return f"{label(name, lang)}: {status_text(row, lang)} ({row['reason']})"
+    return "```text\n" + row["profiler_table"].rstrip() + "\n```"
+
+
+def provenance(results, lang):
+    p = results["provenance"]
+    keys = ["gpu_name", "compute_capability", "sm_count", "gpu_memory_gib", "driver", "cuda",
+            "cudnn", "torch", "python", "date", "command"]
+    rows = [[f"`{k}`", f"`{p[k]}`" if k == "command" else str(p[k])] for k in keys if k in p]
+    rows += [[f"`{f}` (sha256)", f"`{h}`"] for f, h in p["snippet_sha256"].items()]
+    return md_table([t("col.prov_item", lang), t("col.prov_value", lang)], rows, ["l", "l"])

@@ -1,0 +1,58 @@
+"""Numbers in each locale's format: nb uses a decimal comma, a no-break space as thousands
+separator and before %, en uses a point and no space before %."""
+from __future__ import annotations
+
+from .catalog import t
+
+NBSP = "\u00a0"
+
+
+def fmt_num(x, lang, decimals=1):
+    s = f"{x:,.{decimals}f}"
+    if lang == "nb":
+        s = s.replace(",", NBSP).replace(".", ",")
+    return s
+
+
+def fmt_us(us, lang):
+    """A time in µs, or in ms from 1 ms on; "–" where nothing was measured."""
+    if us is None:
+        return t("value.none", lang)
+    if us >= 1000:
+        return f"{fmt_num(us / 1000, lang, 3)} ms"
+    return f"{fmt_num(us, lang, 1)} µs"
+
+
+def fmt_pct(p, lang, decimals=1):
+    if p is None:
+        return t("value.none", lang)
+    return f"{fmt_num(p, lang, decimals)}{NBSP}%" if lang == "nb" else f"{fmt_num(p, lang, decimals)}%"
+
+
+def fmt_tflops(x, lang):
+    return fmt_num(x, lang, 1 if x >= 10 else 3)
+
+
+def fmt_ratio(r, lang):
+    return f"{fmt_num(r, lang, 1 if r >= 1 else 2)}×"
+
+
+def fmt_bytes(n, lang):
+    if n is None:
+        return t("value.none", lang)
+    if n >= 2**30:
+        return f"{fmt_num(n / 2**30, lang, 1)} GiB"
+    return f"{fmt_num(n / 1024, lang, 1)} KiB" if n < 2**20 else f"{fmt_num(n / 2**20, lang, 1)} MiB"
+
+
+def fmt_mib(mib, lang, decimals=1):
+    return f"{fmt_num(mib, lang, decimals)} MiB" if mib is not None else t("value.none", lang)
+
+
+def fmt_error(x, lang):
+    """A relative error in scientific notation: 1,2e-03 / 1.2e-03."""
+    return f"{x:.1e}".replace(".", "," if lang == "nb" else ".")
+
+
+def blocks_text(n, lang):
+    return f"{fmt_num(n, lang, 0)} {t('word.blocks' if n != 1 else 'word.block', lang)}"

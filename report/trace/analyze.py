@@ -1,0 +1,137 @@
+"""Per-forward figures for every range of one record_function name in a Chrome trace.
+
+CPU time is the host-side record_function range; CUDA time is the GPU-side range
+("gpu_user_annotation": first kernel start to last kernel end). GPU activities are tied
+to a forward pass through the launch call that issued them (its correlation id).
+"""
+from .names import GPU_CATS, LAUNCH_CATS, kernel_kind, short_kernel_name
+from .stats import stats
+
+
+def complete_events(trace):
+    """The trace's complete ("X") events; ValueError if it is no Chrome trace."""
+    if not isinstance(trace, dict) or not isinstance(trace.get("traceEvents"), list):
+        raise ValueError("no traceEvents list: not a Chrome trace from torch.profiler")
+    return [e for e in trace["traceEvents"] if isinstance(e, dict) and e.get("ph") == "X"]
+
+
+def _ranges(events, cat, range_name):
+    return sorted((e for e in events if e.get("cat") == cat and e.get("name") == range_name),
+                  key=lambda e: e["ts"])
+
+
+def _step_finder(cpu_ranges):
+    def step_of(ts):
+        for i, r in enumerate(cpu_ranges):
+            if r["ts"] <= ts <= r["ts"] + r["dur"]:
+                return i
+        return None
+    return step_of
+
+
+def _innermost_op_finder(events):
+    ops = sorted((e for e in events if e.get("cat") == "cpu_op"), key=lambda e: e["ts"])
+
+    def innermost_op(launch):
+        """The ATen operation whose CPU span holds this launch call (the shortest one)."""
+        best = None
+        for op in ops:
+            if op["ts"] > launch["ts"]:
+                break
+            if (op.get("tid") == launch.get("tid") and launch["ts"] <= op["ts"] + op["dur"]
+                    and (best is None or op["dur"] <= best["dur"])):
+                best = op
+        return best["name"] if best else None
+    return innermost_op
+
+
+def _activities_per_step(events, steps, step_of):
+    """[(GPU activity, launch event), ...] per step, and the launch API time per step."""
+    launches = {}
+    launch_time = [0.0] * steps
+    for e in events:
+        if e.get("cat") in LAUNCH_CATS:
+            i = step_of(e["ts"])
+            if i is not None:
+                launch_time[i] += e["dur"]
+                corr = (e.get("args") or {}).get("correlation")
+                if corr is not None:
+                    launches[corr] = (i, e)
+    per_step = [[] for _ in range(steps)]
+    for e in events:
+        if e.get("cat") in GPU_CATS:
+            hit = launches.get((e.get("args") or {}).get("correlation"))
+            if hit is not None:
+                per_step[hit[0]].append((e, hit[1]))
+    return per_step, launch_time
+
+
+def _kernel_table(per_step, steps, innermost_op):
+    """One row per distinct GPU activity name, longest total first."""
+    kernels = {}
+    for acts in per_step:
+        for e, launch in acts:
+            args = e.get("args") or {}
+            k = kernels.get(e["name"])
+            if k is None:
+                k = kernels[e["name"]] = {
+                    "name": e["name"], "short_name": short_kernel_name(e["name"]),
+                    "kind": kernel_kind(e), "launched_by": launch["name"],
+                    "aten_op": innermost_op(launch), "calls": 0, "total_us": 0.0,
+                    "registers_per_thread": args.get("registers per thread"),
+                    "shared_memory": args.get("shared memory"),
+                    "block": args.get("block"), "grid": args.get("grid"),
+                    "kineto_occupancy_pct": args.get("est. achieved occupancy %"),
+                    "kineto_occupancy": args.get("occupancy"),
+                }
+            k["calls"] += 1
+            k["total_us"] += e["dur"]
+    for k in kernels.values():
+        k["per_forward"] = k["calls"] / steps
+        k["avg_us"] = k["total_us"] / k["calls"]
+    return sorted(kernels.values(), key=lambda k: -k["total_us"])
+
+
+def _gpu_times(per_step, gpu_ranges, cuda_time):
+    kernel_sum_us, cuda_us, counts = [], [], []
+    for i, acts in enumerate(per_step):
+        counts.append(len(acts))
+        kernel_sum_us.append(sum(e["dur"] for e, _ in acts))
+        if cuda_time == "gpu_range" and len(gpu_ranges) == len(per_step):
+            cuda_us.append(gpu_ranges[i]["dur"])
+        elif acts:  # no GPU-side range recorded: first start to last end
+            cuda_us.append(max(e["ts"] + e["dur"] for e, _ in acts) - min(e["ts"] for e, _ in acts))
+    return kernel_sum_us, cuda_us, counts
+
+
+def analyze_trace(trace, range_name, cuda_time="gpu_range"):
+    """Per-forward figures for every `range_name` range of a trace.
+
+    cuda_time="kernel_span" measures from the first to the last GPU activity instead of the
+    GPU-side range: that range only covers launches from the thread that opened it, and
+    backward kernels are launched from autograd's own thread.
+    """
+    events = complete_events(trace)
+    cpu_ranges = _ranges(events, "user_annotation", range_name)
+    if not cpu_ranges:
+        raise ValueError(f"no record_function range named {range_name!r} in the trace")
+    gpu_ranges = _ranges(events, "gpu_user_annotation", range_name)
+    steps = len(cpu_ranges)
+    step_of = _step_finder(cpu_ranges)
+    per_step, launch_time = _activities_per_step(events, steps, step_of)
+    cpu_ops = {}
+    for e in events:
+        if e.get("cat") == "cpu_op" and step_of(e["ts"]) is not None:
+            cpu_ops[e["name"]] = cpu_ops.get(e["name"], 0) + 1
+    kernel_sum_us, cuda_us, counts = _gpu_times(per_step, gpu_ranges, cuda_time)
+    return {
+        "steps": steps,
+        "cpu_time_us": stats([r["dur"] for r in cpu_ranges]),
+        "cuda_time_us": stats(cuda_us),
+        "kernel_sum_us": stats(kernel_sum_us),
+        "launch_api_us": stats(launch_time),
+        "gpu_activities_per_forward": stats(counts),
+        "kernels": _kernel_table(per_step, steps, _innermost_op_finder(events)),
+        "cpu_ops_per_forward": {name: n / steps for name, n in sorted(cpu_ops.items())},
+        "device_properties": (trace.get("deviceProperties") or [None])[0],
+    }

@@ -1,0 +1,38 @@
+"""What a GPU activity is called and what it belongs to."""
+
+GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
+LAUNCH_CATS = ("cuda_runtime", "cuda_driver")
+
+
+def kernel_kind(event):
+    return {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}[event["cat"]]
+
+
+def short_kernel_name(name):
+    """'void at::native::(anonymous namespace)::foo<float, 4>(...)' -> 'at::native::foo'."""
+    name = name.replace("(anonymous namespace)::", "")
+    if name.startswith("void "):
+        name = name[5:]
+    depth, out = 0, []
+    for ch in name:
+        if ch in "<(":
+            if depth == 0 and ch == "(" and out:
+                break
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out).strip() or name
+
+
+def backend_of_kernels(names):
+    """Which SDPA backend ran, read off the kernel names of one forward pass."""
+    joined = " ".join(names).lower()
+    if "cudnn" in joined or "_sdpa_sm" in joined:
+        return "cudnn"
+    if "fmha_cutlass" in joined or "attention_kernel" in joined or "efficient" in joined:
+        return "efficient"
+    if "flash" in joined:
+        return "flash"
+    return "math"

@@ -1,0 +1,16 @@
+"""The summary every measured time is stored as."""
+import statistics
+
+
+def stats(values):
+    """{"median", "min", "max", "mean", "n"} of the values; None for no values."""
+    values = [float(v) for v in values]
+    if not values:
+        return None
+    return {"median": statistics.median(values), "min": min(values), "max": max(values),
+            "mean": statistics.fmean(values), "n": len(values)}
+
+
+def median(stat):
+    """The median of a stored summary, or None where nothing was measured."""
+    return stat["median"] if stat else None

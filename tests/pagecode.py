@@ -1,0 +1,292 @@
+"""Reading the docs as the site does: mkdocs.yml's nav, snippet expansion, code fences.
+
+mkdocs.yml is the one source of truth: the page list comes from its nav, and pages are
+expanded with the pymdownx.snippets config read from it. A library for the tests
+(conftest.py keeps pytest's fixtures and hooks).
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import io
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+LANGS = ("nb", "en")
+DEFAULT_LANG = "nb"
+GENERATED = DOCS / "generated"  # written by build_tables.py only; never by these tests
+
+
+# --------------------------------------------------------------------------- config
+
+
+def _plain_config():
+    """mkdocs.yml read as plain YAML, shaped like MkDocs' config for what the page tests need.
+
+    For the GPU test pass on a machine that has pytest and pymdown-extensions but not MkDocs
+    and its plugins; everywhere else MkDocs itself loads and validates the file.
+    """
+    import yaml
+
+    raw = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    names, configs = [], {}
+    for entry in raw.get("markdown_extensions", []):
+        name, options = next(iter(entry.items())) if isinstance(entry, dict) else (entry, None)
+        names.append(name)
+        configs[name] = options or {}
+    return {"markdown_extensions": names, "mdx_configs": configs, "nav": raw["nav"]}
+
+
+@functools.cache
+def mkdocs_config():
+    """mkdocs.yml, validated by MkDocs itself (plugins and hooks loaded, nothing built)."""
+    try:
+        from mkdocs.config import load_config
+    except ImportError:
+        return _plain_config()
+
+    cwd = os.getcwd()
+    try:
+        os.chdir(ROOT)  # hooks and relative paths resolve as they do for `mkdocs build`
+        return load_config(str(ROOT / "mkdocs.yml"))
+    finally:
+        os.chdir(cwd)
+
+
+def snippet_config(base_path=None) -> dict:
+    """The pymdownx.snippets config of mkdocs.yml, with base_path made absolute."""
+    cfg = dict(mkdocs_config()["mdx_configs"]["pymdownx.snippets"])
+    paths = cfg.get("base_path", ["."]) if base_path is None else base_path
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    cfg["base_path"] = [str((ROOT / p).resolve()) for p in paths]
+    return cfg
+
+
+def markdown_extensions(base_path=None) -> tuple[list, dict]:
+    """All markdown extensions of mkdocs.yml, for rendering a page outside MkDocs."""
+    cfg = mkdocs_config()
+    configs = {name: dict(options) for name, options in cfg["mdx_configs"].items()}
+    configs["pymdownx.snippets"] = snippet_config(base_path)
+    return list(cfg["markdown_extensions"]), configs
+
+
+def nav_pages() -> list[dict]:
+    """Pages in nav order: slug, source stem and extension, and the nb nav title."""
+    pages = []
+    for entry in mkdocs_config()["nav"]:
+        ((title, src),) = entry.items()
+        stem, ext = os.path.splitext(src)
+        pages.append({"slug": "" if stem == "index" else stem, "stem": stem, "ext": ext, "title": title})
+    return pages
+
+
+def nav_title(title: str, lang: str) -> str:
+    if lang == DEFAULT_LANG:
+        return title
+    for plugin_lang in mkdocs_config()["plugins"]["i18n"].config.languages:
+        if plugin_lang.locale == lang:
+            return (plugin_lang.nav_translations or {}).get(title, title)
+    return title
+
+
+def page_url(slug: str, lang: str) -> str:
+    """URL path of a page relative to the site root, e.g. 'en/occupancy/'."""
+    prefix = "" if lang == DEFAULT_LANG else f"{lang}/"
+    return prefix + (f"{slug}/" if slug else "")
+
+
+def markdown_pages() -> list[Path]:
+    """Every Markdown page a reader can see (docs/**/*.md, not docs/generated/)."""
+    return sorted(
+        p for p in DOCS.rglob("*.md") if GENERATED not in p.parents and p.is_file()
+    )
+
+
+def rel(path: Path) -> str:
+    return path.relative_to(DOCS).as_posix()
+
+
+# --------------------------------------------------------------------------- snippets
+
+
+def expand_snippets(text: str, base_path=None) -> str:
+    """Run pymdownx.snippets' own preprocessor on a page, with mkdocs.yml's config.
+
+    Raises pymdownx.snippets.SnippetMissingError for a missing file or section
+    (check_paths: true in mkdocs.yml).
+    """
+    import markdown
+
+    md = markdown.Markdown(
+        extensions=["pymdownx.snippets"],
+        extension_configs={"pymdownx.snippets": snippet_config(base_path)},
+    )
+    return "\n".join(md.preprocessors["snippet"].run(text.split("\n")))
+
+
+def expanded_to_source_lines(source: str, expanded: str) -> list[int]:
+    """For each line of the expanded page, the 1-based line of the page source it came
+    from (an included line maps to its `--8<--` line)."""
+    src, out = source.split("\n"), expanded.split("\n")
+    mapping = [1] * len(out)
+    matcher = difflib.SequenceMatcher(a=src, b=out, autojunk=False)
+    for tag, i1, _i2, j1, j2 in matcher.get_opcodes():
+        for k, j in enumerate(range(j1, j2)):
+            mapping[j] = (i1 + k + 1) if tag == "equal" else min(i1 + 1, len(src))
+    return mapping
+
+
+# --------------------------------------------------------------------------- fences
+
+
+@dataclass
+class Fence:
+    lineno: int  # 1-based line of the opening fence
+    marker: str  # ``` or ~~~ (or longer)
+    info: str  # the info string after the marker, stripped
+    code: str
+
+
+def find_fences(text: str) -> list[Fence]:
+    """Fenced code blocks as Markdown/superfences see them (any indentation, ``` or ~~~)."""
+    fences = []
+    lines = text.split("\n")
+    i = 0
+    opening = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
+    while i < len(lines):
+        m = opening.match(lines[i])
+        if not m or (m.group(2)[0] == "`" and "`" in m.group(3)):
+            i += 1
+            continue
+        indent, marker, info = m.groups()
+        body = []
+        j = i + 1
+        closing = re.compile(r"^\s*" + re.escape(marker[0]) + "{" + str(len(marker)) + r",}\s*$")
+        while j < len(lines) and not closing.match(lines[j]):
+            body.append(lines[j][len(indent):] if lines[j].startswith(indent) else lines[j].lstrip())
+            j += 1
+        fences.append(Fence(i + 1, marker, info.strip(), "\n".join(body) + "\n"))
+        i = j + 1
+    return fences
+
+
+PYTHON_LANGS = {"py", "py3", "python", "python3", "pycon", "ipython", "ipython3", "pyi", "sage"}
+
+
+def fence_language(info: str) -> str:
+    """The highlight language of a fence's info string: `python`, `py title="x"`,
+    `{.python .annotate}`, `{ .py }` and `python3` all name one."""
+    info = info.strip()
+    if info.startswith("{"):
+        m = re.search(r"\.([\w+-]+)", info)
+        return m.group(1).lower() if m else ""
+    return re.split(r"[\s{]", info, maxsplit=1)[0].lower() if info else ""
+
+
+def looks_like_python(info: str) -> bool:
+    return fence_language(info) in PYTHON_LANGS
+
+
+# --------------------------------------------------------------------------- code blocks
+
+
+@dataclass
+class ShownBlock:
+    """A Python block as a reader sees it on a page, with pytest-codeblocks' markers."""
+
+    page: str
+    index: int
+    lineno: int  # line in the page source (an included block: its --8<-- line)
+    code: str
+    marks: list[str]
+    expected_output: str | None = None
+    expected_output_ignore_whitespace: bool = False
+    importorskip: str | None = None
+    also_on: list[str] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return f"{self.page}#{self.index}:L{self.lineno}"
+
+
+def extract_python_blocks(page: str, source: str, expanded: str) -> list[ShownBlock]:
+    """The blocks pytest-codeblocks collects as Python (fence info exactly `python`)."""
+    from pytest_codeblocks import extract_from_buffer
+
+    line_map = expanded_to_source_lines(source, expanded)
+    blocks = []
+    for block in extract_from_buffer(io.StringIO(expanded)):
+        if block.syntax != "python":
+            continue
+        blocks.append(
+            ShownBlock(
+                page=page,
+                index=len(blocks),
+                lineno=line_map[block.lineno - 1] if block.lineno - 1 < len(line_map) else block.lineno,
+                code=block.code,
+                marks=list(block.marks),
+                expected_output=block.expected_output,
+                expected_output_ignore_whitespace=block.expected_output_ignore_whitespace,
+                importorskip=block.importorskip,
+            )
+        )
+    return blocks
+
+
+def collect_page_blocks() -> tuple[list[ShownBlock], dict[str, str]]:
+    """Python blocks of all pages, identical blocks (nb and en) once.
+
+    Returns the blocks and, per page that could not be expanded, the error: such a page
+    fails tests/test_pages.py::test_includes_resolve.
+    """
+    blocks: dict[tuple, ShownBlock] = {}
+    errors = {}
+    for path in markdown_pages():
+        source = path.read_text(encoding="utf-8")
+        try:
+            expanded = expand_snippets(source)
+            page_blocks = extract_python_blocks(rel(path), source, expanded)
+        except Exception as exc:  # reported by test_includes_resolve / test_blocks_parse
+            errors[rel(path)] = f"{type(exc).__name__}: {exc}"
+            continue
+        for block in page_blocks:
+            key = (block.code, block.expected_output, tuple(block.marks), block.importorskip)
+            if key in blocks:
+                blocks[key].also_on.append(block.id)
+            else:
+                blocks[key] = block
+    return list(blocks.values()), errors
+
+
+class _ModulesOnDemand(dict):
+    """Names in a marker expression that are modules (torch, importlib) import on use."""
+
+    def __missing__(self, name):
+        import importlib
+
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            raise KeyError(name) from None
+
+
+def eval_mark(expression: str):
+    return eval(expression, {"sys": sys, "pytest": pytest, "os": os}, _ModulesOnDemand())
+
+
+# --------------------------------------------------------------------------- notebook
+
+
+def notebooks() -> dict[str, Path]:
+    """The notebook page in each language: {'nb': docs/explore.nb.ipynb, ...}."""
+    stems = [p["stem"] for p in nav_pages() if p["ext"] == ".ipynb"]
+    return {lang: DOCS / f"{stem}.{lang}.ipynb" for stem in stems for lang in LANGS}

@@ -1,0 +1,83 @@
+"""report/'s layers import downward only, and only the measurement layer imports torch."""
+import ast
+
+from report.paths import PACKAGE
+
+# what each part of report/ may import from report/ (itself included)
+ALLOWED = {
+    "paths": set(),
+    "variants": set(),
+    "snippets": {"paths"},
+    "trace": {"trace", "snippets", "paths", "variants"},
+    "results": {"paths", "variants"},
+    "text": {"text"},
+    "measure": {"measure", "trace", "results", "variants", "snippets", "paths"},
+    "render": {"render", "text", "trace", "variants"},
+}
+
+
+def module_name(path):
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts), parts[-1] == "__init__"
+
+
+def imports(path):
+    """Absolute names of every module the file imports, at any depth (also inside functions)."""
+    name, is_package = module_name(path)
+    package = name if is_package else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")
+            if node.level:
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module
+            found.add(target)
+            found |= {f"{target}.{a.name}" for a in node.names}  # `from . import seed`
+    return found
+
+
+def part_of(module):
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def test_every_module_belongs_to_a_known_layer():
+    for path in PACKAGE.rglob("*.py"):
+        name, _ = module_name(path)
+        assert name == "report" or part_of(name) in ALLOWED, name
+
+
+def test_layers_import_downward_only():
+    for path in PACKAGE.rglob("*.py"):
+        name, _ = module_name(path)
+        if name == "report":
+            continue
+        own = part_of(name)
+        for target in imports(path):
+            if target.startswith("report.") and part_of(target) in ALLOWED:
+                assert part_of(target) in ALLOWED[own], f"{name} imports {target}"
+
+
+def test_only_measurement_imports_torch():
+    for path in PACKAGE.rglob("*.py"):
+        name, _ = module_name(path)
+        uses_torch = any(t == "torch" or t.startswith("torch.") for t in imports(path))
+        assert not uses_torch or part_of(name) == "measure", name
+
+
+def test_no_module_passed_around_as_a_parameter():
+    root = PACKAGE.parent
+    for path in [root / "build_tables.py", *PACKAGE.rglob("*.py")]:
+        assert "sys.modules[__name__]" not in path.read_text(encoding="utf-8"), path
+
+
+def test_the_parser_sees_relative_and_function_level_imports():
+    found = imports(PACKAGE / "measure" / "run.py")
+    assert "torch" in found  # imported inside run_measurements
+    assert {"report.measure.seed", "report.results", "report.measure.provenance"} <= found

@@ -19,6 +19,9 @@ if ! command -v chromium >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q chromium </dev/null
 fi
 
+echo "== ruff check"
+"$PYTHON" -m ruff check . </dev/null
+
 echo "== mkdocs build --strict"
 "$PYTHON" -m mkdocs build --strict --site-dir site </dev/null
 

@@ -15,18 +15,26 @@ the package report/ (see its __init__ for the layers).
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
+import re
 import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from report.paths import DEFAULT_OUT
+from report.paths import DEFAULT_OUT, SCRATCH_OUT
 from report.results import UsageError, load_reference, load_results, replace_dir, write_results
 from report.variants import DTYPES, EXTRA_VARIANTS, VARIANTS
 
 MAX_HEAD_DIM = 512  # larger than any attention kernel supports
 MAX_ELEMENTS = 2**34  # per tensor: impossible on any GPU
+MIN_STEPS = 3  # a median of fewer means little
+SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
+# what --render-only uses; every other option is for measuring
+RENDER_OPTIONS = {"out", "slug", "render_only"}
 
 
 def positive_int(text):
@@ -39,6 +47,23 @@ def positive_int(text):
     return value
 
 
+def positive_seconds(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} must be a positive, finite number of seconds")
+    return value
+
+
+def slug_name(text):
+    if not SLUG.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a folder name of lower-case letters, digits and '-' (e.g. h200)")
+    return text
+
+
 def variant_list(text):
     names = [n.strip() for n in text.split(",") if n.strip()]
     known = VARIANTS + EXTRA_VARIANTS
@@ -49,8 +74,14 @@ def variant_list(text):
     return names
 
 
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        """One line and exit 2, instead of argparse's usage block."""
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
 def _parser():
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="build_tables.py",
         description="Measure causal attention variants under torch.profiler and render the "
                     "site's tables (docs/generated/<gpu>/).")
@@ -73,34 +104,57 @@ def _parser():
     more.add_argument("--all", action="store_true", help="--extra --sweep --overhead --backward")
     more.add_argument("--sweep-max-seq", type=positive_int, default=16384)
     more.add_argument("--sweep-steps", type=positive_int, default=5)
-    more.add_argument("--sweep-timer-seconds", type=float, default=0.1)
+    more.add_argument("--sweep-timer-seconds", type=positive_seconds, default=0.1)
     p.add_argument("--steps", type=positive_int, default=50,
-                   help="profiled (active) steps per variant (default 50)")
-    p.add_argument("--timer-seconds", type=float, default=0.5,
-                   help="minimum run time of the wall-clock timer per variant")
+                   help=f"profiled (active) steps per variant, at least {MIN_STEPS} (default 50)")
+    p.add_argument("--timer-seconds", type=positive_seconds, default=0.5,
+                   help="minimum run time of the wall-clock timer per variant (default 0.5)")
     p.add_argument("--host-calls", type=positive_int, default=200,
                    help="calls timed on the host, without the profiler (default 200)")
     p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT,
-                   help="parent folder; results go to <out>/<gpu-slug>/ (default docs/generated)")
-    p.add_argument("--slug", help="folder name for this GPU (default: derived from its name)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="parent folder; results go to <out>/<gpu-slug>/ (default docs/generated "
+                        "on a GPU, build-out/ for --device cpu, which git ignores)")
+    p.add_argument("--slug", type=slug_name,
+                   help="folder name for this GPU: lower-case letters, digits, '-' "
+                        "(default: derived from its name)")
+    p.add_argument("--replace", action="store_true",
+                   help="allow replacing results of another device, or a run with more in it")
     p.add_argument("--render-only", action="store_true",
-                   help="re-render tables from existing results.json (no GPU needed)")
+                   help="re-render tables from existing results.json (no GPU needed); "
+                        "takes only --out and --slug")
     return p
+
+
+def given_options(parser, argv):
+    """The dests of the options the command line names (defaults left out)."""
+    names = set()
+    for token in argv:
+        if token.startswith("--"):
+            opt = token.split("=", 1)[0]
+            action = parser._option_string_actions.get(opt)
+            if action is not None:
+                names.add(action.dest)
+    return names
 
 
 def parse_args(argv):
     p = _parser()
     args = p.parse_args(argv)
+    if args.render_only:
+        extra = sorted(given_options(p, argv) - RENDER_OPTIONS)
+        if extra:
+            p.error("--render-only re-renders existing results; it takes only --out and --slug, "
+                    f"not {', '.join('--' + e.replace('_', '-') for e in extra)}")
     if args.head_dim > MAX_HEAD_DIM:
         p.error(f"--head-dim {args.head_dim} is larger than any attention kernel supports "
                 f"(max {MAX_HEAD_DIM})")
-    if args.steps < 3:
-        p.error("--steps must be at least 3 for a median to mean anything")
+    if args.steps < MIN_STEPS:
+        p.error(f"--steps must be at least {MIN_STEPS} for a median to mean anything")
     if args.batch * args.heads * args.seq_len * args.head_dim > MAX_ELEMENTS:
         p.error("that shape has more than 2^34 elements per tensor: impossible on any GPU")
-    if args.timer_seconds <= 0 or args.sweep_timer_seconds <= 0:
-        p.error("--timer-seconds and --sweep-timer-seconds must be positive")
+    if args.out is None:
+        args.out = SCRATCH_OUT if args.device == "cpu" and not args.render_only else DEFAULT_OUT
     if args.all:
         args.extra = args.sweep = args.overhead = args.backward = True
     if args.variants is None:
@@ -141,6 +195,56 @@ def render_only(args):
         print(f"rendered {folder / 'tables'} and {folder / 'figures'} from {folder / 'results.json'}")
 
 
+def check_writable(out):
+    """Refuse an output location the run could not write, before any measurement."""
+    out = Path(out)
+    existing = out
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise UsageError(f"--out {out}: {existing} is not a folder (nothing was measured)")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".write-test-", dir=existing)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as err:
+        raise UsageError(f"--out {out}: cannot write in {existing} ({err.strerror or err}); "
+                         "choose another --out (nothing was measured)") from None
+
+
+def _shape(config):
+    return {k: config.get(k) for k in ("batch", "heads", "seq_len", "head_dim", "dtype")}
+
+
+def check_target(args, out, slug, prov):
+    """Refuse to replace results of another device, another shape, or a fuller run."""
+    target = Path(out) / slug
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"{target} is a file, not a results folder (nothing was measured)")
+    old_path = target / "results.json"
+    if args.replace or not old_path.is_file():
+        return
+    try:
+        old = json.loads(old_path.read_text(encoding="utf-8"))
+        old_gpu = old["provenance"]["gpu_name"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise UsageError(f"{old_path} is there but unreadable; pass --replace to overwrite it, "
+                         "or choose another --slug (nothing was measured)") from None
+    why = None
+    if old_gpu != prov["gpu_name"]:
+        why = f"holds results of {old_gpu}, and this run is on {prov['gpu_name']}"
+    elif _shape(old.get("config", {})) != _shape(vars(args)):
+        why = "holds results of another shape or dtype"
+    else:
+        lost = [v for v in old.get("variants", {}) if v not in args.variants]
+        lost += [f"--{s}" for s in ("sweep", "overhead", "backward") if s in old and not getattr(args, s)]
+        if lost:
+            why = f"holds {', '.join(lost)}, which this run would not measure"
+    if why:
+        raise UsageError(f"{target} {why}: pass --replace to replace it, or choose another "
+                         "--slug or --out (nothing was measured)")
+
+
 def write_run(results, trace_tmp, out, slug):
     """Write results, traces, tables and figures into a staging folder, then swap it in."""
     from report.render.site import render_all
@@ -161,10 +265,15 @@ def measure(args, argv):
     from report.measure.run import run_measurements
 
     out = Path(args.out)
+    check_writable(out)
     started = time.perf_counter()
-    slug, results, trace_tmp = run_measurements(args, argv, out)
+    slug, results, trace_tmp = run_measurements(
+        args, argv, out, check=lambda slug, prov: check_target(args, out, slug, prov))
     try:
         write_run(results, trace_tmp, out, slug)
+    except OSError as err:
+        raise UsageError(f"could not write {out / slug} ({err}); the previous results there "
+                         "are untouched") from None
     finally:
         shutil.rmtree(trace_tmp, ignore_errors=True)
     print(f"wrote {out / slug} in {time.perf_counter() - started:.1f} s")

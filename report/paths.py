@@ -6,3 +6,4 @@ SNIPPETS = ROOT / "snippets"
 PACKAGE = ROOT / "report"
 DEFAULT_OUT = ROOT / "docs" / "generated"
 REFERENCE = ROOT / "data" / "hf_blog_a100.json"
+SCRATCH_OUT = ROOT / "build-out"  # CPU runs: git-ignored, never published

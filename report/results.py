@@ -3,11 +3,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import shutil
 from pathlib import Path
 
-from .paths import REFERENCE, SNIPPETS
+from .paths import PACKAGE, REFERENCE, ROOT, SNIPPETS
 from .variants import SNIPPET_FILES
+
+# the build's own code that decides what is measured and how (rendering is not in it)
+MEASURING_CODE = ("measure", "trace", "snippets.py", "variants.py")
 
 SCHEMA_VERSION = 1
 
@@ -21,15 +25,53 @@ def snippet_hashes():
             for name in SNIPPET_FILES}
 
 
+MAX_STRING = 20_000  # characters; the longest real one (a profiler table) is about 3,000
+LONG_STRING_SHOWN = 60
+
+
+def _too_long(value, where="results"):
+    """The path of the first string longer than MAX_STRING, or None."""
+    if isinstance(value, str):
+        return where if len(value) > MAX_STRING else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = _too_long(item, f"{where}.{key}")
+        if found:
+            return found
+    return None
+
+
+def _check_roof(path, roof):
+    tflops = roof.get("tflops") if isinstance(roof, dict) else None
+    if not isinstance(tflops, (int, float)) or not math.isfinite(tflops) or tflops <= 0:
+        raise UsageError(f"{path}: the matmul roof is {tflops!r} TFLOP/s, not a positive number: "
+                         "the file is damaged; measure again")
+
+
+def code_hashes():
+    """sha256 of every file of report/ that takes part in measuring, by repo-relative path."""
+    files = []
+    for part in MEASURING_CODE:
+        path = PACKAGE / part
+        files += sorted(path.rglob("*.py")) if path.is_dir() else [path]
+    return {p.relative_to(ROOT).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()[:16]
+            for p in files}
+
+
 def load_results(path):
+    """results.json, checked enough that rendering it cannot go wrong silently."""
     path = Path(path)
     if not path.exists():
         raise UsageError(f"{path} does not exist: run build_tables.py on a GPU first")
+    if not path.is_file():
+        raise UsageError(f"{path} is not a file: expected a results.json written by build_tables.py")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise UsageError(f"{path} is not valid JSON ({err}); restore it with "
-                         "`git checkout -- {path}` or measure again") from None
+                         f"`git checkout -- {path}` or measure again") from None
+    except OSError as err:
+        raise UsageError(f"{path} cannot be read ({err.strerror or err})") from None
     if not isinstance(data, dict) or "schema_version" not in data:
         raise UsageError(f"{path} has no schema_version: not a results file of build_tables.py")
     if data["schema_version"] != SCHEMA_VERSION:
@@ -38,6 +80,11 @@ def load_results(path):
     missing = [k for k in ("provenance", "config", "roof", "variants") if k not in data]
     if missing:
         raise UsageError(f"{path} is missing {', '.join(missing)}: the file is damaged")
+    _check_roof(path, data["roof"])
+    long = _too_long(data)
+    if long:
+        raise UsageError(f"{path}: {long[:LONG_STRING_SHOWN]} is longer than {MAX_STRING:,} "
+                         "characters: the file is damaged or not ours")
     return data
 
 

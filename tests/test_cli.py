@@ -1,12 +1,17 @@
 """build_tables.py, the command: arguments, error paths, and small runs on the CPU."""
 import json
 import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
 import build_tables
-from report.measure import backward, seed, sweep
+from report.measure import backward, run, seed, sweep
 from report.paths import DEFAULT_OUT as GENERATED
+from report.paths import ROOT, SCRATCH_OUT
 from report.render import site
 from report.results import load_results
 from report.variants import LANGS
@@ -156,26 +161,214 @@ def test_ctrl_c_mid_run_keeps_the_previous_results(monkeypatch, tmp_path, capsys
         return real(torch, name, *args)
 
     monkeypatch.setattr(seed, "measure_variant", interrupted)
-    code, out = run_main(SMALL_CPU + ["--variants", "naive,math", "--out", str(tmp_path)], capsys)
+    argv = SMALL_CPU + ["--variants", "naive,math", "--out", str(tmp_path), "--replace"]
+    code, out = run_main(argv, capsys)
     assert code == 130 and "interrupted" in out.err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cpu"]
     assert sorted(p.name for p in folder.iterdir()) == ["results.json"]
     assert (folder / "results.json").read_text(encoding="utf-8") == '{"previous": true}'
 
 
-def test_a_crash_while_writing_keeps_the_previous_results(monkeypatch, tmp_path):
+def test_a_crash_while_writing_keeps_the_previous_results(monkeypatch, tmp_path, capsys):
     folder = tmp_path / "cpu"
     folder.mkdir()
     (folder / "results.json").write_text('{"previous": true}', encoding="utf-8")
 
     def broken(*args):
-        raise OSError("disk full")
+        raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(site, "render_all", broken)
-    with pytest.raises(OSError, match="disk full"):
-        build_tables.main(SMALL_CPU + ["--variants", "naive", "--out", str(tmp_path)])
+    code, out = run_main(SMALL_CPU + ["--variants", "naive", "--out", str(tmp_path), "--replace"], capsys)
+    assert code == 2 and "could not write" in out.err and out.err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cpu"]
     assert (folder / "results.json").read_text(encoding="utf-8") == '{"previous": true}'
+
+
+# --- inputs that must never cost a run or committed data ---------------------------
+
+def never_measure(monkeypatch):
+    """Make any measurement fail the test: the refusals below must come before one."""
+    def boom(*args, **kwargs):
+        raise AssertionError("a measurement started")
+    monkeypatch.setattr(seed, "measure_variant", boom)
+    monkeypatch.setattr(run, "measure_roof", boom)
+
+
+def test_a_cpu_run_writes_outside_docs_by_default():
+    args = build_tables.parse_args(["--device", "cpu"])
+    assert args.out == SCRATCH_OUT and GENERATED not in (args.out, *args.out.parents)
+    ignored = subprocess.run(["git", "check-ignore", "-q", str(SCRATCH_OUT / "cpu" / "results.json")],
+                             cwd=ROOT, capture_output=True)
+    assert ignored.returncode == 0, "build-out/ must be git-ignored"
+    assert build_tables.parse_args([]).out == GENERATED
+
+
+@pytest.mark.parametrize("slug", [".", "..", "../elsewhere", "H200", "-x", "a/b", ""])
+def test_a_bad_slug_is_refused(slug, capsys, tmp_path):
+    code, out = run_main(["--slug", slug, "--out", str(tmp_path)], capsys)
+    assert code == 2 and "--slug" in out.err and out.err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0", "-1", "soon"])
+@pytest.mark.parametrize("option", ["--timer-seconds", "--sweep-timer-seconds"])
+def test_timer_seconds_must_be_positive_and_finite(option, value, capsys):
+    code, out = run_main(["--device", "cpu", f"{option}={value}"], capsys)
+    assert code == 2 and option in out.err
+
+
+def test_steps_states_its_minimum(capsys):
+    with pytest.raises(SystemExit):
+        build_tables.main(["--help"])
+    assert "at least 3" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("extra", [["--steps", "5"], ["--seq-len=2048"], ["--device", "cpu"], ["--all"]])
+def test_render_only_refuses_options_it_would_ignore(extra, capsys, tmp_path):
+    code, out = run_main(["--render-only", "--out", str(tmp_path)] + extra, capsys)
+    assert code == 2 and "takes only --out and --slug" in out.err and extra[0].split("=")[0] in out.err
+
+
+def test_an_out_that_is_a_file_is_refused_before_measuring(monkeypatch, capsys, tmp_path):
+    never_measure(monkeypatch)
+    target = tmp_path / "file"
+    target.write_text("x")
+    code, out = run_main(SMALL_CPU + ["--out", str(target / "deeper")], capsys)
+    assert code == 2 and "not a folder" in out.err and target.read_text() == "x"
+
+
+def test_an_unwritable_out_is_refused_before_measuring(monkeypatch, capsys, tmp_path):
+    never_measure(monkeypatch)
+    made = []
+
+    def read_only(*args, **kwargs):
+        made.append(kwargs.get("prefix"))
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    before = set(Path(tempfile.gettempdir()).glob("traces-*"))
+    code, out = run_main(SMALL_CPU + ["--out", str(tmp_path)], capsys)
+    assert code == 2 and "cannot write" in out.err and out.err.count("\n") == 1
+    assert made and set(Path(tempfile.gettempdir()).glob("traces-*")) == before
+
+
+def results_of(tmp_path, **changes):
+    folder = tmp_path / "cpu"
+    folder.mkdir(parents=True)
+    data = {"schema_version": 1, "provenance": {"gpu_name": "NVIDIA H200"},
+            "config": {"batch": 1, "heads": 2, "seq_len": 64, "head_dim": 32, "dtype": "float32"},
+            "roof": {"tflops": 1.0}, "variants": {"naive": {}, "math": {}}} | changes
+    (folder / "results.json").write_text(json.dumps(data), encoding="utf-8")
+    return folder / "results.json"
+
+
+def test_a_run_of_another_device_does_not_replace_its_results(monkeypatch, capsys, tmp_path):
+    never_measure(monkeypatch)
+    path = results_of(tmp_path)
+    before = path.read_bytes()
+    code, out = run_main(SMALL_CPU + ["--variants", "naive,math", "--out", str(tmp_path), "--slug", "cpu"],
+                         capsys)
+    assert code == 2 and "NVIDIA H200" in out.err and "--replace" in out.err
+    assert path.read_bytes() == before
+
+
+def test_a_subset_run_does_not_replace_a_fuller_one(monkeypatch, capsys, tmp_path):
+    import platform
+
+    path = results_of(tmp_path, provenance={"gpu_name": f"CPU ({platform.processor() or platform.machine()})"},
+                      sweep={"points": []})
+    before = path.read_bytes()
+    never_measure(monkeypatch)
+    code, out = run_main(SMALL_CPU + ["--variants", "naive", "--out", str(tmp_path)], capsys)
+    assert code == 2 and "math" in out.err and "--sweep" in out.err and path.read_bytes() == before
+    monkeypatch.undo()
+    assert build_tables.main(SMALL_CPU + ["--variants", "naive", "--out", str(tmp_path), "--replace"]) == 0
+    assert list(load_results(path)["variants"]) == ["naive"]
+
+
+def test_results_json_that_is_a_folder_is_one_line(capsys, tmp_path):
+    (tmp_path / "cpu" / "results.json").mkdir(parents=True)
+    code, out = run_main(["--render-only", "--out", str(tmp_path), "--slug", "cpu"], capsys)
+    assert code == 2 and "is not a file" in out.err and out.err.count("\n") == 1
+
+
+@pytest.mark.parametrize("roof", [0, -3.0, None, "fast"])
+def test_a_roof_that_is_not_a_positive_number_is_refused(roof, capsys, tmp_path):
+    folder = copy_committed(tmp_path)
+    data = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    data["roof"]["tflops"] = roof
+    (folder / "results.json").write_text(json.dumps(data), encoding="utf-8")
+    before = snapshot(folder)
+    code, out = run_main(["--render-only", "--out", str(folder.parent)], capsys)
+    assert code == 2 and "matmul roof" in out.err and snapshot(folder) == before
+
+
+def test_an_absurdly_long_string_is_refused(capsys, tmp_path):
+    folder = copy_committed(tmp_path)
+    data = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    data["provenance"]["gpu_name"] = "H" * 1_000_000
+    (folder / "results.json").write_text(json.dumps(data), encoding="utf-8")
+    code, out = run_main(["--render-only", "--out", str(folder.parent)], capsys)
+    assert code == 2 and "results.provenance.gpu_name is longer than" in out.err and len(out.err) < 400
+
+
+def test_invalid_json_names_the_real_path(capsys, tmp_path):
+    folder = copy_committed(tmp_path)
+    (folder / "results.json").write_text("{", encoding="utf-8")
+    code, out = run_main(["--render-only", "--out", str(folder.parent)], capsys)
+    assert code == 2 and f"git checkout -- {folder / 'results.json'}" in out.err and "{path}" not in out.err
+
+
+def test_a_cpu_allocation_failure_is_one_line(monkeypatch, capsys, tmp_path):
+    def no_memory(*args):
+        raise RuntimeError("[enforce fail at alloc_cpu.cpp:117] DefaultCPUAllocator: can't allocate memory")
+
+    monkeypatch.setattr(run, "make_inputs", no_memory)
+    code, out = run_main(SMALL_CPU + ["--out", str(tmp_path)], capsys)
+    assert code == 2 and "do not fit in memory" in out.err and out.err.count("\n") == 1
+    assert not (tmp_path / "cpu").exists()
+
+
+def test_ctrl_c_while_the_profiler_starts_is_exit_130(monkeypatch, capsys, tmp_path):
+    from report import snippets
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(snippets.load("profile_attention"), "profile_forward", interrupted)
+    code, out = run_main(SMALL_CPU + ["--variants", "naive", "--out", str(tmp_path)], capsys)
+    assert code == 130 and "interrupted" in out.err and not (tmp_path / "cpu").exists()
+
+
+def test_every_timer_uses_the_same_thread_count(monkeypatch, tmp_path):
+    import torch
+    import torch.utils.benchmark as tub
+
+    seen = []
+    real = tub.Timer
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("num_threads"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tub, "Timer", spy)
+    assert build_tables.main(SMALL_CPU + ["--variants", "naive", "--out", str(tmp_path)]) == 0
+    prov = load_results(tmp_path / "cpu" / "results.json")["provenance"]
+    assert seen and set(seen) == {torch.get_num_threads()} == {prov["cpu_threads"]}
+
+
+def test_host_overhead_records_its_repeat_spread(tmp_path):
+    assert build_tables.main(SMALL_CPU + ["--variants", "naive", "--host-calls", "20", "--out", str(tmp_path)]) == 0
+    host = load_results(tmp_path / "cpu" / "results.json")["variants"]["naive"]["host_time_us"]
+    assert len(host["repeat_medians"]) == 10 and host["n"] == 20 and host["spread_pct"] >= 0
+    assert host["gpu_kept_busy"] is False
+
+
+@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="checks the no-GPU path")
+def test_stability_benchmark_without_a_gpu_is_one_line():
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.stability"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "no CUDA device" in proc.stderr
 
 
 def test_sweep_records_out_of_memory_and_refusals_and_goes_on(monkeypatch, tmp_path):

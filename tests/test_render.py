@@ -1,14 +1,18 @@
 """report/render and report/text: locale formats, the catalog, and the committed renders."""
+import copy
+import math
 import string
+import subprocess
 import tomllib
 
 import pytest
 
 from report.paths import DEFAULT_OUT as GENERATED
+from report.paths import ROOT
 from report.render import tables
 from report.render.figures import render_figures
 from report.render.site import render_all
-from report.results import load_reference, load_results, snippet_hashes
+from report.results import code_hashes, load_reference, load_results, snippet_hashes
 from report.text.catalog import CATALOG_FILE, catalog, placeholders, t
 from report.text.format import fmt_num, fmt_pct, fmt_ratio, fmt_us
 from report.variants import LANGS, SNIPPET_FILES
@@ -23,7 +27,11 @@ def test_number_formats_follow_the_locale():
 
 
 def committed_result_dirs():
-    return sorted(p.parent for p in GENERATED.glob("*/results.json"))
+    """Folders of GPU results tracked by git (a stray CPU or local run does not count)."""
+    tracked = subprocess.run(["git", "ls-files", "--", "*/results.json"], cwd=GENERATED,
+                             capture_output=True, text=True, check=True).stdout.split()
+    return sorted((GENERATED / p).parent for p in tracked
+                  if "cuda" in load_results(GENERATED / p)["provenance"])
 
 
 def test_there_are_committed_gpu_results():
@@ -62,6 +70,29 @@ def test_committed_results_came_from_the_committed_snippets(folder):
     """A change to a measured snippet means the numbers must be measured again."""
     results = load_results(folder / "results.json")
     assert results["provenance"]["snippet_sha256"] == snippet_hashes()
+
+
+@pytest.mark.parametrize("folder", committed_result_dirs(), ids=lambda p: p.name)
+def test_committed_results_came_from_the_committed_measuring_code(folder):
+    """A change to report/measure, report/trace or the variants also means measuring again."""
+    results = load_results(folder / "results.json")
+    assert results["provenance"].get("code_sha256") == code_hashes()
+
+
+def test_measuring_code_hashes_cover_measure_and_trace():
+    files = set(code_hashes())
+    assert {"report/measure/seed.py", "report/trace/analyze.py", "report/variants.py"} <= files
+    assert not any(f.startswith("report/render/") or f.startswith("report/text/") for f in files)
+
+
+def test_readme_names_the_torch_pin_and_the_torch_of_the_committed_numbers():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    pin = next(line.split("==")[1].strip() for line in (ROOT / "requirements.txt").read_text().splitlines()
+               if line.startswith("torch=="))
+    assert f"torch {pin}" in readme
+    for folder in committed_result_dirs():
+        torch = load_results(folder / "results.json")["provenance"]["torch"]
+        assert f"torch {torch}" in readme, torch
 
 
 def test_generated_tables_carry_header_and_gpu_caption():
@@ -134,3 +165,27 @@ def test_placeholders_are_filled_in_every_rendered_file(tmp_path):
         fields = {name for _, name, _, _ in string.Formatter().parse(text.replace("{{", "").replace("}}", ""))
                   if name} if "{" in text else set()
         assert not fields, (path.name, fields)
+
+
+# --- rendering never trusts results.json ----------------------------------------------
+
+def test_a_nan_shows_as_a_dash_with_the_reason(tmp_path):
+    results = copy.deepcopy(load_results(GENERATED / "h200" / "results.json"))
+    results["variants"]["flash"]["cuda_time_us"]["median"] = math.nan
+    results["variants"]["flash"]["wall_time_us"]["median"] = math.inf
+    for lang, word in (("nb", "ikke et tall"), ("en", "not a number")):
+        body = tables.headline(results, load_reference(), lang)
+        row = next(line for line in body.splitlines() if "flash" in line)
+        assert f"– ({word})" in row and "nan" not in row.lower() and "inf" not in row
+
+
+def test_text_from_provenance_is_escaped(tmp_path):
+    results = copy.deepcopy(load_results(GENERATED / "h200" / "results.json"))
+    results["provenance"]["gpu_name"] = "<script>alert(1)</script> *GPU* [x](http://evil)"
+    results["provenance"]["command"] = "python build_tables.py `rm -rf`"
+    for path in render_all(results, load_reference(), tmp_path / "t"):
+        text = path.read_text(encoding="utf-8")
+        assert "<script>" not in text and " [x](http://evil)" not in text, path.name
+        assert "`rm -rf`" not in text, path.name
+    headline = (tmp_path / "t" / "headline.en.md").read_text(encoding="utf-8")
+    assert "&lt;script&gt;" in headline and r"\*GPU\*" in headline and r"\[x\](http" in headline

@@ -7,7 +7,7 @@ import re
 import shlex
 import subprocess
 
-from ..results import snippet_hashes
+from ..results import code_hashes, snippet_hashes
 
 
 def gpu_slug(name):
@@ -35,7 +35,8 @@ def provenance(torch, device, argv):
         "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d"),
         "command": "python build_tables.py" + "".join(" " + shlex.quote(a) for a in argv),
         "torch": torch.__version__, "python": platform.python_version(),
-        "snippet_sha256": snippet_hashes(),
+        "snippet_sha256": snippet_hashes(), "code_sha256": code_hashes(),
+        "cpu_threads": torch.get_num_threads(),
     }
     if device == "cuda":
         props = torch.cuda.get_device_properties(0)
@@ -48,6 +49,5 @@ def provenance(torch, device, argv):
                     smem_per_block=props.shared_memory_per_block,
                     smem_per_block_optin=props.shared_memory_per_block_optin)
     else:
-        prov.update(gpu_name=f"CPU ({platform.processor() or platform.machine()})",
-                    cpu_threads=torch.get_num_threads())
+        prov.update(gpu_name=f"CPU ({platform.processor() or platform.machine()})")
     return prov

@@ -10,6 +10,7 @@ from pathlib import Path
 from ..results import SCHEMA_VERSION, UsageError
 from ..variants import EXTRA_VARIANTS
 from . import backward, overhead, seed, sweep
+from .guard import first_line
 from .provenance import gpu_slug, provenance
 from .roof import measure_roof
 from .variants import make_inputs, reference_output
@@ -38,10 +39,11 @@ def _inputs(torch, cfg, dtype, device):
     try:
         q, k, v = make_inputs(cfg, dtype, device)
         return q, k, v, reference_output(torch, q, k, v)
-    except torch.cuda.OutOfMemoryError:
+    except (RuntimeError, MemoryError) as err:  # CUDA's OutOfMemoryError, or the CPU allocator's
+        where = "GPU" if device == "cuda" else "memory"
         raise UsageError(f"the inputs and float64 reference for shape {cfg['batch']}x{cfg['heads']}x"
-                         f"{cfg['seq_len']}x{cfg['head_dim']} do not fit in GPU memory; "
-                         "use a smaller shape (nothing was written)") from None
+                         f"{cfg['seq_len']}x{cfg['head_dim']} do not fit in {where} "
+                         f"({first_line(err)[:120]}); use a smaller shape (nothing was written)") from None
 
 
 def _progress_line(i, total, name, row, secs):
@@ -79,8 +81,12 @@ def _sections(torch, results, args, progress):
         progress(f"  ({time.perf_counter() - t0:.1f} s)")
 
 
-def run_measurements(args, argv, out_dir, progress=print):
-    """(slug, results, folder of traces); the caller writes them and removes the folder."""
+def run_measurements(args, argv, out_dir, progress=print, check=None):
+    """(slug, results, folder of traces); the caller writes them and removes the folder.
+
+    check(slug, provenance), if given, runs once the device is known and before anything
+    is measured: it raises UsageError to refuse the run.
+    """
     import torch
 
     device = args.device
@@ -90,6 +96,8 @@ def run_measurements(args, argv, out_dir, progress=print):
     cfg = config(args)
     prov = provenance(torch, device, argv)
     slug = args.slug or (gpu_slug(prov["gpu_name"]) if device == "cuda" else "cpu")
+    if check is not None:
+        check(slug, prov)
     progress(f"device: {prov['gpu_name']}  ->  {out_dir / slug}")
     dtype = getattr(torch, args.dtype)
     inputs = _inputs(torch, cfg, dtype, device)

@@ -13,26 +13,49 @@ from .guard import sync
 
 
 def wall_us(fn, seconds, with_number=False):
-    """Wall time per call from torch.utils.benchmark (back-to-back calls)."""
+    """Wall time per call from torch.utils.benchmark (back-to-back calls), with the same
+    number of CPU threads as every other timer (the Timer's own default is one)."""
+    import torch
     from torch.utils.benchmark import Timer
 
-    m = Timer(stmt="fn()", globals={"fn": fn}).blocked_autorange(min_run_time=seconds)
+    timer = Timer(stmt="fn()", globals={"fn": fn}, num_threads=torch.get_num_threads())
+    m = timer.blocked_autorange(min_run_time=seconds)
     out = {"median": m.median * 1e6, "iqr": m.iqr * 1e6, "runs": len(m.times)}
     if with_number:
         out["calls_per_run"] = m.number_per_run
     return out
 
 
+HOST_REPEATS = 10
+GPU_BUSY_CYCLES = 50_000_000  # about 25 ms at 2 GHz: longer than issuing one repeat's calls
+
+
 def host_time_us(torch, device, call, calls):
-    """CPU cost of one call without the profiler, the GPU idle before each call."""
-    host = []
-    for _ in range(calls):
+    """Host overhead: CPU time to issue one call, without the profiler.
+
+    The calls are issued in HOST_REPEATS groups. On a GPU each group is queued behind
+    torch.cuda._sleep, so the GPU is busy and issuing a call never waits for it. The
+    summary is over every call; "repeat_medians" and "spread_pct" (largest against
+    smallest repeat median) say how well the figure repeats.
+    """
+    per_repeat = max(1, calls // HOST_REPEATS)
+    every, medians = [], []
+    for _ in range(HOST_REPEATS):
         sync(torch, device)
-        t0 = time.perf_counter()
-        call()
-        host.append((time.perf_counter() - t0) * 1e6)
-    sync(torch, device)
-    return stats(host)
+        if device == "cuda":
+            torch.cuda._sleep(GPU_BUSY_CYCLES)
+        times = []
+        for _ in range(per_repeat):
+            t0 = time.perf_counter()
+            call()
+            times.append((time.perf_counter() - t0) * 1e6)
+        sync(torch, device)
+        every += times
+        medians.append(stats(times)["median"])
+    out = stats(every)
+    out.update(repeat_medians=medians, spread_pct=100 * (max(medians) - min(medians)) / min(medians),
+               gpu_kept_busy=device == "cuda")
+    return out
 
 
 def summary(trace_path, name, device, cuda_time="gpu_range"):

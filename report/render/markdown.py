@@ -1,9 +1,30 @@
 """Markdown tables and the cell texts every table shares."""
 from __future__ import annotations
 
+import html
+
 from ..text.catalog import t
 from ..text.format import fmt_num
 from ..trace.stats import median
+
+MARKDOWN_ACTIVE = str.maketrans({c: "\\" + c for c in "\\`*_[]#"})
+
+
+def markdown_safe(text):
+    """Text from results.json as plain text on a page: no HTML, no Markdown markup."""
+    return html.escape(str(text), quote=False).translate(MARKDOWN_ACTIVE)
+
+
+def code_safe(text):
+    """Text shown inside a `code span`: only a backtick could end it early."""
+    return str(text).replace("`", "'")
+
+
+def safe_provenance(results):
+    """results with its provenance's strings made safe for Markdown (code for the command)."""
+    prov = {k: (code_safe(v) if k == "command" else markdown_safe(v)) if isinstance(v, str) else v
+            for k, v in results["provenance"].items()}
+    return {**results, "provenance": prov}
 
 
 def md_table(headers, rows, align=None):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..text.catalog import t
 from ..variants import FUSED, LANGS
 from . import extra_tables, figures, findings, tables
-from .markdown import caption
+from .markdown import caption, safe_provenance
 
 
 def seed_tables(results, ref, lang):
@@ -51,6 +51,7 @@ def render_all(results, ref, tables_dir, figures_dir=None):
     """Write tables/<name>.<lang>.md (and figures/*.svg) in both languages; returns the paths."""
     written = []
     tables_dir.mkdir(parents=True, exist_ok=True)
+    plain, results = results, safe_provenance(results)  # figures draw text, pages read Markdown
     for lang in LANGS:
         head = [t("page.header", lang), ""]
         shape = t("page.shape", lang).format(**results["config"])
@@ -64,5 +65,5 @@ def render_all(results, ref, tables_dir, figures_dir=None):
             path.write_text("\n".join(head + [body] + foot) + "\n", encoding="utf-8")
             written.append(path)
         if figures_dir is not None:
-            written += figures.render_figures(results, lang, figures_dir)
+            written += figures.render_figures(plain, lang, figures_dir)
     return written

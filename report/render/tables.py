@@ -2,10 +2,12 @@
 the profiler's own table and provenance."""
 from __future__ import annotations
 
+import hashlib
+
 from ..text.catalog import t
 from ..text.format import fmt_bytes, fmt_error, fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
 from ..trace.stats import median
-from .markdown import kernel_count, label, limits_text, md_table, status_text
+from .markdown import kernel_count, label, limits_text, markdown_safe, md_table, status_text
 
 
 def headline(results, ref, lang):
@@ -106,14 +108,17 @@ def cpu_ops(results, lang, names):
 def profiler_table(results, name, lang):
     row = results["variants"][name]
     if row["status"] != "ok":
-        return f"{label(name, lang)}: {status_text(row, lang)} ({row['reason']})"
+        return f"{label(name, lang)}: {status_text(row, lang)} ({markdown_safe(row['reason'])})"
     return "```text\n" + row["profiler_table"].rstrip() + "\n```"
 
 
 def provenance(results, lang):
     p = results["provenance"]
     keys = ["gpu_name", "compute_capability", "sm_count", "gpu_memory_gib", "driver", "cuda",
-            "cudnn", "torch", "python", "date", "command"]
+            "cudnn", "torch", "python", "cpu_threads", "date", "command"]
     rows = [[f"`{k}`", f"`{p[k]}`" if k == "command" else str(p[k])] for k in keys if k in p]
     rows += [[f"`{f}` (sha256)", f"`{h}`"] for f, h in p["snippet_sha256"].items()]
+    if p.get("code_sha256"):  # one line for the build's measuring code (per file in results.json)
+        joined = "".join(f"{f}:{h}\n" for f, h in sorted(p["code_sha256"].items()))
+        rows.append(["`report/` (sha256)", f"`{hashlib.sha256(joined.encode()).hexdigest()[:16]}`"])
     return md_table([t("col.prov_item", lang), t("col.prov_value", lang)], rows, ["l", "l"])

@@ -2,11 +2,25 @@
 separator and before %, en uses a point and no space before %."""
 from __future__ import annotations
 
+import functools
+import math
+
 from .catalog import t
 
 NBSP = "\u00a0"
 
 
+def finite_or_dash(fmt):
+    """A number that is NaN or infinite shows as "–" with the reason, never as "nan µs"."""
+    @functools.wraps(fmt)
+    def wrapper(x, lang, *args, **kwargs):
+        if isinstance(x, float) and not math.isfinite(x):
+            return t("value.not_a_number", lang)
+        return fmt(x, lang, *args, **kwargs)
+    return wrapper
+
+
+@finite_or_dash
 def fmt_num(x, lang, decimals=1):
     s = f"{x:,.{decimals}f}"
     if lang == "nb":
@@ -14,6 +28,7 @@ def fmt_num(x, lang, decimals=1):
     return s
 
 
+@finite_or_dash
 def fmt_us(us, lang):
     """A time in µs, or in ms from 1 ms on; "–" where nothing was measured."""
     if us is None:
@@ -23,20 +38,24 @@ def fmt_us(us, lang):
     return f"{fmt_num(us, lang, 1)} µs"
 
 
+@finite_or_dash
 def fmt_pct(p, lang, decimals=1):
     if p is None:
         return t("value.none", lang)
     return f"{fmt_num(p, lang, decimals)}{NBSP}%" if lang == "nb" else f"{fmt_num(p, lang, decimals)}%"
 
 
+@finite_or_dash
 def fmt_tflops(x, lang):
     return fmt_num(x, lang, 1 if x >= 10 else 3)
 
 
+@finite_or_dash
 def fmt_ratio(r, lang):
     return f"{fmt_num(r, lang, 1 if r >= 1 else 2)}×"
 
 
+@finite_or_dash
 def fmt_bytes(n, lang):
     if n is None:
         return t("value.none", lang)
@@ -45,10 +64,12 @@ def fmt_bytes(n, lang):
     return f"{fmt_num(n / 1024, lang, 1)} KiB" if n < 2**20 else f"{fmt_num(n / 2**20, lang, 1)} MiB"
 
 
+@finite_or_dash
 def fmt_mib(mib, lang, decimals=1):
     return f"{fmt_num(mib, lang, decimals)} MiB" if mib is not None else t("value.none", lang)
 
 
+@finite_or_dash
 def fmt_error(x, lang):
     """A relative error in scientific notation: 1,2e-03 / 1.2e-03."""
     return f"{x:.1e}".replace(".", "," if lang == "nb" else ".")

@@ -1,14 +1,18 @@
-"""scripts/: the local server.
+"""scripts/: site.sh's arguments, the local server, and which Python the scripts use.
 
-Fast: nothing is installed or built.
+Fast: nothing is installed or built. The shell scripts run from a copy of scripts/ in a
+temporary folder, so no .venv or site/ appears in the checkout.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
+import shutil
 import subprocess
 import sys
 import threading
+import venv
 from http.client import HTTPConnection
 from pathlib import Path
 
@@ -26,12 +30,225 @@ def load(name: str):
 
 
 serve = load("serve")
+pick_python = load("pick_python")
+
+
+def base_python() -> str:
+    """A Python 3.11+ outside any virtualenv: the one pytest's Python was made from."""
+    for candidate in (getattr(sys, "_base_executable", ""), os.path.join(sys.base_prefix, "bin", "python3")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    pytest.skip("no base Python found")
+
+
+@pytest.fixture(scope="module")
+def repo_copy(tmp_path_factory) -> Path:
+    """scripts/ alone in a fresh folder: the shell scripts cd to its parent."""
+    root = tmp_path_factory.mktemp("repo")
+    shutil.copytree(SCRIPTS, root / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def run_script(repo: Path, script: str, *args: str, python: str | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONHOME")}
+    env["PYTHON"] = python or base_python()
+    return subprocess.run(
+        ["bash", str(repo / "scripts" / script), *args],
+        capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=60,
+    )
 
 
 def one_line(text: str) -> str:
     lines = text.strip().splitlines()
     assert len(lines) == 1, f"expected one line, got:\n{text}"
     return lines[0]
+
+
+# --------------------------------------------------------------------------- site.sh arguments
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["--build-only", "--help"], ["--bogus", "--help"]])
+def test_site_help_prints_only_the_help(repo_copy, args):
+    # a Python that does not exist: the help must not need one, nor install or build anything
+    proc = run_script(repo_copy, "site.sh", *args, python="/nonexistent/python3")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("usage: bash scripts/site.sh"), proc.stdout
+    assert "--port N" in proc.stdout and "--sub-path" in proc.stdout
+    assert "==" not in proc.stdout and proc.stderr == ""
+    assert not (repo_copy / ".venv").exists() and not (repo_copy / "site").exists()
+
+
+def test_test_sh_help_prints_only_the_help(repo_copy):
+    proc = run_script(repo_copy, "test.sh", "--help", python="/nonexistent/python3")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("usage: bash scripts/test.sh") and proc.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "url"),
+    [
+        ([], "http://127.0.0.1:8000/"),
+        (["--port", "8765"], "http://127.0.0.1:8765/"),
+        (["--port=8765"], "http://127.0.0.1:8765/"),
+        (["--port", "8765", "--sub-path", "/sdpa/"], "http://127.0.0.1:8765/sdpa/"),
+        (["--sub-path=sdpa", "--port=8765"], "http://127.0.0.1:8765/sdpa/"),
+        (["--sub-path", "/a/b"], "http://127.0.0.1:8000/a/b/"),
+    ],
+)
+def test_site_port_and_sub_path_forms(repo_copy, args, url):
+    proc = run_script(repo_copy, "site.sh", "--dry-run", *args)
+    assert proc.returncode == 0, proc.stderr
+    assert f"serve: {url}\n" in proc.stdout, proc.stdout
+    assert not (repo_copy / ".venv").exists(), "--dry-run made .venv"
+
+
+def test_site_dry_run_build_only_does_not_serve(repo_copy):
+    proc = run_script(repo_copy, "site.sh", "--dry-run", "--build-only")
+    assert proc.returncode == 0, proc.stderr
+    assert "build: mkdocs build --strict" in proc.stdout and "serve:" not in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--bogus"],
+        ["extra"],
+        ["--port"],
+        ["--sub-path"],
+        ["--port=abc"],
+        ["--port", "70000"],
+        ["--port=-1"],
+        ["--port="],
+        ["--sub-path", "a b"],
+        ["--sub-path=/../"],
+        ["--sub-path=/a//b/"],
+    ],
+)
+def test_site_bad_arguments_get_one_line_and_exit_2(repo_copy, args):
+    proc = run_script(repo_copy, "site.sh", "--dry-run", *args)
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert proc.stdout == ""
+    line = one_line(proc.stderr)
+    assert "see --help" in line
+
+
+def test_site_needs_a_python(repo_copy):
+    proc = run_script(repo_copy, "site.sh", "--dry-run", python="/nonexistent/python3")
+    assert proc.returncode == 1
+    assert "install Python 3.11 or newer" in one_line(proc.stderr)
+
+
+# --------------------------------------------------------------------------- which Python
+
+
+def test_outside_a_virtualenv_the_scripts_use_dot_venv(repo_copy):
+    proc = run_script(repo_copy, "site.sh", "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    python_line = proc.stdout.splitlines()[0]
+    assert python_line.startswith("python: .venv/bin/python, made first by "), python_line
+
+
+def test_no_install_without_a_venv_stops(repo_copy):
+    proc = run_script(repo_copy, "site.sh", "--dry-run", "--no-install")
+    assert proc.returncode == 1
+    assert "run once without --no-install" in one_line(proc.stderr)
+
+
+def test_inside_a_virtualenv_the_scripts_use_it(tmp_path, repo_copy):
+    env_dir = tmp_path / "env"
+    venv.create(env_dir, with_pip=False)  # no pip: instant, and enough for the decision
+    proc = run_script(repo_copy, "site.sh", "--dry-run", python=str(env_dir / "bin" / "python"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == f"python: {env_dir / 'bin' / 'python'}, used as is (it runs inside a virtualenv)"
+
+
+def test_pick_python_cli_on_this_python():
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "pick_python.py")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    line = one_line(proc.stdout)
+    if sys.prefix != sys.base_prefix:
+        assert line == "here"
+    else:
+        assert line in ("venv", "venv-none") or line.startswith("venv-apt python3."), line
+
+
+@pytest.mark.parametrize(
+    ("prefix", "base", "real", "conda", "inside"),
+    [
+        ("/usr", "/usr", None, False, False),
+        ("/work/.venv", "/usr", None, False, True),
+        ("/old/env", "/old/env", "/usr", False, True),  # virtualenv < 20
+        ("/opt/conda/envs/x", "/opt/conda/envs/x", None, True, True),
+    ],
+)
+def test_in_environment(prefix, base, real, conda, inside):
+    assert pick_python.in_environment(prefix, base, real, conda) is inside
+
+
+@pytest.mark.parametrize(
+    ("version", "inside", "has_venv", "executable", "expected"),
+    [
+        ((3, 11, 2), True, False, "/usr/bin/python3.11", "here"),
+        ((3, 11, 2), False, True, "/usr/bin/python3.11", "venv"),
+        ((3, 11, 2), False, False, "/usr/bin/python3.11", "venv-apt python3.11-venv"),  # Debian 12
+        ((3, 12, 3), False, False, "/usr/bin/python3.12", "venv-apt python3.12-venv"),  # Ubuntu 24.04
+        ((3, 12, 3), False, False, "/usr/local/bin/python3.12", "venv-none"),
+        ((3, 13, 0), False, True, "/root/.pyenv/versions/3.13.0/bin/python3.13", "venv"),
+    ],
+)
+def test_pick_python_plan(version, inside, has_venv, executable, expected):
+    assert pick_python.plan(version, inside, has_venv, executable) == expected
+
+
+@pytest.mark.parametrize("version", [(3, 10, 13), (3, 6, 15), (2, 7, 18)])
+def test_pick_python_refuses_an_old_python(version):
+    with pytest.raises(ValueError, match=r"too old: the project needs 3\.11 or newer"):
+        pick_python.plan(version, True, True, "/usr/bin/python3")
+
+
+def old_pythons() -> list[str]:
+    """Pythons older than 3.11 that pyenv has here, if any (python2.7 too)."""
+    found = []
+    for python in Path("~/.pyenv/versions").expanduser().glob("*/bin/python"):
+        try:
+            version = tuple(int(x) for x in python.parent.parent.name.split(".")[:2])
+        except ValueError:
+            continue
+        if version < (3, 11):
+            found.append(str(python))
+    return sorted(found)
+
+
+OLD_PYTHONS = old_pythons()
+
+
+@pytest.mark.skipif(not OLD_PYTHONS, reason="no Python older than 3.11 on this machine")
+@pytest.mark.parametrize("python", OLD_PYTHONS)
+def test_an_old_python_gets_one_line(repo_copy, python):
+    proc = run_script(repo_copy, "site.sh", "--dry-run", python=python)
+    assert proc.returncode == 1
+    assert "too old" in one_line(proc.stderr)
+
+
+def test_dot_venv_is_git_ignored():
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    proc = subprocess.run(["git", "check-ignore", "-q", ".venv/"], cwd=ROOT)
+    assert proc.returncode == 0, ".venv/ is not in .gitignore"
+
+
+# --------------------------------------------------------------------------- test.sh's pytest step
+
+
+@pytest.mark.parametrize(("pytest_rc", "expected"), [(0, 0), (1, 1), (2, 2), (5, 1)])
+def test_no_tests_collected_is_a_failure(tmp_path, pytest_rc, expected):
+    fake = tmp_path / "python"
+    fake.write_text(f"#!/bin/sh\nexit {pytest_rc}\n")
+    fake.chmod(0o755)
+    script = f'set -euo pipefail; SCRIPT=test.sh; source scripts/common.sh; PY="{fake}"; run_pytest -q tests'
+    proc = subprocess.run(["bash", "-c", script], cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert proc.returncode == expected, proc.stderr
+    assert ("collected no tests" in proc.stderr) == (pytest_rc == 5)
 
 
 # --------------------------------------------------------------------------- the server

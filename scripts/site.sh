@@ -1,36 +1,89 @@
 #!/usr/bin/env bash
-# Install the requirements, build the site strictly into site/, and serve it on
-# http://127.0.0.1:PORT/ (python -m http.server, the same static files a host would serve).
-#   --build-only   stop after the build
-#   --no-install   skip pip install
-#   --port=N       port to serve on (default 8000)
-# For live editing, `mkdocs serve` works too (it re-runs the notebook on every change).
+# Install, build the site strictly into site/, serve it on 127.0.0.1; --help says how.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SCRIPT=site.sh
 
-PYTHON=${PYTHON:-python3}
-build_only=0
-install=1
-port=8000
+usage() {
+  cat <<'EOF'
+usage: bash scripts/site.sh [--build-only] [--no-install] [--port N] [--sub-path /P/] [--dry-run]
+
+Install the requirements (into the project's .venv unless Python already runs inside a
+virtualenv), build the site strictly from the committed tables into site/, and serve it
+on http://127.0.0.1:8000/ with scripts/serve.py: only the files a static host would serve,
+and the site's own 404.html (status 404) for a missing page.
+
+  --build-only     stop after the build
+  --no-install     no venv creation, no pip install: use what is installed
+  --port N         port to serve on (default 8000; 0 picks a free one); also --port=N
+  --sub-path /P/   serve the site under /P/, e.g. /sdpa/, as a host's sub-folder would;
+                   also --sub-path=/P/
+  --dry-run        print the Python, the steps and the URL, and do nothing
+  -h, --help       this help
+
+PYTHON=/path/to/python3 picks the Python that makes .venv (default: python3; 3.11 or newer).
+For live editing: .venv/bin/mkdocs serve (rebuilds on every save).
+EOF
+}
+
 for arg in "$@"; do
   case "$arg" in
-    --build-only) build_only=1 ;;
-    --no-install) install=0 ;;
-    --port=*) port="${arg#--port=}" ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
-    *) echo "unknown argument: $arg (see --help)" >&2; exit 2 ;;
+    -h|--help) usage; exit 0 ;;
   esac
 done
 
+build_only=0
+install=1
+dry_run=0
+port=8000
+sub_path=/
+bad_usage() { echo "$SCRIPT: $* (see --help)" >&2; exit 2; }
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+    --build-only) build_only=1 ;;
+    --no-install) install=0 ;;
+    --dry-run) dry_run=1 ;;
+    --port=*) port="${1#--port=}" ;;
+    --sub-path=*) sub_path="${1#--sub-path=}" ;;
+    --port|--sub-path)
+      [ "$#" -ge 2 ] || bad_usage "$1 needs a value"
+      if [ "$1" = --port ]; then port=$2; else sub_path=$2; fi
+      shift
+      ;;
+    *) bad_usage "unknown argument: $1" ;;
+  esac
+  shift
+done
+
+source scripts/common.sh
+plan_python
+# serve.py checks the port and the sub-path now, not after a minute of building
+url=$("$PYTHON" scripts/serve.py --check --port "$port" --sub-path "$sub_path" </dev/null) || exit $?
+
+if [ "$dry_run" -eq 1 ]; then
+  if [ "$install" -eq 1 ]; then
+    describe_python
+    echo "install: pip install -r requirements.txt"
+  else
+    describe_python --no-install
+  fi
+  echo "build: mkdocs build --strict --site-dir site"
+  if [ "$build_only" -eq 0 ]; then echo "serve: $url"; fi
+  exit 0
+fi
+
 export PIP_DISABLE_PIP_VERSION_CHECK=1
-export NO_MKDOCS_2_WARNING=1
+export NO_MKDOCS_2_WARNING=1  # Material 9.8's end-of-life notice; it does not affect the build
 
 if [ "$install" -eq 1 ]; then
-  "$PYTHON" -m pip install --quiet -r requirements.txt
+  use_python
+  pip_install
+else
+  use_python --no-install
 fi
-"$PYTHON" -m mkdocs build --strict --site-dir site
+echo "== mkdocs build --strict"
+"$PY" -m mkdocs build --strict --site-dir site </dev/null
 if [ "$build_only" -eq 1 ]; then
   exit 0
 fi
-echo "Serving site/ at http://127.0.0.1:$port/ (nb) and http://127.0.0.1:$port/en/ (en); Ctrl-C stops"
-exec "$PYTHON" -m http.server --bind 127.0.0.1 --directory site "$port"
+exec "$PY" scripts/serve.py --port "$port" --sub-path "$sub_path"

@@ -1,37 +1,42 @@
 #!/usr/bin/env bash
 # Install what the project needs, build the site strictly, run the whole test suite (CPU).
-# Works on a fresh machine with Python 3.11, pip and apt. Extra arguments go to pytest.
+# Works on a fresh machine with Python 3.11+ and apt; --help says how.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SCRIPT=test.sh
 
-PYTHON=${PYTHON:-python3}
+if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then
+  cat <<'EOF'
+usage: bash scripts/test.sh [PYTEST ARGS...]
+
+Install the requirements (into the project's .venv unless Python already runs inside a
+virtualenv), apt-get install Debian's chromium for the browser tests when it is missing,
+build the site strictly, and run pytest on tests/ (arguments go to pytest: -x, -k NAME).
+Fails when pytest collects no tests.
+
+PYTHON=/path/to/python3 picks the Python that makes .venv (default: python3; 3.11 or newer).
+EOF
+  exit 0
+fi
+
+source scripts/common.sh
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 export NO_MKDOCS_2_WARNING=1  # Material 9.8's end-of-life notice; it does not affect the build
 
-echo "== pip install -r requirements.txt"
-"$PYTHON" -m pip install --quiet -r requirements.txt
+plan_python
+use_python
+pip_install
 
 if ! command -v chromium >/dev/null 2>&1; then
   echo "== apt-get install chromium (for tests/test_browser.py)"
-  sudo=""
-  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-  $sudo apt-get update -q </dev/null
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q chromium </dev/null
+  apt_install chromium
 fi
 
 echo "== ruff check"
 "$PYTHON" -m ruff check . </dev/null
 
 echo "== mkdocs build --strict"
-"$PYTHON" -m mkdocs build --strict --site-dir site </dev/null
+"$PY" -m mkdocs build --strict --site-dir site </dev/null
 
 echo "== pytest"
-set +e
-"$PYTHON" -m pytest -q tests "$@" </dev/null
-rc=$?
-set -e
-if [ "$rc" -eq 5 ]; then
-  echo "pytest collected no tests: that is a failure here" >&2
-  exit 1
-fi
-exit "$rc"
+run_pytest -q tests "$@"

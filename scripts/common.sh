@@ -1,0 +1,102 @@
+# Shared by scripts/site.sh and scripts/test.sh; sourced from the repository root.
+#
+# The Python: $PYTHON (default python3) is checked (3.11 or newer) by scripts/pick_python.py.
+# Inside a virtualenv or conda env it is used as is; otherwise the scripts make the
+# project's .venv with it (git-ignored, reused by later runs) and install into that, first
+# apt-installing Debian's pythonX.Y-venv when the system Python lacks the venv module.
+
+PYTHON=${PYTHON:-python3}
+SCRIPT=${SCRIPT:-$(basename "$0")}
+VENV=.venv
+
+die() {  # die MESSAGE: one line on stderr, exit 1
+  echo "$SCRIPT: $*" >&2
+  exit 1
+}
+
+# plan_python: set PLAN to pick_python.py's line for $PYTHON (here, venv, venv-apt PKG, venv-none).
+plan_python() {
+  command -v "$PYTHON" >/dev/null 2>&1 ||
+    die "no Python '$PYTHON' here: install Python 3.11 or newer, or set PYTHON=/path/to/python3"
+  PLAN=$("$PYTHON" scripts/pick_python.py </dev/null) || exit 1
+}
+
+venv_works() {  # .venv exists, its Python runs, and it has pip (a failed `-m venv` leaves none)
+  [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -m pip --version >/dev/null 2>&1 </dev/null
+}
+
+# describe_python [--no-install]: one line saying which Python use_python would take
+# (for --dry-run); where use_python would stop, the same one line on stderr and exit 1.
+describe_python() {
+  case "$PLAN" in
+    here) echo "python: $PYTHON, used as is (it runs inside a virtualenv)" ;;
+    *)
+      if venv_works; then
+        echo "python: $VENV/bin/python (exists; made earlier)"
+      elif [ "${1:-}" = --no-install ]; then
+        die "--no-install, but there is no working $VENV yet: run once without --no-install"
+      else
+        case "$PLAN" in
+          venv) echo "python: $VENV/bin/python, made first by $PYTHON -m venv $VENV" ;;
+          venv-apt\ *) echo "python: $VENV/bin/python, made first by $PYTHON -m venv $VENV after apt-get install ${PLAN#venv-apt }" ;;
+          *) die "$PYTHON has no venv module: use a Python that has one, or run inside a virtualenv" ;;
+        esac
+      fi
+      ;;
+  esac
+}
+
+# use_python [--no-install]: set PY to the Python to install into and run with, making
+# .venv when PLAN says so (unless --no-install: then .venv must exist already).
+use_python() {
+  if [ "$PLAN" = here ]; then
+    PY=$PYTHON
+    echo "== python: $PYTHON (inside a virtualenv: installing into it)"
+    return
+  fi
+  PY=$VENV/bin/python
+  if venv_works; then
+    echo "== python: $PY"
+    return
+  fi
+  if [ "${1:-}" = --no-install ]; then
+    die "--no-install, but there is no working $VENV yet: run once without --no-install"
+  fi
+  case "$PLAN" in
+    venv-apt\ *)
+      echo "== apt-get install ${PLAN#venv-apt } (the venv module of Debian's and Ubuntu's system Python)"
+      apt_install "${PLAN#venv-apt }"
+      ;;
+    venv-none) die "$PYTHON has no venv module: use a Python that has one, or run inside a virtualenv" ;;
+  esac
+  echo "== $PYTHON -m venv $VENV (the project's virtualenv; later runs reuse it)"
+  "$PYTHON" -m venv --clear "$VENV" </dev/null || die "$PYTHON -m venv $VENV failed (see above)"
+  venv_works || die "$VENV was made but has no pip: remove it (rm -rf $VENV) and run again"
+}
+
+apt_install() {  # apt_install PACKAGE...: as root, or through sudo; never reads stdin
+  command -v apt-get >/dev/null 2>&1 || die "no apt-get here: install $* yourself, then run again"
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || die "installing $* needs root: run as root, or install sudo"
+    sudo=(sudo)
+  fi
+  "${sudo[@]}" apt-get update -q </dev/null
+  # env: sudo drops the caller's environment
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" </dev/null
+}
+
+pip_install() {  # the pinned requirements (torch: the machine's pip config picks the CPU build)
+  echo "== pip install -r requirements.txt"
+  "$PY" -m pip install --quiet -r requirements.txt </dev/null
+}
+
+run_pytest() {  # run_pytest ARGS...: pytest's status, except that "no tests collected" (5) fails too
+  local rc=0
+  "$PY" -m pytest "$@" </dev/null || rc=$?
+  if [ "$rc" -eq 5 ]; then
+    echo "$SCRIPT: pytest collected no tests: that is a failure here" >&2
+    return 1
+  fi
+  return "$rc"
+}

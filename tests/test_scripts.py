@@ -1,0 +1,418 @@
+"""scripts/: site.sh's arguments, the local server, and which Python the scripts use.
+
+Fast: nothing is installed or built. The shell scripts run from a copy of scripts/ in a
+temporary folder, so no .venv or site/ appears in the checkout.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import venv
+from http.client import HTTPConnection
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = ROOT / "scripts"
+
+
+def load(name: str):
+    spec = importlib.util.spec_from_file_location(f"scripts_{name}", SCRIPTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+serve = load("serve")
+pick_python = load("pick_python")
+
+
+def base_python() -> str:
+    """A Python 3.11+ outside any virtualenv: the one pytest's Python was made from."""
+    for candidate in (getattr(sys, "_base_executable", ""), os.path.join(sys.base_prefix, "bin", "python3")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    pytest.skip("no base Python found")
+
+
+@pytest.fixture(scope="module")
+def repo_copy(tmp_path_factory) -> Path:
+    """scripts/ alone in a fresh folder: the shell scripts cd to its parent."""
+    root = tmp_path_factory.mktemp("repo")
+    shutil.copytree(SCRIPTS, root / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+def run_script(repo: Path, script: str, *args: str, python: str | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONHOME")}
+    env["PYTHON"] = python or base_python()
+    return subprocess.run(
+        ["bash", str(repo / "scripts" / script), *args],
+        capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=60,
+    )
+
+
+def one_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    assert len(lines) == 1, f"expected one line, got:\n{text}"
+    return lines[0]
+
+
+# --------------------------------------------------------------------------- site.sh arguments
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["--build-only", "--help"], ["--bogus", "--help"]])
+def test_site_help_prints_only_the_help(repo_copy, args):
+    # a Python that does not exist: the help must not need one, nor install or build anything
+    proc = run_script(repo_copy, "site.sh", *args, python="/nonexistent/python3")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("usage: bash scripts/site.sh"), proc.stdout
+    assert "--port N" in proc.stdout and "--sub-path" in proc.stdout
+    assert "==" not in proc.stdout and proc.stderr == ""
+    assert not (repo_copy / ".venv").exists() and not (repo_copy / "site").exists()
+
+
+def test_test_sh_help_prints_only_the_help(repo_copy):
+    proc = run_script(repo_copy, "test.sh", "--help", python="/nonexistent/python3")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("usage: bash scripts/test.sh") and proc.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "url"),
+    [
+        ([], "http://127.0.0.1:8000/"),
+        (["--port", "8765"], "http://127.0.0.1:8765/"),
+        (["--port=8765"], "http://127.0.0.1:8765/"),
+        (["--port", "8765", "--sub-path", "/sdpa/"], "http://127.0.0.1:8765/sdpa/"),
+        (["--sub-path=sdpa", "--port=8765"], "http://127.0.0.1:8765/sdpa/"),
+        (["--sub-path", "/a/b"], "http://127.0.0.1:8000/a/b/"),
+    ],
+)
+def test_site_port_and_sub_path_forms(repo_copy, args, url):
+    proc = run_script(repo_copy, "site.sh", "--dry-run", *args)
+    assert proc.returncode == 0, proc.stderr
+    assert f"serve: {url}\n" in proc.stdout, proc.stdout
+    assert not (repo_copy / ".venv").exists(), "--dry-run made .venv"
+
+
+def test_site_dry_run_build_only_does_not_serve(repo_copy):
+    proc = run_script(repo_copy, "site.sh", "--dry-run", "--build-only")
+    assert proc.returncode == 0, proc.stderr
+    assert "build: mkdocs build --strict" in proc.stdout and "serve:" not in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--bogus"],
+        ["extra"],
+        ["--port"],
+        ["--sub-path"],
+        ["--port=abc"],
+        ["--port", "70000"],
+        ["--port=-1"],
+        ["--port="],
+        ["--sub-path", "a b"],
+        ["--sub-path=/../"],
+        ["--sub-path=/a//b/"],
+    ],
+)
+def test_site_bad_arguments_get_one_line_and_exit_2(repo_copy, args):
+    proc = run_script(repo_copy, "site.sh", "--dry-run", *args)
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert proc.stdout == ""
+    line = one_line(proc.stderr)
+    assert "see --help" in line
+
+
+def test_site_needs_a_python(repo_copy):
+    proc = run_script(repo_copy, "site.sh", "--dry-run", python="/nonexistent/python3")
+    assert proc.returncode == 1
+    assert "install Python 3.11 or newer" in one_line(proc.stderr)
+
+
+# --------------------------------------------------------------------------- which Python
+
+
+def test_outside_a_virtualenv_the_scripts_use_dot_venv(repo_copy):
+    proc = run_script(repo_copy, "site.sh", "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    python_line = proc.stdout.splitlines()[0]
+    assert python_line.startswith("python: .venv/bin/python, made first by "), python_line
+
+
+def test_no_install_without_a_venv_stops(repo_copy):
+    proc = run_script(repo_copy, "site.sh", "--dry-run", "--no-install")
+    assert proc.returncode == 1
+    assert "run once without --no-install" in one_line(proc.stderr)
+
+
+def test_inside_a_virtualenv_the_scripts_use_it(tmp_path, repo_copy):
+    env_dir = tmp_path / "env"
+    venv.create(env_dir, with_pip=False)  # no pip: instant, and enough for the decision
+    proc = run_script(repo_copy, "site.sh", "--dry-run", python=str(env_dir / "bin" / "python"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == f"python: {env_dir / 'bin' / 'python'}, used as is (it runs inside a virtualenv)"
+
+
+def test_pick_python_cli_on_this_python():
+    proc = subprocess.run([sys.executable, str(SCRIPTS / "pick_python.py")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    line = one_line(proc.stdout)
+    if sys.prefix != sys.base_prefix:
+        assert line == "here"
+    else:
+        assert line in ("venv", "venv-none") or line.startswith("venv-apt python3."), line
+
+
+@pytest.mark.parametrize(
+    ("prefix", "base", "real", "conda", "inside"),
+    [
+        ("/usr", "/usr", None, False, False),
+        ("/work/.venv", "/usr", None, False, True),
+        ("/old/env", "/old/env", "/usr", False, True),  # virtualenv < 20
+        ("/opt/conda/envs/x", "/opt/conda/envs/x", None, True, True),
+    ],
+)
+def test_in_environment(prefix, base, real, conda, inside):
+    assert pick_python.in_environment(prefix, base, real, conda) is inside
+
+
+@pytest.mark.parametrize(
+    ("version", "inside", "has_venv", "executable", "expected"),
+    [
+        ((3, 11, 2), True, False, "/usr/bin/python3.11", "here"),
+        ((3, 11, 2), False, True, "/usr/bin/python3.11", "venv"),
+        ((3, 11, 2), False, False, "/usr/bin/python3.11", "venv-apt python3.11-venv"),  # Debian 12
+        ((3, 12, 3), False, False, "/usr/bin/python3.12", "venv-apt python3.12-venv"),  # Ubuntu 24.04
+        ((3, 12, 3), False, False, "/usr/local/bin/python3.12", "venv-none"),
+        ((3, 13, 0), False, True, "/root/.pyenv/versions/3.13.0/bin/python3.13", "venv"),
+    ],
+)
+def test_pick_python_plan(version, inside, has_venv, executable, expected):
+    assert pick_python.plan(version, inside, has_venv, executable) == expected
+
+
+@pytest.mark.parametrize("version", [(3, 10, 13), (3, 6, 15), (2, 7, 18)])
+def test_pick_python_refuses_an_old_python(version):
+    with pytest.raises(ValueError, match=r"too old: the project needs 3\.11 or newer"):
+        pick_python.plan(version, True, True, "/usr/bin/python3")
+
+
+def old_pythons() -> list[str]:
+    """Pythons older than 3.11 that pyenv has here, if any (python2.7 too)."""
+    found = []
+    for python in Path("~/.pyenv/versions").expanduser().glob("*/bin/python"):
+        try:
+            version = tuple(int(x) for x in python.parent.parent.name.split(".")[:2])
+        except ValueError:
+            continue
+        if version < (3, 11):
+            found.append(str(python))
+    return sorted(found)
+
+
+OLD_PYTHONS = old_pythons()
+
+
+@pytest.mark.skipif(not OLD_PYTHONS, reason="no Python older than 3.11 on this machine")
+@pytest.mark.parametrize("python", OLD_PYTHONS)
+def test_an_old_python_gets_one_line(repo_copy, python):
+    proc = run_script(repo_copy, "site.sh", "--dry-run", python=python)
+    assert proc.returncode == 1
+    assert "too old" in one_line(proc.stderr)
+
+
+def test_dot_venv_is_git_ignored():
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    proc = subprocess.run(["git", "check-ignore", "-q", ".venv/"], cwd=ROOT)
+    assert proc.returncode == 0, ".venv/ is not in .gitignore"
+
+
+# --------------------------------------------------------------------------- test.sh's pytest step
+
+
+@pytest.mark.parametrize(("pytest_rc", "expected"), [(0, 0), (1, 1), (2, 2), (5, 1)])
+def test_no_tests_collected_is_a_failure(tmp_path, pytest_rc, expected):
+    fake = tmp_path / "python"
+    fake.write_text(f"#!/bin/sh\nexit {pytest_rc}\n")
+    fake.chmod(0o755)
+    script = f'set -euo pipefail; SCRIPT=test.sh; source scripts/common.sh; PY="{fake}"; run_pytest -q tests'
+    proc = subprocess.run(["bash", "-c", script], cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert proc.returncode == expected, proc.stderr
+    assert ("collected no tests" in proc.stderr) == (pytest_rc == 5)
+
+
+# --------------------------------------------------------------------------- the server
+
+NOT_FOUND = b"<!doctype html><title>404 - the site's own</title>"
+
+
+@pytest.fixture(scope="module")
+def fake_site(tmp_path_factory) -> Path:
+    site = tmp_path_factory.mktemp("site")
+    (site / "index.html").write_bytes(b"<title>nb</title>")
+    (site / "en").mkdir()
+    (site / "en" / "index.html").write_bytes(b"<title>en</title>")
+    (site / "assets").mkdir()
+    (site / "assets" / "app.js").write_bytes(b"let x = 1;")
+    (site / "404.html").write_bytes(NOT_FOUND)
+    return site
+
+
+def start(site: Path, sub_path: str):
+    httpd = serve.make_server(site, port=0, sub_path=sub_path, quiet=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd
+
+
+@pytest.fixture(scope="module", params=["/", "/sdpa/"], ids=["root", "sub-path"])
+def server(request, fake_site):
+    httpd = start(fake_site, request.param)
+    try:
+        yield httpd, request.param
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def fetch(httpd, path: str, method: str = "GET"):
+    conn = HTTPConnection("127.0.0.1", httpd.server_port, timeout=10)
+    try:
+        conn.request(method, path)
+        response = conn.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        conn.close()
+
+
+def test_server_binds_loopback_only(server):
+    httpd, _ = server
+    assert httpd.server_address[0] == "127.0.0.1"
+
+
+def test_server_serves_pages(server):
+    httpd, sub = server
+    assert fetch(httpd, sub)[::2] == (200, b"<title>nb</title>")
+    assert fetch(httpd, f"{sub}en/")[::2] == (200, b"<title>en</title>")
+    assert fetch(httpd, f"{sub}assets/app.js")[::2] == (200, b"let x = 1;")
+
+
+@pytest.mark.parametrize("missing", ["missing", "missing/", "en/missing/deep/page/", "assets/", "assets/nope.js", "index.html/"])
+def test_server_answers_a_missing_page_with_404_html(server, missing):
+    httpd, sub = server
+    status, headers, body = fetch(httpd, sub + missing)
+    assert status == 404
+    assert body == NOT_FOUND  # the site's own page, not http.server's, and no folder listing
+    assert headers["Content-Type"] == "text/html; charset=utf-8"
+
+
+def test_server_head_of_a_missing_page(server):
+    httpd, sub = server
+    status, headers, body = fetch(httpd, sub + "missing", method="HEAD")
+    assert (status, body) == (404, b"")
+    assert headers["Content-Length"] == str(len(NOT_FOUND))
+
+
+def test_server_redirects_a_folder_to_its_slash(server):
+    httpd, sub = server
+    status, headers, _ = fetch(httpd, f"{sub}en")
+    assert status == 301 and headers["Location"] == f"{sub}en/"
+
+
+def test_server_keeps_to_the_site_folder(server):
+    httpd, sub = server
+    status, _, body = fetch(httpd, sub + "../../../../../../etc/hostname")
+    assert (status, body) == (404, NOT_FOUND)
+
+
+def test_server_under_a_sub_path_nothing_outside_it(fake_site):
+    httpd = start(fake_site, "sdpa")  # normalized to /sdpa/
+    try:
+        for path in ("/", "/index.html", "/en/", "/sdpax/", "/other/sdpa/"):
+            assert fetch(httpd, path)[::2] == (404, NOT_FOUND), path
+        status, headers, _ = fetch(httpd, "/sdpa")
+        assert status == 301 and headers["Location"] == "/sdpa/"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_server_without_404_html_still_says_404(tmp_path):
+    (tmp_path / "index.html").write_bytes(b"x")
+    httpd = start(tmp_path, "/")
+    try:
+        status, _, body = fetch(httpd, "/missing")
+        assert status == 404 and body != NOT_FOUND
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("", "/"), ("/", "/"), ("sdpa", "/sdpa/"), ("/sdpa", "/sdpa/"), ("/sdpa/", "/sdpa/"), ("a/b.c/", "/a/b.c/")],
+)
+def test_normalize_sub_path(text, expected):
+    assert serve.normalize_sub_path(text) == expected
+
+
+@pytest.mark.parametrize("text", ["a b", "/../", "/./", "a//b", "//", "/a?b/", "/a#b/", "/ø/"])
+def test_normalize_sub_path_refuses(text):
+    with pytest.raises(ValueError, match="bad sub-path"):
+        serve.normalize_sub_path(text)
+
+
+@pytest.mark.parametrize("text", ["", "x", "-1", "65536", "80.0", "٣"])
+def test_parse_port_refuses(text):
+    with pytest.raises(ValueError, match="bad port"):
+        serve.parse_port(text)
+
+
+def test_serve_cli_without_a_built_site(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPTS / "serve.py"), "--port", "0", "--directory", str(tmp_path / "nothing")],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=30,
+    )
+    assert proc.returncode == 1
+    assert "no built site" in one_line(proc.stderr)
+
+
+def test_serve_cli_port_in_use(fake_site):
+    httpd = serve.make_server(fake_site, port=0, quiet=True)  # holds the port, not serving
+    try:
+        proc = subprocess.run(
+            [sys.executable, str(SCRIPTS / "serve.py"), "--port", str(httpd.server_port), "--directory", str(fake_site)],
+            capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=30,
+        )
+    finally:
+        httpd.server_close()
+    assert proc.returncode == 1
+    assert "cannot listen on 127.0.0.1" in one_line(proc.stderr)
+
+
+def test_serve_cli_serves_until_stopped(fake_site):
+    proc = subprocess.Popen(
+        [sys.executable, str(SCRIPTS / "serve.py"), "--port", "0", "--sub-path", "/sdpa/", "--directory", str(fake_site), "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
+    )
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("Serving ") and "/sdpa/ (nb)" in first, first
+        port = int(first.split("http://127.0.0.1:")[1].split("/")[0])
+        conn = HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/sdpa/no-such-page/")
+        response = conn.getresponse()
+        assert (response.status, response.read()) == (404, NOT_FOUND)
+        conn.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -325,8 +325,17 @@ def write_results(docs_dir, gpu, results=RESULTS):
     (folder / "results.json").write_text(json.dumps(results), encoding="utf-8")
 
 
+# What the notebook shows, in the page's language: display names, never internal ids
+SHOWN = {
+    "nb": {"ticks": ["naiv", "SDPA math", "SDPA flash"], "legend": ["CUDA-tid", "CPU-tid"],
+           "ylabel": "µs per forward-pass (logaritmisk skala)", "title": "CUDA-tid mot CPU-tid"},
+    "en": {"ticks": ["naive", "SDPA math", "SDPA flash"], "legend": ["CUDA time", "CPU time"],
+           "ylabel": "µs per forward pass (log scale)", "title": "CUDA time vs CPU time"},
+}
+
+
 @pytest.mark.parametrize("lang", ["nb", "en"])
-def test_notebook_cells_run(lang, tmp_path):
+def test_notebook_cells_run(lang, tmp_path, capsys):
     import matplotlib.pyplot as plt
 
     assert notebook_code(lang), "the notebook has no code cells"
@@ -339,7 +348,32 @@ def test_notebook_cells_run(lang, tmp_path):
     assert "Test GPU 80GB" in ax.get_title()
     heights = sorted(round(bar.get_height(), 2) for container in ax.containers for bar in container)
     assert heights == sorted([7239.0, 1955.5, 5000.25, 812.0, 146.8, 60.2])
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["naive", "SDPA math", "SDPA flash"]
+    shown = SHOWN[lang]
+    assert [t.get_text() for t in ax.get_xticklabels()] == shown["ticks"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == shown["legend"]
+    assert ax.get_ylabel() == shown["ylabel"]
+    assert ax.get_title().startswith(shown["title"])
+    printed = capsys.readouterr().out
+    nbsp = "\u00a0"
+    if lang == "nb":
+        assert f"7,24{nbsp}ms" in printed and f"147{nbsp}µs" in printed and "ikke støttet" in printed
+    else:
+        assert f"7.24{nbsp}ms" in printed and f"147{nbsp}µs" in printed and "not supported" in printed
+    plt.close("all")
+
+
+@pytest.mark.parametrize("lang", ["nb", "en"])
+def test_notebook_names_every_measured_variant(lang):
+    """Every variant of the committed results.json has a display name in the notebook: the
+    figure never falls back to an internal id such as naive_inplace."""
+    import matplotlib.pyplot as plt
+
+    ns = run_notebook(lang, DOCS)
+    ids = set(ns["results"]["variants"])
+    assert ids <= set(ns["VARIANT_NAMES"]), f"no display name for {sorted(ids - set(ns['VARIANT_NAMES']))}"
+    (ax,) = plt.gcf().axes
+    shown = [t.get_text() for t in ax.get_xticklabels()]
+    assert shown and not set(shown) & {i for i in ids if "_" in i}, shown
     plt.close("all")
 
 
@@ -365,7 +399,12 @@ def test_notebook_without_results_says_what_to_run(tmp_path):
 
 
 def test_notebook_code_cells_identical_in_both_languages():
-    assert notebook_code("nb") == notebook_code("en")
+    """Only the line that sets the output language differs."""
+    lang_line = re.compile(r'^LANG = "(\w+)"', flags=re.M)
+    for lang in ("nb", "en"):
+        assert [m for code in notebook_code(lang) for m in lang_line.findall(code)] == [lang]
+    assert [lang_line.sub("LANG = …", c) for c in notebook_code("nb")] == [
+        lang_line.sub("LANG = …", c) for c in notebook_code("en")]
 
 
 def test_notebook_is_committed_without_outputs():

@@ -3,7 +3,8 @@
 Same --8<-- includes in the same order (a generated table's .nb.md and .en.md count as the
 same include, and each language includes its own), the same heading ids (explicit
 `{ #id }` on every heading), the same number of code blocks and tables.
-The notebook page: the same code cells and the same outline of headings.
+The notebook page: the same code cells and the same outline of headings; the code differs
+only in the line `LANG = "nb"` / `LANG = "en"` that picks the language of its output.
 """
 
 from __future__ import annotations
@@ -160,6 +161,9 @@ def test_include_parser():
 # --------------------------------------------------------------------------- notebook
 
 
+NOTEBOOK_LANG = re.compile(r'^LANG = "(\w+)"', flags=re.M)
+
+
 def notebook_outline(path):
     nb = json.loads(path.read_text(encoding="utf-8"))
     kinds, levels, code = [], [], []
@@ -169,8 +173,14 @@ def notebook_outline(path):
         if cell["cell_type"] == "markdown":
             levels += [len(m) for m in re.findall(r"^(#{1,6})\s", source, flags=re.M)]
         elif cell["cell_type"] == "code":
-            code.append(source)
+            code.append(NOTEBOOK_LANG.sub('LANG = "…"', source))
     return {"cells": kinds, "heading levels": levels, "code": code}
+
+
+def notebook_lang(path) -> list[str]:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return [lang for cell in nb["cells"] if cell["cell_type"] == "code"
+            for lang in NOTEBOOK_LANG.findall("".join(cell["source"]))]
 
 
 def test_notebook_parity():
@@ -179,3 +189,5 @@ def test_notebook_parity():
     nb, en = (notebook_outline(paths[lang]) for lang in LANGS)
     assert nb["heading levels"] and nb["heading levels"][0] == 1
     assert nb == en
+    for lang, path in paths.items():
+        assert notebook_lang(path) == [lang], f"{path.name} must set LANG = {lang!r} once"

@@ -33,7 +33,7 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 
 echo "== ruff check"
-"$PYTHON" -m ruff check . </dev/null
+"$PY" -m ruff check . </dev/null
 
 echo "== mkdocs build --strict"
 "$PY" -m mkdocs build --strict --site-dir site </dev/null

@@ -19,8 +19,9 @@ from report.variants import LANGS, SNIPPET_FILES
 
 
 def test_number_formats_follow_the_locale():
-    assert fmt_us(1955.0, "nb") == "1,955 ms" and fmt_us(1955.0, "en") == "1.955 ms"
-    assert fmt_us(146.8, "nb") == "146,8 µs" and fmt_us(146.8, "en") == "146.8 µs"
+    assert fmt_us(1955.0, "nb") == "1,955\u00a0ms" and fmt_us(1955.0, "en") == "1.955 ms"
+    assert fmt_us(146.8, "nb") == "146,8\u00a0µs" and fmt_us(146.8, "en") == "146.8 µs"
+    assert fmt_us(5_348_648.0, "nb") == "5,3\u00a0s" and fmt_us(5_348_648.0, "en") == "5.3 s"
     assert fmt_num(7239, "nb", 0) == "7\u00a0239" and fmt_num(7239, "en", 0) == "7,239"
     assert fmt_pct(13, "nb", 0) == "13\u00a0%" and fmt_pct(13, "en", 0) == "13%"
     assert fmt_ratio(3.7, "nb") == "3,7×"
@@ -189,3 +190,31 @@ def test_text_from_provenance_is_escaped(tmp_path):
         assert "`rm -rf`" not in text, path.name
     headline = (tmp_path / "t" / "headline.en.md").read_text(encoding="utf-8")
     assert "&lt;script&gt;" in headline and r"\*GPU\*" in headline and r"\[x\](http" in headline
+
+
+def test_catalog_norwegian_follows_the_term_list():
+    from test_terms import check_nb
+
+    problems = [p for key, texts in catalog().items() for p in check_nb(texts["nb"], key)]
+    assert problems == []
+
+
+def made_up(host, spread, kernel=100.0):
+    """results with three fused backends whose host overhead and spread are given."""
+    def row(h):
+        return {"status": "ok", "cuda_time_us": {"median": kernel}, "kernel_sum_us": {"median": kernel},
+                "host_time_us": {"median": h, "spread_pct": spread}, "first_call_ms": 1.0, "kernels": []}
+    return {"provenance": {"gpu_name": "GPU"},
+            "variants": {n: row(h) for n, h in zip(("flash", "efficient", "cudnn"), host, strict=True)}}
+
+
+@pytest.mark.parametrize("host, spread, says", [
+    ((30.0, 31.0, 60.0), 10.0, "highest CPU share"),   # 60 vs 31: far outside 10 %
+    ((30.0, 55.0, 60.0), 10.0, "within noise"),        # 60 vs 55: 9 % apart, spread 10 %
+    ((30.0, 55.0, 60.0), 5.0, "highest CPU share"),    # the same, with a tighter spread
+])
+def test_an_order_is_stated_only_outside_the_spread(host, spread, says):
+    from report.render.findings.recommendations import rec_cpu
+
+    line = rec_cpu(made_up(host, spread), {"variants": {}}, "en")[0]
+    assert says in line and "SDPA cuDNN" in line

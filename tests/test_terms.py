@@ -183,7 +183,7 @@ def nb_strings(source: str) -> list[tuple[int, str]]:
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, ast.Dict):
             continue
-        for key, value in zip(node.keys, node.values):
+        for key, value in zip(node.keys, node.values, strict=True):
             if isinstance(key, ast.Constant) and key.value == "nb":
                 found += _strings(value)
     return sorted(found)

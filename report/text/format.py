@@ -28,14 +28,21 @@ def fmt_num(x, lang, decimals=1):
     return s
 
 
+def unit(value, name, lang):
+    """A number and its unit: a no-break space between them in nb, a plain one in en."""
+    return f"{value}{NBSP if lang == 'nb' else ' '}{name}"
+
+
 @finite_or_dash
 def fmt_us(us, lang):
-    """A time in µs, or in ms from 1 ms on; "–" where nothing was measured."""
+    """A time in µs, in ms from 1 ms, in s (one decimal) from 1 s; "–" if not measured."""
     if us is None:
         return t("value.none", lang)
+    if us >= 1e6:
+        return unit(fmt_num(us / 1e6, lang, 1), "s", lang)
     if us >= 1000:
-        return f"{fmt_num(us / 1000, lang, 3)} ms"
-    return f"{fmt_num(us, lang, 1)} µs"
+        return unit(fmt_num(us / 1000, lang, 3), "ms", lang)
+    return unit(fmt_num(us, lang, 1), "µs", lang)
 
 
 @finite_or_dash
@@ -60,13 +67,15 @@ def fmt_bytes(n, lang):
     if n is None:
         return t("value.none", lang)
     if n >= 2**30:
-        return f"{fmt_num(n / 2**30, lang, 1)} GiB"
-    return f"{fmt_num(n / 1024, lang, 1)} KiB" if n < 2**20 else f"{fmt_num(n / 2**20, lang, 1)} MiB"
+        return unit(fmt_num(n / 2**30, lang, 1), "GiB", lang)
+    if n < 2**20:
+        return unit(fmt_num(n / 1024, lang, 1), "KiB", lang)
+    return unit(fmt_num(n / 2**20, lang, 1), "MiB", lang)
 
 
 @finite_or_dash
 def fmt_mib(mib, lang, decimals=1):
-    return f"{fmt_num(mib, lang, decimals)} MiB" if mib is not None else t("value.none", lang)
+    return unit(fmt_num(mib, lang, decimals), "MiB", lang) if mib is not None else t("value.none", lang)
 
 
 @finite_or_dash

@@ -18,16 +18,34 @@ def rec_auto(results, ref, lang):
               auto=fmt_us(auto, lang), math=fmt_us(math_, lang), factor=fmt_ratio(math_ / auto, lang))]
 
 
+def _host_share(v, n):
+    return median(v[n]["host_time_us"]) / median(v[n]["kernel_sum_us"])
+
+
+def within_noise(a, b, spread_pct):
+    """True when two values differ by no more than the measured spread (percent)."""
+    return abs(a - b) <= spread_pct / 100 * min(a, b)
+
+
 @finding("rec_cpu")
 def rec_cpu(results, ref, lang):
+    """The fused backend whose host overhead is largest next to its kernel time; the order
+    is stated only when it is larger than the spread between repeats."""
     v = results["variants"]
-    names = [n for n in FUSED if ok(results, n)]
+    names = [n for n in FUSED if ok(results, n) and (v[n].get("host_time_us") or {}).get("spread_pct") is not None]
     if not names:
         return []
-    # the backend whose CPU time is largest next to its CUDA time
-    n = max(names, key=lambda n: median(v[n]["cpu_time_us"]) / cuda(results, n))
-    return [t("finding.rec_cpu", lang, variant=label(n, lang), cuda=fmt_us(cuda(results, n), lang),
-              cpu=fmt_us(median(v[n]["cpu_time_us"]), lang), first=fmt_us(v[n]["first_call_ms"] * 1000, lang))]
+    ranked = sorted(names, key=lambda n: -_host_share(v, n))
+    n = ranked[0]
+    spread = max(v[m]["host_time_us"]["spread_pct"] for m in names)
+    if len(ranked) > 1 and within_noise(_host_share(v, n), _host_share(v, ranked[1]), spread):
+        order = t("finding.rec_cpu_noise", lang, other=label(ranked[1], lang),
+                  other_host=fmt_us(median(v[ranked[1]]["host_time_us"]), lang), spread=fmt_pct(spread, lang, 0))
+    else:
+        order = t("finding.rec_cpu_highest", lang, spread=fmt_pct(spread, lang, 0))
+    return [t("finding.rec_cpu", lang, variant=label(n, lang), host=fmt_us(median(v[n]["host_time_us"]), lang),
+              kernel=fmt_us(median(v[n]["kernel_sum_us"]), lang), first=fmt_us(v[n]["first_call_ms"] * 1000, lang),
+              order=order)]
 
 
 @finding("rec_inplace")

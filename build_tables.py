@@ -95,13 +95,17 @@ def _parser():
                         f"(default: {','.join(VARIANTS)}, plus the compiled ones with --extra)")
     more = p.add_argument_group("beyond the seed's shape")
     more.add_argument("--extra", action="store_true",
-                      help="also measure FlexAttention and torch.compile of the naive module")
+                      help="also measure math with its precision switches, FlexAttention and "
+                           "torch.compile of the naive module")
     more.add_argument("--sweep", action="store_true",
                       help="sequence lengths 256..16384 at head dims 64 and 128, every variant")
     more.add_argument("--overhead", action="store_true",
                       help="wall time vs kernel time, eager and replayed from a CUDA graph")
     more.add_argument("--backward", action="store_true", help="forward + backward per variant")
-    more.add_argument("--all", action="store_true", help="--extra --sweep --overhead --backward")
+    more.add_argument("--first-calls", action="store_true",
+                      help="each fused backend's first call taken apart: same shape again, a new shape")
+    more.add_argument("--all", action="store_true",
+                      help="--extra --sweep --overhead --backward --first-calls")
     more.add_argument("--sweep-max-seq", type=positive_int, default=16384)
     more.add_argument("--sweep-steps", type=positive_int, default=5)
     more.add_argument("--sweep-timer-seconds", type=positive_seconds, default=0.1)
@@ -156,7 +160,7 @@ def parse_args(argv):
     if args.out is None:
         args.out = SCRATCH_OUT if args.device == "cpu" and not args.render_only else DEFAULT_OUT
     if args.all:
-        args.extra = args.sweep = args.overhead = args.backward = True
+        args.extra = args.sweep = args.overhead = args.backward = args.first_calls = True
     if args.variants is None:
         args.variants = list(VARIANTS) + (list(EXTRA_VARIANTS) if args.extra else [])
     return args
@@ -237,7 +241,8 @@ def check_target(args, out, slug, prov):
         why = "holds results of another shape or dtype"
     else:
         lost = [v for v in old.get("variants", {}) if v not in args.variants]
-        lost += [f"--{s}" for s in ("sweep", "overhead", "backward") if s in old and not getattr(args, s)]
+        lost += [f"--{s.replace('_', '-')}" for s in ("sweep", "overhead", "backward", "first_calls")
+                 if s in old and not getattr(args, s)]
         if lost:
             why = f"holds {', '.join(lost)}, which this run would not measure"
     if why:

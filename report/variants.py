@@ -1,9 +1,11 @@
 """The names of what is measured: variants, backends, dtypes, languages."""
 
 VARIANTS = ("naive", "naive_inplace", "math", "flash", "efficient", "cudnn", "auto")
-EXTRA_VARIANTS = ("flex", "compiled_naive")  # torch.compile: measured with --extra or --all
+# measured with --extra or --all: math with its reduced-precision switches, and compiled code
+MATH_SWITCHES = ("math_bf16_reduction", "math_tf32")
+EXTRA_VARIANTS = (*MATH_SWITCHES, "flex", "compiled_naive")
 FUSED = ("flash", "efficient", "cudnn")
-SDPA_VARIANTS = ("math", *FUSED, "auto")
+SDPA_VARIANTS = ("math", *MATH_SWITCHES, *FUSED, "auto")
 BACKWARD_VARIANTS = ("naive", "math", "flash", "efficient", "cudnn", "auto")
 DTYPES = ("bfloat16", "float16", "float32")
 LANGS = ("nb", "en")

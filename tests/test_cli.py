@@ -422,3 +422,30 @@ def test_a_failing_section_is_recorded_and_the_run_keeps_the_rest(monkeypatch, t
     results = load_results(tmp_path / "cpu" / "results.json")
     assert results["backward_error"] == "RuntimeError: graph capture exploded"
     assert results["variants"]["naive"]["status"] == "ok"
+
+
+def test_first_calls_math_switches_and_sweep_backends_on_cpu(tmp_path):
+    argv = SMALL_CPU + ["--variants", "math,math_tf32,math_bf16_reduction,flash,auto", "--first-calls",
+                        "--sweep", "--sweep-max-seq", "64", "--sweep-steps", "3", "--out", str(tmp_path)]
+    assert build_tables.main(argv) == 0
+    results = load_results(tmp_path / "cpu" / "results.json")
+    assert all(results["variants"][n]["status"] == "ok" for n in ("math_tf32", "math_bf16_reduction"))
+    row = results["first_calls"]["rows"]["flash"]
+    assert row["status"] == "ok" and row["first_new_shape_ms"] > 0
+    assert results["first_calls"]["new_shape"]["seq_len"] == 128
+    tables = tmp_path / "cpu" / "tables"
+    assert "SDPA flash" in (tables / "findings-first-calls.en.md").read_text("utf-8")
+    assert "bf16 reduction allowed" in (tables / "headline.en.md").read_text("utf-8")
+
+
+def test_math_switches_are_restored():
+    import torch
+
+    from report.measure.variants import math_switch
+
+    before = (torch.backends.cuda.fp16_bf16_reduction_math_sdp_allowed(), torch.backends.cuda.matmul.allow_tf32)
+    for name in ("math_bf16_reduction", "math_tf32"):
+        with math_switch(name):
+            assert (torch.backends.cuda.fp16_bf16_reduction_math_sdp_allowed(),
+                    torch.backends.cuda.matmul.allow_tf32) != before
+    assert (torch.backends.cuda.fp16_bf16_reduction_math_sdp_allowed(), torch.backends.cuda.matmul.allow_tf32) == before

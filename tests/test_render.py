@@ -9,7 +9,7 @@ import pytest
 
 from report.paths import DEFAULT_OUT as GENERATED
 from report.paths import ROOT
-from report.render import tables
+from report.render import findings, tables
 from report.render.figures import render_figures
 from report.render.site import render_all
 from report.results import code_hashes, load_reference, load_results, snippet_hashes
@@ -218,3 +218,24 @@ def test_an_order_is_stated_only_outside_the_spread(host, spread, says):
 
     line = rec_cpu(made_up(host, spread), {"variants": {}}, "en")[0]
     assert says in line and "SDPA cuDNN" in line
+
+
+def sweep_of(points):
+    return {"seq_lens": sorted({p["seq_len"] for p in points}), "head_dims": [64], "points": points}
+
+
+def point(variant, seq, median, lo, hi, ran=None):
+    return {"variant": variant, "seq_len": seq, "head_dim": 64, "status": "ok", "backend_ran": ran,
+            "kernel_sum_us": {"median": median, "min": lo, "max": hi}, "cpu_time_us": {"median": 1.0}}
+
+
+def test_auto_is_called_slower_only_beyond_noise():
+    from report.render.extra_tables import auto_vs_best
+
+    sweep = sweep_of([point("auto", 256, 12.0, 11.5, 12.5, "cudnn"), point("flash", 256, 10.0, 9.5, 10.5),
+                      point("auto", 512, 10.4, 10.0, 10.8, "cudnn"), point("flash", 512, 10.0, 9.6, 10.6)])
+    rows = {s: slower for s, _, _, slower in auto_vs_best(sweep, 64)}
+    assert rows == {256: True, 512: False}  # 512: the ranges overlap, so within noise
+    lines = findings.FINDINGS["auto_vs_best"]({"sweep": sweep}, {}, "en")
+    assert lines == ["Head dimension 64: auto was slower than the fastest pinned backend, beyond noise, "
+                     "at 256 (12.0 µs vs 10.0 µs for flash)."]

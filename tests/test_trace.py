@@ -189,3 +189,39 @@ def test_kernel_span_covers_kernels_the_gpu_range_misses():
     assert span["cuda_time_us"]["n"] == 4
     assert span["cuda_time_us"]["min"] >= span["kernel_sum_us"]["min"] - 0.01
     assert span["cuda_time_us"]["median"] <= ranged["cuda_time_us"]["median"] + 0.01
+
+
+# --- attribution per cause -----------------------------------------------------------
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_causes_add_up_to_the_kernel_time(parsed, variant):
+    a = parsed[variant]
+    total = sum(c["us_per_forward"] for c in a["attribution"].values())
+    assert total == pytest.approx(a["kernel_sum_us"]["median"], rel=0.01)
+    assert sum(c["activities_per_forward"] for c in a["attribution"].values()) == \
+        a["gpu_activities_per_forward"]["median"]
+    assert "other" not in a["attribution"], a["attribution"]
+
+
+def test_math_time_by_cause(parsed):
+    causes = parsed["math"]["attribution"]
+    # the upcast: FP32 matmuls and the conversions around them; no bf16 matmul at all
+    assert causes["matmul_fp32"]["activities_per_forward"] == 2 and "matmul" not in causes
+    assert causes["dtype_conversion"]["activities_per_forward"] == 5
+    # _safe_softmax's guard is 4 activities; the mask's own fill_/where are counted apart
+    assert causes["safe_softmax_extras"]["activities_per_forward"] == 4
+    assert causes["mask_construction"]["activities_per_forward"] == 5
+    naive = parsed["naive"]["attribution"]
+    assert naive["copy"]["activities_per_forward"] == 1 and "copy" not in parsed["naive_inplace"]["attribution"]
+
+
+def test_one_kernel_name_under_two_ops_is_two_rows(parsed):
+    # the same elementwise kernel builds the mask (4 µs) and guards softmax (400 µs)
+    where = [k for k in parsed["math"]["kernels"] if k["aten_op"] == "aten::where"]
+    assert {k["cause"] for k in where} == {"mask_construction", "safe_softmax_extras"}
+    assert len({k["name"] for k in where}) == 1
+
+
+def test_fused_backends_are_one_cause(parsed):
+    for variant in ("flash", "efficient", "cudnn", "auto"):
+        assert set(parsed[variant]["attribution"]) == {"fused_attention"}, variant

@@ -9,21 +9,24 @@ from pathlib import Path
 
 from ..results import SCHEMA_VERSION, UsageError
 from ..variants import EXTRA_VARIANTS
-from . import backward, overhead, seed, sweep
+from . import backward, first_calls, overhead, seed, sweep
 from .guard import first_line
 from .provenance import gpu_slug, provenance
 from .roof import measure_roof
 from .variants import make_inputs, reference_output
 
 SECTIONS = (  # (results key, args flag, title); measured in this order
+    ("first_calls", "first_calls", "first calls: process, same shape, new shape"),
     ("overhead", "overhead", "launch overhead: eager vs CUDA graph"),
     ("backward", "backward", "forward + backward"),
     ("sweep", "sweep", "sweep over sequence length and head dimension"),
 )
 
 
-def _measure_section(key, torch, args, progress):
+def _measure_section(key, torch, args, results, progress):
     """The --all sections, looked up at call time (tests replace one to make it fail)."""
+    if key == "first_calls":
+        return first_calls.measure_first_calls(torch, args, results, progress)
     return {"overhead": overhead.measure_overhead, "backward": backward.measure_backward,
             "sweep": sweep.measure_sweep}[key](torch, args, progress)
 
@@ -74,7 +77,7 @@ def _sections(torch, results, args, progress):
         progress(title)
         t0 = time.perf_counter()
         try:
-            results[key] = _measure_section(key, torch, section_args, progress)
+            results[key] = _measure_section(key, torch, section_args, results, progress)
         except Exception as err:  # keep the rest of the run; the section says what broke
             results[key + "_error"] = f"{type(err).__name__}: {str(err).strip()[:500]}"
             progress(f"  {key} failed: {results[key + '_error']}")

@@ -15,7 +15,7 @@ from .timing import host_time_us, wall_us
 from .variants import causal_flops, make_variant
 
 TRACE_FIELDS = ("steps", "cpu_time_us", "cuda_time_us", "kernel_sum_us", "launch_api_us",
-                "gpu_activities_per_forward", "kernels", "cpu_ops_per_forward")
+                "gpu_activities_per_forward", "kernels", "attribution", "cpu_ops_per_forward")
 
 
 def _timings(torch, fn, q, k, v, ref, args):

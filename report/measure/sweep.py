@@ -1,7 +1,8 @@
 """Every variant over sequence lengths and head dimensions; OOM and refusals recorded."""
 from __future__ import annotations
 
-from ..variants import SWEEP_HEAD_DIMS, SWEEP_SEQ_LENS
+from ..trace.names import backend_of_kernels
+from ..variants import SDPA_VARIANTS, SWEEP_HEAD_DIMS, SWEEP_SEQ_LENS
 from .guard import Refused, free, guarded, peak_extra_mib
 from .timing import profile_short, wall_us
 from .variants import causal_flops, make_inputs, make_variant
@@ -22,7 +23,9 @@ def measure_point(torch, name, cfg, q, k, v, args):
     finally:
         free(torch, device)
     timing = prof["kernel_sum_us"] or prof["cpu_time_us"]  # GPU work; small shapes wait on the CPU
-    return {"status": "ok", "cuda_time_us": prof["cuda_time_us"], "cpu_time_us": prof["cpu_time_us"],
+    ran = backend_of_kernels([k["name"] for k in prof["kernels"]]) if name in SDPA_VARIANTS else None
+    return {"status": "ok", "backend_ran": ran if prof["kernels"] else None,
+            "cuda_time_us": prof["cuda_time_us"], "cpu_time_us": prof["cpu_time_us"],
             "kernel_sum_us": prof["kernel_sum_us"], "wall_time_us": wall, "peak_extra_mib": peak,
             "tflops": causal_flops(cfg) / (timing["median"] * 1e-6) / 1e12}
 

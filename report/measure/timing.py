@@ -63,7 +63,7 @@ def summary(trace_path, name, device, cuda_time="gpu_range"):
     a = analyze_trace(json.loads(Path(trace_path).read_text()), name, cuda_time=cuda_time)
     if device != "cuda":  # no GPU in this run: the GPU-side figures do not exist
         a.update(kernel_sum_us=None, gpu_activities_per_forward=None)
-    keep = ("name", "short_name", "kind", "aten_op", "per_forward", "avg_us")
+    keep = ("name", "short_name", "kind", "aten_op", "aten_stack", "per_forward", "avg_us")
     return {k: a[k] for k in ("cuda_time_us", "kernel_sum_us", "cpu_time_us",
                               "gpu_activities_per_forward")} | {
         "kernels": [{f: k[f] for f in keep} for k in a["kernels"]]}

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from contextlib import nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext
 
 from .. import snippets
 
@@ -12,11 +12,45 @@ def causal_flops(cfg):
     return 4 * b * h * d * s * (s + 1) / 2  # two matmuls over the causal triangle
 
 
+@contextmanager
+def math_switch(name):
+    """The math backend with one of its precision switches on, restored afterwards:
+    math_bf16_reduction: torch.backends.cuda.allow_fp16_bf16_reduction_math_sdp(True)
+    (no upcast of bf16/fp16 inputs to FP32); math_tf32: FP32 matmuls may use TF32."""
+    import torch
+
+    if name == "math_bf16_reduction":
+        old = torch.backends.cuda.fp16_bf16_reduction_math_sdp_allowed()
+        torch.backends.cuda.allow_fp16_bf16_reduction_math_sdp(True)
+        try:
+            yield
+        finally:
+            torch.backends.cuda.allow_fp16_bf16_reduction_math_sdp(old)
+    else:
+        old = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = True
+        try:
+            yield
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = old
+
+
+def _math_with_switch(backends, name, sdpa_kernel):
+    def context():
+        stack = ExitStack()
+        stack.enter_context(sdpa_kernel(backends.BACKENDS["math"]))
+        stack.enter_context(math_switch(name))
+        return stack
+    return backends.causal_sdpa, context
+
+
 def make_variant(name, cfg, device):
     """(callable, factory of its backend context) for a variant."""
     from torch.nn.attention import sdpa_kernel
 
     backends = snippets.load("sdpa_backends")
+    if name in ("math_bf16_reduction", "math_tf32"):
+        return _math_with_switch(backends, name, sdpa_kernel)
     if name in ("naive", "naive_inplace"):
         naive = snippets.load("naive_attention")
         module = naive.NaiveCausalAttention(cfg["seq_len"], inplace=name == "naive_inplace")

@@ -88,3 +88,58 @@ def a100_table(results, ref, lang):
                t("col.a100_over_ours", lang), "A100 " + cpu_h, f"{gpu} " + cpu_h,
                "A100 " + k_h, f"{gpu} " + k_h]
     return md_table(headers, rows)
+
+
+def first_calls_table(first_calls, lang):
+    none = t("value.none", lang)
+    rows = []
+    for name, r in first_calls["rows"].items():
+        if r["status"] != "ok":
+            rows.append([label(name, lang), status_text(r, lang)] + [none] * 3)
+            continue
+        rows.append([label(name, lang)] + [fmt_us(r[k] * 1000, lang) if r.get(k) is not None else none
+                                           for k in FIRST_CALL_COLUMNS])
+    table = md_table([t("col.variant", lang)] + [t(f"col.{k.removesuffix('_ms')}", lang)
+                                                  for k in FIRST_CALL_COLUMNS], rows)
+    seq = fmt_num(first_calls["new_shape"]["seq_len"], lang, 0)
+    return table + "\n\n" + t("page.first_calls_note", lang, seq_len=seq)
+
+
+FIRST_CALL_COLUMNS = ("first_in_process_ms", "same_shape_again_ms", "first_new_shape_ms", "new_shape_again_ms")
+
+
+def overlap(a, b):
+    """True when two measured times overlap within their min-max ranges: within noise."""
+    return a["min"] <= b["max"] and b["min"] <= a["max"]
+
+
+def auto_vs_best(sweep, d):
+    """Per sequence length: (seq, auto point, fastest pinned fused point, slower beyond noise)."""
+    out = []
+    for s in sweep["seq_lens"]:
+        pts = {p["variant"]: p for p in sweep["points"] if p["head_dim"] == d and p["seq_len"] == s
+               and p["status"] == "ok" and p.get("kernel_sum_us")}
+        auto = pts.get("auto")
+        pinned = [p for n, p in pts.items() if n in ("flash", "efficient", "cudnn")]
+        if not (auto and pinned):
+            continue
+        best = min(pinned, key=point_time)
+        slower = point_time(auto) > point_time(best) and not overlap(auto["kernel_sum_us"], best["kernel_sum_us"])
+        out.append((s, auto, best, slower))
+    return out
+
+
+def auto_vs_best_table(sweep, lang, d):
+    from ..variants import BACKEND_NAMES
+
+    none = t("value.none", lang)
+    rows = []
+    for s, auto, best, _slower in auto_vs_best(sweep, d):
+        ratio = fmt_ratio(point_time(auto) / point_time(best), lang)
+        if overlap(auto["kernel_sum_us"], best["kernel_sum_us"]):
+            ratio = f"{ratio}, {t('value.within_noise', lang)}"
+        rows.append([fmt_num(s, lang, 0), BACKEND_NAMES.get(auto.get("backend_ran"), none),
+                     fmt_us(point_time(auto), lang),
+                     f"{BACKEND_NAMES[best['variant']]} ({fmt_us(point_time(best), lang)})", ratio])
+    cols = ("auto_ran", "auto_time", "best_pinned", "auto_vs_best")
+    return md_table([t("figure.seq", lang)] + [t(f"col.{c}", lang) for c in cols], rows)

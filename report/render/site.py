@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..text.catalog import t
 from ..variants import FUSED, LANGS
-from . import extra_tables, figures, findings, tables
+from . import causes, extra_tables, figures, findings, tables
 from .markdown import caption, safe_provenance
 
 
@@ -20,6 +20,7 @@ def seed_tables(results, ref, lang):
         "cpu-ops-naive-math": tables.cpu_ops(results, lang, naive_math),
         "cpu-ops-fused": tables.cpu_ops(results, lang, fused),
         "provenance": tables.provenance(results, lang),
+        "attribution": causes.attribution_table(results, lang),
     }
     for name in results["variants"]:
         out[f"profiler-{name}"] = tables.profiler_table(results, name, lang)
@@ -42,6 +43,10 @@ def extra(results, ref, lang):
     for shape_name, cfg in overhead["shapes"].items() if overhead else ():
         out[f"overhead-{shape_name}"] = (t(f"page.shape_{shape_name}", lang).format(**cfg) + "\n\n"
                                          + extra_tables.overhead_table(overhead, lang, shape_name))
+    for d in sweep["head_dims"] if sweep and any(p.get("backend_ran") for p in sweep["points"]) else ():
+        out[f"auto-vs-best-d{d}"] = extra_tables.auto_vs_best_table(sweep, lang, d)
+    if results.get("first_calls"):
+        out["first-calls"] = extra_tables.first_calls_table(results["first_calls"], lang)
     if results.get("backward"):
         out["backward"] = extra_tables.backward_table(results["backward"], lang)
     return out

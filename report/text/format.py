@@ -22,7 +22,7 @@ def finite_or_dash(fmt):
 
 @finite_or_dash
 def fmt_num(x, lang, decimals=1):
-    s = f"{x:,.{decimals}f}"
+    s = f"{x:,.{decimals}f}".replace("-", "\u2212")  # a real minus sign, not a hyphen
     if lang == "nb":
         s = s.replace(",", NBSP).replace(".", ",")
     return s

@@ -4,6 +4,7 @@ CPU time is the host-side record_function range; CUDA time is the GPU-side range
 ("gpu_user_annotation": first kernel start to last kernel end). GPU activities are tied
 to a forward pass through the launch call that issued them (its correlation id).
 """
+from .causes import CAUSES, cause_of
 from .names import GPU_CATS, LAUNCH_CATS, kernel_kind, short_kernel_name
 from .stats import stats
 
@@ -29,20 +30,15 @@ def _step_finder(cpu_ranges):
     return step_of
 
 
-def _innermost_op_finder(events):
+def _op_stack_finder(events):
     ops = sorted((e for e in events if e.get("cat") == "cpu_op"), key=lambda e: e["ts"])
 
-    def innermost_op(launch):
-        """The ATen operation whose CPU span holds this launch call (the shortest one)."""
-        best = None
-        for op in ops:
-            if op["ts"] > launch["ts"]:
-                break
-            if (op.get("tid") == launch.get("tid") and launch["ts"] <= op["ts"] + op["dur"]
-                    and (best is None or op["dur"] <= best["dur"])):
-                best = op
-        return best["name"] if best else None
-    return innermost_op
+    def op_stack(launch):
+        """The ATen operations whose CPU spans hold this launch call, outermost first."""
+        holding = [op for op in ops if op["ts"] <= launch["ts"] <= op["ts"] + op["dur"]
+                   and op.get("tid") == launch.get("tid")]
+        return [op["name"] for op in sorted(holding, key=lambda op: -op["dur"])]
+    return op_stack
 
 
 def _activities_per_step(events, steps, step_of):
@@ -66,18 +62,22 @@ def _activities_per_step(events, steps, step_of):
     return per_step, launch_time
 
 
-def _kernel_table(per_step, steps, innermost_op):
-    """One row per distinct GPU activity name, longest total first."""
+def _kernel_table(per_step, steps, op_stack):
+    """One row per GPU activity name and launching op stack, longest total first (the same
+    elementwise kernel serves different steps of attention)."""
     kernels = {}
     for acts in per_step:
         for e, launch in acts:
             args = e.get("args") or {}
-            k = kernels.get(e["name"])
+            stack = op_stack(launch)
+            k = kernels.get((e["name"], tuple(stack)))
             if k is None:
-                k = kernels[e["name"]] = {
+                k = kernels[(e["name"], tuple(stack))] = {
                     "name": e["name"], "short_name": short_kernel_name(e["name"]),
                     "kind": kernel_kind(e), "launched_by": launch["name"],
-                    "aten_op": innermost_op(launch), "calls": 0, "total_us": 0.0,
+                    "aten_op": stack[-1] if stack else None, "aten_stack": stack,
+                    "cause": cause_of(stack, kernel_kind(e), e["name"]),
+                    "calls": 0, "total_us": 0.0,
                     "registers_per_thread": args.get("registers per thread"),
                     "shared_memory": args.get("shared memory"),
                     "block": args.get("block"), "grid": args.get("grid"),
@@ -90,6 +90,18 @@ def _kernel_table(per_step, steps, innermost_op):
         k["per_forward"] = k["calls"] / steps
         k["avg_us"] = k["total_us"] / k["calls"]
     return sorted(kernels.values(), key=lambda k: -k["total_us"])
+
+
+def attribution(kernels, steps):
+    """Kernel time and GPU activities per forward pass (means over the steps), per cause,
+    in CAUSES order: every activity has exactly one cause, so they add up to the total."""
+    out = {}
+    for cause in CAUSES:
+        mine = [k for k in kernels if k["cause"] == cause]
+        if mine:
+            out[cause] = {"us_per_forward": sum(k["total_us"] for k in mine) / steps,
+                          "activities_per_forward": sum(k["per_forward"] for k in mine)}
+    return out
 
 
 def _gpu_times(per_step, gpu_ranges, cuda_time):
@@ -124,6 +136,7 @@ def analyze_trace(trace, range_name, cuda_time="gpu_range"):
         if e.get("cat") == "cpu_op" and step_of(e["ts"]) is not None:
             cpu_ops[e["name"]] = cpu_ops.get(e["name"], 0) + 1
     kernel_sum_us, cuda_us, counts = _gpu_times(per_step, gpu_ranges, cuda_time)
+    kernels = _kernel_table(per_step, steps, _op_stack_finder(events))
     return {
         "steps": steps,
         "cpu_time_us": stats([r["dur"] for r in cpu_ranges]),
@@ -131,7 +144,8 @@ def analyze_trace(trace, range_name, cuda_time="gpu_range"):
         "kernel_sum_us": stats(kernel_sum_us),
         "launch_api_us": stats(launch_time),
         "gpu_activities_per_forward": stats(counts),
-        "kernels": _kernel_table(per_step, steps, _innermost_op_finder(events)),
+        "kernels": kernels,
+        "attribution": attribution(kernels, steps),
         "cpu_ops_per_forward": {name: n / steps for name, n in sorted(cpu_ops.items())},
         "device_properties": (trace.get("deviceProperties") or [None])[0],
     }

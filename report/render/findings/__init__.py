@@ -5,12 +5,24 @@ finding's lines for this run, or [] when the run lacks what it needs. FILES says
 findings go into which generated file.
 """
 from ...text.catalog import t
-from . import a100, compiled, fused, naive_math, occupancy, overhead, recommendations, scaling, training  # noqa: F401
+from . import (  # noqa: F401
+    a100,
+    compiled,
+    first_calls,
+    fused,
+    naive_math,
+    occupancy,
+    overhead,
+    recommendations,
+    scaling,
+    training,
+)
 from .registry import FINDINGS
 
 # findings of the seed's shape: their files carry the shape note
 FILES = {
     "findings-naive-math": ("math_ratio", "memcpy", "memset", "math_gemms", "math_ops"),
+    "findings-math-why": ("math_why", "math_switches"),
     "findings-fused": ("fused_rank", "auto", "cpu_cuda", "first_call", "gpu_busy"),
     "findings-occupancy": ("occ_flash", "occ_zero", "occ_zero_all"),
     "finding-rec-auto": ("rec_auto",),
@@ -20,6 +32,8 @@ FILES = {
 # findings of the --all measurements
 EXTRA_FILES = {
     "findings-scaling": ("oom", "fits_all", "growth", "fastest", "best_tflops"),
+    "findings-auto-vs-best": ("auto_vs_best",),
+    "findings-first-calls": ("first_calls",),
     "findings-overhead": ("overhead",),
     "findings-training": ("train_ratio", "train_kernels", "train_memory"),
     "findings-compiled": ("compiled", "flex"),

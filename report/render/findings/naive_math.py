@@ -1,7 +1,9 @@
 """Findings of the naive-vs-math page: ratio, the copy, the Memset, matmuls, extra ops."""
 from ...text.catalog import t
-from ...text.format import fmt_num, fmt_ratio, fmt_us
+from ...text.format import fmt_error, fmt_num, fmt_pct, fmt_ratio, fmt_us
 from ...trace.stats import median
+from ...variants import MATH_SWITCHES
+from ..markdown import label
 from .common import cuda, ok
 from .registry import finding
 
@@ -68,10 +70,52 @@ def math_ops(results, ref, lang):
     row = results["variants"]["math"]
     ops = row["cpu_ops_per_forward"]
     mask = [o for o in MASK_OPS if ops.get(o)]
-    safe = [k for k in row["kernels"] if k["aten_op"] in SAFE_SOFTMAX_OPS]
+    if "attribution" in row:  # the kernels launched from inside _safe_softmax, softmax itself aside
+        safe = [k for k in row["kernels"] if k.get("cause") == "safe_softmax_extras"]
+    else:  # older results: by the innermost op alone (counts the mask's fill_/where in too)
+        safe = [k for k in row["kernels"] if k["aten_op"] in SAFE_SOFTMAX_OPS]
     n_safe = sum(k["per_forward"] for k in safe)
     return [t("finding.math_ops", lang,
               n_kernels=fmt_num(median(row["gpu_activities_per_forward"]), lang, 0),
               mask_ops=", ".join(f"`{o}` ×{fmt_num(ops[o], lang, 0)}" for o in mask),
               safe_ops=f"{fmt_num(n_safe, lang, 0)} {t('word.gpu_activities_from', lang)} "
               + ", ".join(sorted({f"`{k['aten_op']}`" for k in safe})))]
+
+
+def _diffs(results):
+    """(cause, math minus naive in-place, in µs per forward) for every cause, largest first."""
+    a = results["variants"]["math"]["attribution"]
+    b = results["variants"]["naive_inplace"]["attribution"]
+    diffs = [(c, a.get(c, {}).get("us_per_forward", 0.0) - b.get(c, {}).get("us_per_forward", 0.0))
+             for c in dict.fromkeys([*a, *b])]
+    return sorted(diffs, key=lambda cd: -abs(cd[1]))
+
+
+@finding("math_why")
+def math_why(results, ref, lang):
+    v = results["variants"]
+    if not (ok(results, "math") and ok(results, "naive_inplace") and "attribution" in v["math"]
+            and "attribution" in v["naive_inplace"]):
+        return []
+    total = lambda n: sum(e["us_per_forward"] for e in v[n]["attribution"].values())  # noqa: E731
+    extra = total("math") - total("naive_inplace")
+    if extra <= 0:
+        return []
+    sign = lambda x: ("+" if x >= 0 else "\u2212") + fmt_us(abs(x), lang)  # noqa: E731
+    parts = [f"{t(f'cause.{c}', lang)} {sign(d)} ({fmt_pct(100 * d / extra, lang, 0)})"
+             for c, d in _diffs(results) if abs(d) >= 0.005 * extra]
+    return [t("finding.math_why", lang, extra=fmt_us(extra, lang), math=fmt_us(total("math"), lang),
+              inplace=fmt_us(total("naive_inplace"), lang), list="; ".join(parts))]
+
+
+@finding("math_switches")
+def math_switches(results, ref, lang):
+    v = results["variants"]
+    names = [n for n in MATH_SWITCHES if ok(results, n)]
+    if not (names and ok(results, "math")):
+        return []
+    base = cuda(results, "math")
+    items = [t("finding.math_switch_item", lang, variant=label(n, lang), cuda=fmt_us(cuda(results, n), lang),
+               ratio=fmt_pct(100 * cuda(results, n) / base, lang, 0), error=fmt_error(v[n]["rel_error"], lang))
+             for n in names]
+    return [t("finding.math_switches", lang, list="; ".join(items), math=fmt_us(base, lang))]

@@ -1,7 +1,8 @@
 """Findings of the scaling page: where variants run out of memory, growth, the fastest."""
 from ...text.catalog import t
-from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops
+from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
 from ...variants import BACKEND_NAMES
+from .. import extra_tables
 from ..extra_tables import point_time
 from ..markdown import label
 from .registry import finding
@@ -86,3 +87,21 @@ def best_tflops(results, ref, lang):
     return [t("finding.best_tflops", lang, variant=label(p["variant"], lang),
               tflops=fmt_tflops(p["tflops"], lang), seq=fmt_num(p["seq_len"], lang, 0), d=p["head_dim"],
               share=fmt_pct(100 * p["tflops"] / results["roof"]["tflops"], lang, 0))]
+
+
+@finding("auto_vs_best")
+def auto_vs_best(results, ref, lang):
+    """Where SDPA's own choice was slower than the fastest pinned backend, beyond noise."""
+    sweep = results.get("sweep")
+    if not sweep or not any(p.get("backend_ran") for p in sweep["points"]):
+        return []
+    lines = []
+    for d in sweep["head_dims"]:
+        slower = [t("finding.auto_vs_best_item", lang, seq=fmt_num(s, lang, 0), auto=fmt_us(point_time(a), lang),
+                    best=fmt_us(point_time(b), lang), backend=BACKEND_NAMES[b["variant"]])
+                  for s, a, b, is_slower in extra_tables.auto_vs_best(sweep, d) if is_slower]
+        if slower:
+            lines.append(t("finding.auto_vs_best", lang, d=d, slower=", ".join(slower)))
+        else:
+            lines.append(t("finding.auto_vs_best_none", lang, d=d))
+    return lines

@@ -22,6 +22,7 @@ import contextlib
 import io
 import json
 import re
+import shutil
 import warnings
 
 import pytest
@@ -311,6 +312,12 @@ def run_notebook(lang: str, docs_dir) -> dict:
     import matplotlib.pyplot as plt
 
     plt.close("all")
+    # the notebook reads the display names from ../report/text/catalog.toml, as in the repo
+    docs_dir.mkdir(parents=True, exist_ok=True)
+    catalog = docs_dir.parent / "report" / "text" / "catalog.toml"
+    if docs_dir.resolve() != DOCS.resolve():
+        catalog.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(DOCS.parent / "report" / "text" / "catalog.toml", catalog)
     namespace = {"__name__": "__main__"}
     with contextlib.chdir(docs_dir), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*non-interactive.*")  # plt.show() on Agg
@@ -327,9 +334,9 @@ def write_results(docs_dir, gpu, results=RESULTS):
 
 # What the notebook shows, in the page's language: display names, never internal ids
 SHOWN = {
-    "nb": {"ticks": ["naiv", "SDPA math", "SDPA flash"], "legend": ["CUDA-tid", "CPU-tid"],
+    "nb": {"ticks": ["naiv (masked_fill)", "SDPA math", "SDPA flash"], "legend": ["CUDA-tid", "CPU-tid"],
            "ylabel": "µs per forward-pass (logaritmisk skala)", "title": "CUDA-tid mot CPU-tid"},
-    "en": {"ticks": ["naive", "SDPA math", "SDPA flash"], "legend": ["CUDA time", "CPU time"],
+    "en": {"ticks": ["naive (masked_fill)", "SDPA math", "SDPA flash"], "legend": ["CUDA time", "CPU time"],
            "ylabel": "µs per forward pass (log scale)", "title": "CUDA time vs CPU time"},
 }
 
@@ -339,8 +346,8 @@ def test_notebook_cells_run(lang, tmp_path, capsys):
     import matplotlib.pyplot as plt
 
     assert notebook_code(lang), "the notebook has no code cells"
-    write_results(tmp_path, "cpu")
-    ns = run_notebook(lang, tmp_path)
+    write_results(tmp_path / "docs", "cpu")
+    ns = run_notebook(lang, tmp_path / "docs")
     assert ns["results_path"].as_posix() == "generated/cpu/results.json"
     fig = plt.gcf()
     (ax,) = fig.axes
@@ -382,12 +389,12 @@ def test_notebook_prefers_h200(tmp_path):
 
     other = json.loads(json.dumps(RESULTS))
     other["provenance"]["gpu_name"] = "Another GPU"
-    write_results(tmp_path, "a100-80gb", other)
-    write_results(tmp_path, "cpu", other)
-    ns = run_notebook("en", tmp_path)
+    write_results(tmp_path / "docs", "a100-80gb", other)
+    write_results(tmp_path / "docs", "cpu", other)
+    ns = run_notebook("en", tmp_path / "docs")
     assert ns["results_path"].as_posix() == "generated/a100-80gb/results.json"
-    write_results(tmp_path, "h200")
-    ns = run_notebook("en", tmp_path)
+    write_results(tmp_path / "docs", "h200")
+    ns = run_notebook("en", tmp_path / "docs")
     assert ns["results_path"].as_posix() == "generated/h200/results.json"
     assert ns["gpu_name"] == "Test GPU 80GB"
     plt.close("all")
@@ -395,7 +402,7 @@ def test_notebook_prefers_h200(tmp_path):
 
 def test_notebook_without_results_says_what_to_run(tmp_path):
     with pytest.raises(FileNotFoundError, match="build_tables.py"):
-        run_notebook("nb", tmp_path)
+        run_notebook("nb", tmp_path / "docs")
 
 
 def test_notebook_code_cells_identical_in_both_languages():

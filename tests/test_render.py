@@ -233,9 +233,11 @@ def test_auto_is_called_slower_only_beyond_noise():
     from report.render.extra_tables import auto_vs_best
 
     sweep = sweep_of([point("auto", 256, 12.0, 11.5, 12.5, "cudnn"), point("flash", 256, 10.0, 9.5, 10.5),
-                      point("auto", 512, 10.4, 10.0, 10.8, "cudnn"), point("flash", 512, 10.0, 9.6, 10.6)])
+                      point("auto", 512, 10.4, 10.0, 10.8, "cudnn"), point("flash", 512, 10.0, 9.6, 10.6),
+                      point("auto", 1024, 12.0, 11.5, 12.5, "flash"), point("flash", 1024, 10.0, 9.5, 10.5)])
     rows = {s: slower for s, _, _, slower in auto_vs_best(sweep, 64)}
-    assert rows == {256: True, 512: False}  # 512: the ranges overlap, so within noise
+    # 512: the ranges overlap, so within noise; 1024: auto ran flash itself, the same kernels
+    assert rows == {256: True, 512: False, 1024: False}
     lines = findings.FINDINGS["auto_vs_best"]({"sweep": sweep}, {}, "en")
     assert lines == ["Head dimension 64: auto was slower than the fastest pinned backend, beyond noise, "
                      "at 256 (12.0 µs vs 10.0 µs for flash)."]

@@ -114,7 +114,10 @@ def overlap(a, b):
 
 
 def auto_vs_best(sweep, d):
-    """Per sequence length: (seq, auto point, fastest pinned fused point, slower beyond noise)."""
+    """Per sequence length: (seq, auto point, fastest pinned fused point, slower beyond noise).
+
+    Auto counts as slower only when it ran another backend than the fastest pinned one and
+    their min-max ranges do not overlap."""
     out = []
     for s in sweep["seq_lens"]:
         pts = {p["variant"]: p for p in sweep["points"] if p["head_dim"] == d and p["seq_len"] == s
@@ -124,7 +127,9 @@ def auto_vs_best(sweep, d):
         if not (auto and pinned):
             continue
         best = min(pinned, key=point_time)
-        slower = point_time(auto) > point_time(best) and not overlap(auto["kernel_sum_us"], best["kernel_sum_us"])
+        # the same backend pinned and unpinned runs the same kernels: any gap is noise
+        slower = (auto.get("backend_ran") != best["variant"] and point_time(auto) > point_time(best)
+                  and not overlap(auto["kernel_sum_us"], best["kernel_sum_us"]))
         out.append((s, auto, best, slower))
     return out
 
@@ -136,7 +141,9 @@ def auto_vs_best_table(sweep, lang, d):
     rows = []
     for s, auto, best, _slower in auto_vs_best(sweep, d):
         ratio = fmt_ratio(point_time(auto) / point_time(best), lang)
-        if overlap(auto["kernel_sum_us"], best["kernel_sum_us"]):
+        if auto.get("backend_ran") == best["variant"]:
+            ratio = f"{ratio}, {t('value.same_backend', lang)}"
+        elif overlap(auto["kernel_sum_us"], best["kernel_sum_us"]):
             ratio = f"{ratio}, {t('value.within_noise', lang)}"
         rows.append([fmt_num(s, lang, 0), BACKEND_NAMES.get(auto.get("backend_ran"), none),
                      fmt_us(point_time(auto), lang),

@@ -22,7 +22,8 @@ from .registry import FINDINGS
 # findings of the seed's shape: their files carry the shape note
 FILES = {
     "findings-naive-math": ("math_ratio", "memcpy", "memset", "math_gemms", "math_ops"),
-    "findings-math-why": ("math_why", "math_switches"),
+    "findings-math-why": ("math_why",),
+    "findings-math-switches": ("math_switches",),
     "findings-fused": ("fused_rank", "auto", "cpu_cuda", "first_call", "gpu_busy"),
     "findings-occupancy": ("occ_flash", "occ_zero", "occ_zero_all"),
     "finding-rec-auto": ("rec_auto",),
@@ -32,7 +33,7 @@ FILES = {
 # findings of the --all measurements
 EXTRA_FILES = {
     "findings-scaling": ("oom", "fits_all", "growth", "fastest", "best_tflops"),
-    "findings-auto-vs-best": ("auto_vs_best",),
+    "findings-auto-vs-best": ("auto_vs_best", "auto_small"),
     "findings-first-calls": ("first_calls",),
     "findings-overhead": ("overhead",),
     "findings-training": ("train_ratio", "train_kernels", "train_memory"),

@@ -10,12 +10,25 @@ from .registry import finding
 
 @finding("rec_auto")
 def rec_auto(results, ref, lang):
-    if not (ok(results, "auto") and ok(results, "math")):
+    """Auto against the fastest pinned fused backend, in wall time per call (not against math)."""
+    v = results["variants"]
+    pinned = [n for n in FUSED if ok(results, n) and v[n].get("wall_time_us")]
+    if not (ok(results, "auto") and pinned and v["auto"].get("wall_time_us")):
         return []
-    auto, math_ = cuda(results, "auto"), cuda(results, "math")
-    return [t("finding.rec_auto", lang, gpu=results["provenance"]["gpu_name"],
-              backend=BACKEND_NAMES.get(results["variants"]["auto"].get("backend_ran")),
-              auto=fmt_us(auto, lang), math=fmt_us(math_, lang), factor=fmt_ratio(math_ / auto, lang))]
+    best = min(pinned, key=lambda n: v[n]["wall_time_us"]["median"])
+    a, b = v["auto"]["wall_time_us"], v[best]["wall_time_us"]
+    spread = a["iqr"] + b["iqr"]
+    ran = v["auto"].get("backend_ran")
+    if ran == best:
+        verdict = t("finding.rec_auto_same", lang)
+    elif a["median"] - b["median"] > spread:
+        verdict = t("finding.rec_auto_lost", lang, ratio=fmt_ratio(a["median"] / b["median"], lang),
+                    spread=fmt_us(spread, lang))
+    else:
+        verdict = t("finding.rec_auto_noise", lang, spread=fmt_us(spread, lang))
+    return [t("finding.rec_auto", lang, gpu=results["provenance"]["gpu_name"], backend=BACKEND_NAMES.get(ran),
+              auto=fmt_us(a["median"], lang), best=label(best, lang), best_time=fmt_us(b["median"], lang),
+              verdict=verdict)]
 
 
 def _host_share(v, n):

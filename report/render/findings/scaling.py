@@ -1,7 +1,7 @@
 """Findings of the scaling page: where variants run out of memory, growth, the fastest."""
 from ...text.catalog import t
 from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
-from ...variants import BACKEND_NAMES
+from ...variants import BACKEND_NAMES, FUSED
 from .. import extra_tables
 from ..extra_tables import point_time
 from ..markdown import label
@@ -105,3 +105,25 @@ def auto_vs_best(results, ref, lang):
         else:
             lines.append(t("finding.auto_vs_best_none", lang, d=d))
     return lines
+
+
+@finding("auto_small")
+def auto_small(results, ref, lang):
+    """At the small shape of the overhead section: auto's eager wall time against the
+    fastest pinned fused backend, with the timers' IQRs as the noise."""
+    rows = (results.get("overhead") or {}).get("rows", {}).get("small", {})
+    auto = rows.get("auto", {})
+    pinned = {n: r for n, r in rows.items() if n in FUSED and r.get("status") == "ok"}
+    if auto.get("status") != "ok" or not pinned or not results["variants"].get("auto", {}).get("backend_ran"):
+        return []
+    best = min(pinned, key=lambda n: pinned[n]["eager_wall_us"]["median"])
+    a, b = auto["eager_wall_us"], pinned[best]["eager_wall_us"]
+    spread = a["iqr"] + b["iqr"]
+    if a["median"] - b["median"] > spread:
+        verdict = t("finding.pinning_wins", lang, ratio=fmt_ratio(a["median"] / b["median"], lang),
+                    spread=fmt_us(spread, lang))
+    else:
+        verdict = t("finding.pinning_noise", lang, spread=fmt_us(spread, lang))
+    return [t("finding.auto_small", lang, shape=t("finding.shape_small", lang),
+              backend=BACKEND_NAMES[results["variants"]["auto"]["backend_ran"]], auto=fmt_us(a["median"], lang),
+              best=label(best, lang), best_time=fmt_us(b["median"], lang), verdict=verdict)]

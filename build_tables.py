@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from report.paths import DEFAULT_OUT, SCRATCH_OUT
+from report.paths import DEFAULT_OUT, ROOT, SCRATCH_OUT
 from report.results import UsageError, load_reference, load_results, replace_dir, write_results
 from report.variants import DTYPES, EXTRA_VARIANTS, VARIANTS
 
@@ -173,6 +173,11 @@ def parse_args(argv):
     return args
 
 
+def shown_traces(slug):
+    """The traces folder as a reader names it from the repository: where the site's are."""
+    return (DEFAULT_OUT / slug / "traces").relative_to(ROOT).as_posix()
+
+
 def render_folder(folder, ref):
     """Re-render one GPU's tables and figures from its results.json, all or nothing."""
     from report.render.site import render_all
@@ -180,7 +185,8 @@ def render_folder(folder, ref):
     results = load_results(folder / "results.json")
     staging = Path(tempfile.mkdtemp(prefix=".render-", dir=folder))
     try:
-        render_all(results, ref, staging / "tables", staging / "figures")
+        render_all(results, ref, staging / "tables", staging / "figures", folder / "traces",
+                   shown_traces(folder.name))
         for part in ("tables", "figures"):
             replace_dir(staging / part, folder / part)
         staging.rmdir()
@@ -265,7 +271,8 @@ def write_run(results, trace_tmp, out, slug):
     try:
         write_results(results, staging / "results.json")
         shutil.copytree(trace_tmp, staging / "traces")
-        render_all(results, load_reference(), staging / "tables", staging / "figures")
+        render_all(results, load_reference(), staging / "tables", staging / "figures",
+                   staging / "traces", shown_traces(slug))
         replace_dir(staging, out / slug)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

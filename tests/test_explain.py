@@ -240,3 +240,14 @@ def test_a_bad_file_from_the_shell_is_exit_2_without_torch(tmp_path):
     path.write_text("[]", encoding="utf-8")
     done = run_cli("--explain", str(path))
     assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("variant", ["cudnn", "naive"])
+def test_the_page_shows_what_the_command_prints(variant):
+    """The generated file the page includes holds the command line and its real output."""
+    shown = f"docs/generated/h200/traces/{variant}.json.gz"
+    done = run_cli("--explain", shown)
+    assert done.returncode == 0
+    for lang in ("nb", "en"):
+        text = (DEFAULT_OUT / "h200" / "tables" / f"explain-{variant}.{lang}.md").read_text(encoding="utf-8")
+        assert f"```text\n$ python build_tables.py --explain {shown}\n{done.stdout}```\n" in text

@@ -251,3 +251,16 @@ def test_the_page_shows_what_the_command_prints(variant):
     for lang in ("nb", "en"):
         text = (DEFAULT_OUT / "h200" / "tables" / f"explain-{variant}.{lang}.md").read_text(encoding="utf-8")
         assert f"```text\n$ python build_tables.py --explain {shown}\n{done.stdout}```\n" in text
+
+
+def test_the_page_states_the_rule_the_code_applies():
+    from report.trace.explain import BUSY_SHARE, SYNC_CALLS
+
+    pages = {lang: (ROOT / "docs" / f"read-your-trace.{lang}.md").read_text(encoding="utf-8")
+             for lang in ("nb", "en")}
+    share = round(100 * BUSY_SHARE)
+    assert f"minst {share}\u00a0% av spennet" in pages["nb"]
+    assert f"at least {share}% of the span" in pages["en"]
+    for page in pages.values():
+        assert all(f"`{call}`" in page for call in SYNC_CALLS)
+        assert "`ProfilerStep#*`" in page

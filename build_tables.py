@@ -5,6 +5,7 @@
     python build_tables.py --all            # also sweeps, CUDA graphs, backward, compiled rows
     python build_tables.py --render-only    # re-render tables from results.json, no GPU
     python build_tables.py --device cpu     # CPU run, into its own folder
+    python build_tables.py --explain TRACE  # read any torch.profiler trace (.json, .json.gz)
 
 Writes docs/generated/<gpu-slug>/: results.json (raw numbers and provenance),
 tables/*.nb.md and *.en.md, and traces/<variant>.json.gz (open them in Perfetto).
@@ -25,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from report.paths import DEFAULT_OUT, SCRATCH_OUT
+from report.paths import DEFAULT_OUT, ROOT, SCRATCH_OUT
 from report.results import UsageError, load_reference, load_results, replace_dir, write_results
 from report.variants import DTYPES, EXTRA_VARIANTS, VARIANTS
 
@@ -127,6 +128,10 @@ def _parser():
     p.add_argument("--render-only", action="store_true",
                    help="re-render tables from existing results.json (no GPU needed); "
                         "takes only --out and --slug")
+    p.add_argument("--explain", metavar="TRACE", type=Path,
+                   help="read a trace that torch.profiler wrote (.json or .json.gz): kernels "
+                        "with occupancy, GPU idle gaps and a verdict per range; no GPU, no "
+                        "other option")
     return p
 
 
@@ -145,6 +150,12 @@ def given_options(parser, argv):
 def parse_args(argv):
     p = _parser()
     args = p.parse_args(argv)
+    if args.explain is not None:
+        extra = sorted(given_options(p, argv) - {"explain"})
+        if extra:
+            p.error("--explain reads one trace; it takes no other option, "
+                    f"not {', '.join('--' + e.replace('_', '-') for e in extra)}")
+        return args
     if args.render_only:
         extra = sorted(given_options(p, argv) - RENDER_OPTIONS)
         if extra:
@@ -166,6 +177,11 @@ def parse_args(argv):
     return args
 
 
+def shown_traces(slug):
+    """The traces folder as a reader names it from the repository: where the site's are."""
+    return (DEFAULT_OUT / slug / "traces").relative_to(ROOT).as_posix()
+
+
 def render_folder(folder, ref):
     """Re-render one GPU's tables and figures from its results.json, all or nothing."""
     from report.render.site import render_all
@@ -173,7 +189,8 @@ def render_folder(folder, ref):
     results = load_results(folder / "results.json")
     staging = Path(tempfile.mkdtemp(prefix=".render-", dir=folder))
     try:
-        render_all(results, ref, staging / "tables", staging / "figures")
+        render_all(results, ref, staging / "tables", staging / "figures", folder / "traces",
+                   shown_traces(folder.name))
         for part in ("tables", "figures"):
             replace_dir(staging / part, folder / part)
         staging.rmdir()
@@ -259,7 +276,8 @@ def write_run(results, trace_tmp, out, slug):
     try:
         write_results(results, staging / "results.json")
         shutil.copytree(trace_tmp, staging / "traces")
-        render_all(results, load_reference(), staging / "tables", staging / "figures")
+        render_all(results, load_reference(), staging / "tables", staging / "figures",
+                   staging / "traces", shown_traces(slug))
         replace_dir(staging, out / slug)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -284,11 +302,25 @@ def measure(args, argv):
     print(f"wrote {out / slug} in {time.perf_counter() - started:.1f} s")
 
 
+def explain(path):
+    """Print what report/trace/explain.py reads off one trace; needs no torch."""
+    from report.trace.explain import TraceError, explain, load_trace, report
+
+    try:
+        text = report(explain(load_trace(path)))
+    except TraceError as err:
+        message = str(err) if str(err).startswith(str(path)) else f"{path}: {err}"
+        raise UsageError(message) from None
+    sys.stdout.write(text)
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
     try:
-        if args.render_only:
+        if args.explain is not None:
+            explain(args.explain)
+        elif args.render_only:
             render_only(args)
         else:
             measure(args, argv)

@@ -54,6 +54,7 @@ def copy_committed(tmp_path):
     dst = tmp_path / "generated" / "h200"
     shutil.copytree(GENERATED / "h200" / "tables", dst / "tables")
     shutil.copytree(GENERATED / "h200" / "figures", dst / "figures")
+    shutil.copytree(GENERATED / "h200" / "traces", dst / "traces")
     shutil.copy(GENERATED / "h200" / "results.json", dst / "results.json")
     return dst
 
@@ -67,7 +68,7 @@ def test_render_only_reproduces_and_leaves_no_staging(tmp_path, capsys):
     before = snapshot(folder)
     code, _ = run_main(["--render-only", "--out", str(folder.parent)], capsys)
     assert code == 0 and snapshot(folder) == before
-    assert sorted(p.name for p in folder.iterdir()) == ["figures", "results.json", "tables"]
+    assert sorted(p.name for p in folder.iterdir()) == ["figures", "results.json", "tables", "traces"]
 
 
 @pytest.mark.parametrize("damage, message", [

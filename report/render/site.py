@@ -1,7 +1,10 @@
 """Every generated file of one GPU's folder: tables/<name>.<lang>.md and figures/*.svg."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..text.catalog import t
+from ..trace.explain import TraceError, explain, load_trace, report
 from ..variants import FUSED, LANGS
 from . import causes, extra_tables, figures, findings, tables
 from .markdown import caption, safe_provenance
@@ -52,9 +55,39 @@ def extra(results, ref, lang):
     return out
 
 
-def render_all(results, ref, tables_dir, figures_dir=None):
-    """Write tables/<name>.<lang>.md (and figures/*.svg) in both languages; returns the paths."""
+# the traces whose `build_tables.py --explain` output the page "Read your own trace" shows
+EXPLAINED = ("cudnn", "naive")
+
+
+def explained(traces_dir, traces_shown):
+    """name -> Markdown body: the command and what it prints, for each trace of EXPLAINED.
+
+    The output is the command's own (English, en numbers) in both languages. A trace that
+    is missing or has no GPU activity (a CPU run's) gets no file.
+    """
+    out = {}
+    for variant in EXPLAINED if traces_dir is not None else ():
+        path = Path(traces_dir) / f"{variant}.json.gz"
+        if not path.is_file():
+            continue
+        try:
+            text = report(explain(load_trace(path)))
+        except TraceError:
+            continue
+        command = f"$ python build_tables.py --explain {traces_shown}/{variant}.json.gz"
+        out[f"explain-{variant}"] = "\n".join(["```text", command, text + "```"])
+    return out
+
+
+def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, traces_shown=None):
+    """Write tables/<name>.<lang>.md (and figures/*.svg) in both languages; returns the paths.
+
+    With traces_dir (the folder's traces/), also the --explain output of some of its
+    traces, with the command line naming the folder as traces_shown.
+    """
     written = []
+    traces_shown = traces_shown or (Path(traces_dir).as_posix() if traces_dir else None)
+    explanations = explained(traces_dir, traces_shown)
     tables_dir.mkdir(parents=True, exist_ok=True)
     plain, results = results, safe_provenance(results)  # figures draw text, pages read Markdown
     for lang in LANGS:
@@ -62,6 +95,7 @@ def render_all(results, ref, tables_dir, figures_dir=None):
         shape = t("page.shape", lang).format(**results["config"])
         bodies = {name: (body, [shape]) for name, body in seed_tables(results, ref, lang).items()}
         bodies.update({name: (body, []) for name, body in extra(results, ref, lang).items()})
+        bodies.update({name: (body, [shape]) for name, body in explanations.items()})
         for name, (body, notes) in bodies.items():
             foot = ["", caption(results, lang) + ("  " if notes else "")] + notes
             if name == "headline":

@@ -1,0 +1,266 @@
+"""build_tables.py --explain TRACE and report/trace/explain.py, on the committed traces
+(docs/generated/h200/traces/, tests/fixtures/h200/) and on files that are no trace.
+
+The facts asserted are facts of those traces, recorded on an NVIDIA H200.
+"""
+import copy
+import gzip
+import json
+import subprocess
+import sys
+
+import pytest
+
+import build_tables
+from report.paths import DEFAULT_OUT, ROOT
+from report.trace.analyze import analyze_trace
+from report.trace.explain import STEP_NAME, WHOLE_TRACE, TraceError, explain, load_trace, report
+from report.variants import VARIANTS
+
+TRACES = DEFAULT_OUT / "h200" / "traces"
+FIXTURES = ROOT / "tests" / "fixtures" / "h200"
+CUDNN = "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0"
+
+
+@pytest.fixture(scope="module")
+def committed():
+    return {v: explain(load_trace(TRACES / f"{v}.json.gz")) for v in ("cudnn", "flash", "naive")}
+
+
+def rng(found, name):
+    return next(r for r in found["ranges"] if r["name"] == name)
+
+
+def row(found, short_name):
+    return next(k for k in found["kernels"] if k["short_name"] == short_name)
+
+
+# --- what it reads off the committed traces -------------------------------------------
+
+def test_cudnn_memset_then_kernel_with_an_idle_gap_between(committed):
+    found = committed["cudnn"]
+    assert [k["short_name"] for k in found["kernels"]] == [CUDNN, "Memset"]
+    assert all(k["calls"] == 50 for k in found["kernels"])
+    r = rng(found, "cudnn_fwd")
+    assert r["ranges"] == 50 and r["activities_per_range"] == 2
+    gap = r["gaps"][0]
+    assert (gap["before"], gap["after"], gap["per_range"]) == ("Memset", CUDNN, 1)
+    assert 5 < gap["median_us"] < 30  # the GPU waits for the kernel's launch after the memset
+    assert r["idle_us"] == pytest.approx(gap["median_us"], abs=0.01)  # its only gap
+    assert r["verdict"] == "CPU-bound"
+
+
+def test_cudnn_occupancy_is_zero_for_kineto_and_not_for_the_calculator(committed):
+    k = row(committed["cudnn"], CUDNN)
+    assert k["kineto_occupancy_pct"] == 0
+    assert round(k["our_optin_pct"], 1) == 18.8 and k["our_optin_blocks"] == 1
+    assert k["our_optin_limited_by"] == ["registers", "shared memory"]
+    assert k["aten_op"] == "aten::_cudnn_attention_forward" and k["launched_by"] == "cuLaunchKernelEx"
+
+
+def test_flash_occupancy_is_12_5_percent_limited_by_registers(committed):
+    k = row(committed["flash"], "pytorch_flash::flash_fwd_kernel")
+    assert k["kineto_occupancy_pct"] == 13
+    assert k["our_optin_pct"] == 12.5 and k["our_optin_blocks"] == 2
+    assert k["our_optin_limited_by"] == ["registers"]
+    assert rng(committed["flash"], "flash_fwd")["verdict"] == "GPU-bound"
+
+
+def test_naive_is_gpu_bound_and_copies_the_scores(committed):
+    found = committed["naive"]
+    assert any(k["kind"] == "memcpy" and k["short_name"] == "Memcpy DtoD" for k in found["kernels"])
+    r = rng(found, "naive_fwd")
+    assert r["verdict"] == "GPU-bound" and r["activities_per_range"] == 7
+    assert r["busy_us"] >= 0.9 * r["span_us"] and r["host_us"] < r["span_us"]
+
+
+def test_profiler_steps_count_as_one_range_name_after_the_users(committed):
+    names = [r["name"] for r in committed["cudnn"]["ranges"]]
+    assert names == ["cudnn_fwd", STEP_NAME]
+    assert rng(committed["cudnn"], STEP_NAME)["ranges"] == 50
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_fixture_agrees_with_analyze_trace(variant):
+    trace = load_trace(FIXTURES / f"{variant}.json.gz")
+    found, analysed = explain(trace), analyze_trace(trace, f"{variant}_fwd")
+    r = rng(found, f"{variant}_fwd")
+    assert r["ranges"] == analysed["steps"] == 4
+    assert r["activities_per_range"] == analysed["gpu_activities_per_forward"]["median"]
+    assert r["verdict"] in ("GPU-bound", "CPU-bound")
+    assert r["busy_us"] <= r["span_us"] + 0.01  # ts are float µs near 5e12
+    for k in analysed["kernels"]:  # the fixtures hold only the four forward passes
+        mine = next(m for m in found["kernels"] if m["name"] == k["name"])
+        assert mine["calls"] == k["calls"] and mine["total_us"] == pytest.approx(k["total_us"])
+        if "our_optin_pct" in mine:
+            assert mine["kineto_occupancy_pct"] == k["kineto_occupancy_pct"]
+
+
+def test_the_text_is_deterministic_and_the_same_for_json_and_json_gz(tmp_path):
+    plain = tmp_path / "cudnn.json"
+    plain.write_bytes(gzip.decompress((TRACES / "cudnn.json.gz").read_bytes()))
+    text = report(explain(load_trace(TRACES / "cudnn.json.gz")))
+    assert text == report(explain(load_trace(plain)))
+    for needle in (CUDNN, "Kineto 0%", "18.8%, 1 block per SM, limited by registers, shared memory",
+                   "Memset -> cudnn_generated", "cudnn_fwd: 50 ranges", "verdict: CPU-bound",
+                   "ProfilerStep#*: 50 ranges", "2,857.7 µs in all"):
+        assert needle in text, needle
+
+
+# --- the rule, on traces made up to show it --------------------------------------------
+
+def made_up(host_us, kernels_us, sync_us=0.0, steps=3):
+    """One range per step, with its launches, and kernels back to back from 100 µs on."""
+    events, corr = [], 0
+    for step in range(steps):
+        t0 = step * 10_000.0
+        events.append({"ph": "X", "cat": "user_annotation", "name": "fwd", "ts": t0, "dur": host_us})
+        gpu_t = t0 + 1.0
+        for dur in kernels_us:
+            corr += 1
+            events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel",
+                           "ts": t0 + 0.5, "dur": 0.05, "args": {"correlation": corr}})
+            events.append({"ph": "X", "cat": "kernel", "name": "k", "ts": gpu_t, "dur": dur,
+                           "args": {"correlation": corr, "device": 0}})
+            gpu_t += dur
+        if sync_us:
+            events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize",
+                           "ts": t0 + host_us - sync_us, "dur": sync_us})
+    return {"traceEvents": events}
+
+
+@pytest.mark.parametrize("host, kernels, sync, verdict", [
+    (10.0, [100.0], 0.0, "GPU-bound"),         # the CPU is done long before the GPU
+    (100.0, [10.0], 0.0, "CPU-bound"),         # the GPU is done long before the CPU
+    (200.0, [100.0], 190.0, "GPU-bound"),      # the CPU only waited for the GPU
+    (200.0, [100.0], 0.0, "CPU-bound"),
+])
+def test_the_verdict_rule(host, kernels, sync, verdict):
+    r = explain(made_up(host, kernels, sync))["ranges"][0]
+    assert r["verdict"] == verdict and r["host_us"] == pytest.approx(host - sync)
+
+
+def test_idle_inside_the_span_makes_it_cpu_bound():
+    trace = made_up(10.0, [10.0, 10.0])
+    second = [e for e in trace["traceEvents"] if e["cat"] == "kernel"][1::2]
+    for e in second:
+        e["ts"] += 10.0  # the GPU waits 10 µs between the two kernels: busy 20 of 30 µs
+    r = explain(trace)["ranges"][0]
+    assert r["verdict"] == "CPU-bound" and "idle for 33%" in r["why"]
+    assert r["gaps"][0]["median_us"] == pytest.approx(10.0)
+
+
+def test_a_trace_without_ranges_is_read_as_one():
+    trace = load_trace(FIXTURES / "naive.json.gz")
+    trace["traceEvents"] = [e for e in trace["traceEvents"] if e.get("cat") != "user_annotation"]
+    found = explain(trace)
+    assert [r["name"] for r in found["ranges"]] == [WHOLE_TRACE]
+    assert found["ranges"][0]["activities_per_range"] == found["activities"]
+    assert "no record_function ranges" in report(found)
+
+
+def test_without_device_properties_only_the_calculator_is_left_out():
+    trace = load_trace(FIXTURES / "flash.json.gz")
+    del trace["deviceProperties"]
+    text = report(explain(trace))
+    assert "Kineto 13%; calculator: no device properties" in text
+    broken = copy.deepcopy(load_trace(FIXTURES / "flash.json.gz"))
+    broken["deviceProperties"][0]["numSms"] = "many"
+    assert "calculator: no device properties" in report(explain(broken))
+
+
+# --- the command ------------------------------------------------------------------------
+
+def run_cli(*args):
+    """build_tables.py in a fresh interpreter in which `import torch` fails."""
+    code = ("import runpy, sys; sys.modules['torch'] = None; "
+            f"sys.argv = ['build_tables.py', *{list(args)!r}]; "
+            "runpy.run_path('build_tables.py', run_name='__main__')")
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_the_command_prints_the_report_without_torch():
+    done = run_cli("--explain", "docs/generated/h200/traces/cudnn.json.gz")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert done.stdout == report(explain(load_trace(TRACES / "cudnn.json.gz")))
+
+
+def garbage_gzip(path):
+    path.write_bytes(b"\x1f\x8b\x08\x00" + bytes(range(200)))
+
+
+def truncated_gzip(path):
+    path.write_bytes((TRACES / "flash.json.gz").read_bytes()[:300])
+
+
+def cpu_only(path):
+    trace = load_trace(FIXTURES / "naive.json.gz")
+    trace["traceEvents"] = [e for e in trace["traceEvents"]
+                            if e.get("cat") not in ("kernel", "gpu_memcpy", "gpu_memset")]
+    path.write_text(json.dumps(trace), encoding="utf-8")
+
+
+@pytest.mark.parametrize("make, says", [
+    (lambda p: p.write_text("this is no JSON", encoding="utf-8"), "not JSON"),
+    (lambda p: p.write_bytes(b"\xff\xfe\x00binary"), "not JSON"),
+    (garbage_gzip, "not a readable gzip file"),
+    (truncated_gzip, "not a readable gzip file"),
+    (lambda p: p.write_text("[1, 2, 3]", encoding="utf-8"), "without a traceEvents list"),
+    (lambda p: p.write_text('{"traceEvents": 3}', encoding="utf-8"), "without a traceEvents list"),
+    (cpu_only, "no GPU activity"),
+    (lambda p: None, "no such file"),
+    (lambda p: p.mkdir(), "not a file"),
+], ids=["text", "binary", "gzip-garbage", "gzip-truncated", "json-list", "events-not-a-list",
+        "no-gpu-events", "missing", "folder"])
+def test_a_file_that_is_no_kineto_trace_is_one_line_and_exit_2(make, says, tmp_path, capsys):
+    path = tmp_path / "trace.json.gz"
+    make(path)
+    with pytest.raises(TraceError, match=says):
+        explain(load_trace(path))
+    code = build_tables.main(["--explain", str(path)])
+    out = capsys.readouterr()
+    assert code == 2 and out.out == ""
+    assert out.err.count("\n") == 1 and out.err.startswith(f"build_tables.py: error: {path}: ")
+    assert says in out.err
+
+
+def test_the_command_line_refuses_other_options(tmp_path, capsys):
+    for argv in (["--explain", "t.json", "--out", str(tmp_path)], ["--render-only", "--explain", "t.json"]):
+        with pytest.raises(SystemExit) as exc:
+            build_tables.main(argv)
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and err.count("\n") == 1 and "takes no other option" in err
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_bad_file_from_the_shell_is_exit_2_without_torch(tmp_path):
+    path = tmp_path / "list.json"
+    path.write_text("[]", encoding="utf-8")
+    done = run_cli("--explain", str(path))
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("variant", ["cudnn", "naive"])
+def test_the_page_shows_what_the_command_prints(variant):
+    """The generated file the page includes holds the command line and its real output."""
+    shown = f"docs/generated/h200/traces/{variant}.json.gz"
+    done = run_cli("--explain", shown)
+    assert done.returncode == 0
+    for lang in ("nb", "en"):
+        text = (DEFAULT_OUT / "h200" / "tables" / f"explain-{variant}.{lang}.md").read_text(encoding="utf-8")
+        assert f"```text\n$ python build_tables.py --explain {shown}\n{done.stdout}```\n" in text
+
+
+def test_the_page_states_the_rule_the_code_applies():
+    from report.trace.explain import BUSY_SHARE, SYNC_CALLS
+
+    pages = {lang: (ROOT / "docs" / f"read-your-trace.{lang}.md").read_text(encoding="utf-8")
+             for lang in ("nb", "en")}
+    share = round(100 * BUSY_SHARE)
+    assert f"minst {share}\u00a0% av spennet" in pages["nb"]
+    assert f"at least {share}% of the span" in pages["en"]
+    for page in pages.values():
+        assert all(f"`{call}`" in page for call in SYNC_CALLS)
+        assert "`ProfilerStep#*`" in page

@@ -30,7 +30,7 @@ import re
 import zlib
 from pathlib import Path
 
-from .analyze import _activities_per_step, _innermost_op_finder, complete_events
+from .analyze import _activities_per_step, _op_stack_finder, complete_events
 from .names import GPU_CATS, LAUNCH_CATS, kernel_kind, short_kernel_name
 from .occupancy import add_occupancy, limits_from_trace
 from .stats import stats
@@ -244,11 +244,12 @@ def _add_launchers(kernels, events):
     """The launch call and the ATen operation around it, for each row's first call."""
     launches = {(e.get("args") or {}).get("correlation"): e
                 for e in events if e.get("cat") in LAUNCH_CATS}
-    innermost_op = _innermost_op_finder(events)
+    op_stack = _op_stack_finder(events)
     for k in kernels:
         launch = launches.get(k["correlation"]) if k["correlation"] is not None else None
         k["launched_by"] = launch["name"] if launch else None
-        k["aten_op"] = innermost_op(launch) if launch else None
+        stack = op_stack(launch) if launch else []
+        k["aten_op"] = stack[-1] if stack else None
 
 
 def explain(trace):

@@ -6,4 +6,5 @@ extra_tables  the --all tables (sweeps, launch overhead, backward, A100 beside o
 findings/     the sentences the pages' prose cites, one function per finding
 figures       deterministic SVG figures
 site          writes every file of one GPU's folder
+compare       every GPU's folder side by side, with the A100's figures (fixed file names)
 """

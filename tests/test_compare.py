@@ -11,6 +11,8 @@ import re
 import shutil
 
 import pytest
+from pagecode import DOCS, expand_snippets
+from test_parity import includes
 from test_render import committed_result_dirs
 
 import build_tables
@@ -22,6 +24,7 @@ from report.text.catalog import t
 from report.variants import LANGS
 
 H200 = GENERATED / "h200" / "results.json"
+PAGE = "compare-gpus"
 
 
 def scaled(results, factor, gpu_name):
@@ -117,6 +120,19 @@ def test_a_second_gpu_folder_gets_its_own_column(made_up_gpu, capsys):
     assert "SDPA flash: fastest on the NVIDIA H200; the A100 (Hugging Face) takes 1.6× as long, " \
            "the Made-up GPU 48GB takes 2.0× as long." in findings
     assert "Made-up GPU 48GB" in read(made_up_gpu, "sweep", "en")
+
+
+def test_the_page_includes_only_the_comparison_so_a_new_gpu_needs_no_page_edit(made_up_gpu, tmp_path):
+    build_tables.main(["--render-only", "--out", str(made_up_gpu)])
+    for lang in LANGS:
+        text = (DOCS / f"{PAGE}.{lang}.md").read_text(encoding="utf-8")
+        targets = includes(text)
+        assert sorted(targets) == sorted(f"generated/{COMPARE}/tables/{n}.{lang}.md" for n in FILES)
+        assert "H200" not in text  # no claim about one GPU that a second one could make wrong
+        # the unchanged page, expanded against the made-up docs/generated/
+        expanded = expand_snippets(text, base_path=["snippets", str(tmp_path)])
+        assert "Made-up GPU 48GB" in expanded and "NVIDIA H200" in expanded
+        assert "CPU (made up)" not in expanded
 
 
 def test_the_measurement_run_refreshes_the_comparison(made_up_gpu):

@@ -5,7 +5,7 @@ finding's lines for this run, or [] when the run lacks what it needs. FILES says
 findings go into which generated file.
 """
 from ...text.catalog import t
-from . import a100, compiled, fused, naive_math, occupancy, overhead, recommendations, scaling, training  # noqa: F401
+from . import compiled, fused, naive_math, occupancy, overhead, recommendations, scaling, training  # noqa: F401
 from .registry import FINDINGS
 
 # findings of the seed's shape: their files carry the shape note
@@ -23,7 +23,6 @@ EXTRA_FILES = {
     "findings-overhead": ("overhead",),
     "findings-training": ("train_ratio", "train_kernels", "train_memory"),
     "findings-compiled": ("compiled", "flex"),
-    "findings-a100": ("a100_speedup", "a100_winner", "a100_occupancy"),
 }
 
 

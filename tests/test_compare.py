@@ -93,7 +93,7 @@ def test_the_compare_folder_is_no_gpu_folder():
 
 
 def test_rendering_is_deterministic(tmp_path):
-    runs = [("h200", load_results(H200))]
+    runs = [("h200", load_results(H200)), ("other", scaled(load_results(H200), 2.0, "Other GPU"))]
     a = render_compare(runs, load_reference(), tmp_path / "a")
     b = render_compare(list(reversed(runs)), load_reference(), tmp_path / "b")
     assert [p.read_bytes() for p in a] == [p.read_bytes() for p in b]

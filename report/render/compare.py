@@ -218,15 +218,17 @@ def speed_lines(cols, lang):
     """Per variant, which column is clearly faster in CUDA time (same shape only)."""
     lines = []
     for name in variant_names(cols):
-        values = {c.label: v for c in cols if (v := cuda_value(c, name)) is not None}
+        values = {i: v for i, c in enumerate(cols) if (v := cuda_value(c, name)) is not None}
         if len(values) < 2:
             continue
         ahead, behind = leaders(values)
+        gpus = _join([cols[i].label for i in ahead], lang)
         if not behind:
-            lines.append(t("compare.even", lang).format(variant=label(name, lang), gpus=_join(ahead, lang)))
+            lines.append(t("compare.even", lang).format(variant=label(name, lang), gpus=gpus))
             continue
-        slower = [t("compare.slower", lang).format(gpu=k, ratio=fmt_ratio(r, lang)) for k, r in behind]
-        lines.append(t("compare.faster", lang).format(variant=label(name, lang), gpus=_join(ahead, lang),
+        slower = [t("compare.slower", lang).format(gpu=cols[i].label, ratio=fmt_ratio(r, lang))
+                  for i, r in behind]
+        lines.append(t("compare.faster", lang).format(variant=label(name, lang), gpus=gpus,
                                                       slower=", ".join(slower)))
     return lines
 

@@ -8,7 +8,8 @@
     python build_tables.py --explain TRACE  # read any torch.profiler trace (.json, .json.gz)
 
 Writes docs/generated/<gpu-slug>/: results.json (raw numbers and provenance),
-tables/*.nb.md and *.en.md, and traces/<variant>.json.gz (open them in Perfetto).
+tables/*.nb.md and *.en.md, and traces/<variant>.json.gz (open them in Perfetto); and
+docs/generated/compare/tables/: every GPU folder there side by side, with the A100's.
 The code that is measured is imported from snippets/, the files the pages show.
 This file is the command: arguments, order of work, exit codes. The work is done by
 the package report/ (see its __init__ for the layers).
@@ -26,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from report.paths import DEFAULT_OUT, ROOT, SCRATCH_OUT
+from report.paths import COMPARE, DEFAULT_OUT, ROOT, SCRATCH_OUT
 from report.results import UsageError, load_reference, load_results, replace_dir, write_results
 from report.variants import DTYPES, EXTRA_VARIANTS, VARIANTS
 
@@ -204,16 +205,49 @@ def render_folder(folder, ref):
         raise
 
 
+def result_folders(out):
+    """Every folder of `out` with a results.json, by name."""
+    return sorted(d for d in out.iterdir() if (d / "results.json").exists()) if out.exists() else []
+
+
+def render_comparison(out, ref):
+    """<out>/compare/tables/ from every GPU folder of `out`, all or nothing; the path, or
+    None where `out` holds no GPU run (CPU runs are never compared)."""
+    from report.render.compare import has_gpu_runs, render_compare
+
+    runs = [(d.name, load_results(d / "results.json")) for d in result_folders(out)]
+    if not has_gpu_runs(runs):
+        return None
+    final = out / COMPARE / "tables"
+    final.parent.mkdir(exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".render-", dir=final.parent))
+    try:
+        render_compare(runs, ref, staging / "tables")
+        replace_dir(staging / "tables", final)
+        staging.rmdir()
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise UsageError(f"a results.json under {out} is damaged or was written by another "
+                         f"version of build_tables.py ({type(err).__name__}: {err}); "
+                         f"{final} was not changed") from None
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return final
+
+
 def render_only(args):
     out = Path(args.out)
-    folders = [out / args.slug] if args.slug else sorted(
-        d for d in out.iterdir() if (d / "results.json").exists()) if out.exists() else []
+    folders = [out / args.slug] if args.slug else result_folders(out)
     if not folders:
         raise UsageError(f"no results.json under {out}: nothing to render")
     ref = load_reference()
     for folder in folders:
         render_folder(folder, ref)
         print(f"rendered {folder / 'tables'} and {folder / 'figures'} from {folder / 'results.json'}")
+    compared = render_comparison(out, ref)
+    if compared:
+        print(f"rendered {compared} from every GPU's results.json under {out}")
 
 
 def check_writable(out):
@@ -240,6 +274,9 @@ def _shape(config):
 def check_target(args, out, slug, prov):
     """Refuse to replace results of another device, another shape, or a fuller run."""
     target = Path(out) / slug
+    if slug == COMPARE:
+        raise UsageError(f"{target} holds the comparison of every GPU, not one GPU's results: "
+                         "choose another --slug (nothing was measured)")
     if target.exists() and not target.is_dir():
         raise UsageError(f"{target} is a file, not a results folder (nothing was measured)")
     old_path = target / "results.json"
@@ -300,6 +337,14 @@ def measure(args, argv):
     finally:
         shutil.rmtree(trace_tmp, ignore_errors=True)
     print(f"wrote {out / slug} in {time.perf_counter() - started:.1f} s")
+    try:
+        compared = render_comparison(out, load_reference())
+    except (UsageError, OSError) as err:  # the run itself is written and stays
+        print(f"build_tables.py: warning: the comparison of every GPU was not refreshed ({err}); "
+              "fix that, then run python build_tables.py --render-only", file=sys.stderr)
+    else:
+        if compared:
+            print(f"rendered {compared} from every GPU's results.json under {out}")
 
 
 def explain(path):

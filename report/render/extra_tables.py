@@ -1,10 +1,10 @@
-"""The --all tables: sweeps, launch overhead, backward, and the A100 beside ours."""
+"""The --all tables: sweeps, launch overhead, backward."""
 from __future__ import annotations
 
 from ..text.catalog import t
 from ..text.format import fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
 from ..trace.stats import median
-from .markdown import kernel_count, label, md_table, status_text
+from .markdown import label, md_table, status_text
 
 
 def point_time(p):
@@ -66,28 +66,6 @@ def backward_table(backward, lang):
                      fmt_us(r["first_call_ms"] * 1000, lang)])
     cols = ("variant", "train_time", "wall", "train_kernels", "peak_mem", "first_call")
     return md_table([t(f"col.{c}", lang) for c in cols], rows)
-
-
-def a100_table(results, ref, lang):
-    none = t("value.none", lang)
-    v, rv = results["variants"], ref["variants"]
-    gpu = results["provenance"]["gpu_name"]
-    rows = []
-    for n, r in rv.items():
-        ours = v.get(n, {})
-        ok = ours.get("status") == "ok" and ours.get("cuda_time_us")
-        cuda = median(ours["cuda_time_us"]) if ok else None
-        ratio = fmt_ratio(r["cuda_time_us"] / cuda, lang) if ok and r.get("cuda_time_us") else none
-        rows.append([label(n, lang), fmt_us(r.get("cuda_time_us"), lang), fmt_us(cuda, lang), ratio,
-                     fmt_us(r.get("cpu_time_us"), lang),
-                     fmt_us(median(ours.get("cpu_time_us")) if ok else None, lang),
-                     str(r.get("kernels_per_forward", none)),
-                     kernel_count(ours, lang) if ok else none])
-    cuda_h, cpu_h, k_h = (t(f"col.{c}", lang) for c in ("cuda_time", "cpu_time", "kernels_fwd"))
-    headers = [t("col.variant", lang), "A100 " + cuda_h, f"{gpu} " + cuda_h,
-               t("col.a100_over_ours", lang), "A100 " + cpu_h, f"{gpu} " + cpu_h,
-               "A100 " + k_h, f"{gpu} " + k_h]
-    return md_table(headers, rows)
 
 
 def first_calls_table(first_calls, lang):

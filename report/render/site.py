@@ -33,8 +33,8 @@ def seed_tables(results, ref, lang):
 
 
 def extra(results, ref, lang):
-    """name -> Markdown body, for the --all measurements and the A100 comparison."""
-    out = {"a100-vs-ours": extra_tables.a100_table(results, ref, lang)}
+    """name -> Markdown body, for the --all measurements."""
+    out = {}
     for name, keys in findings.EXTRA_FILES.items():
         out[name] = findings.render_findings(results, ref, lang, keys)
     sweep = results.get("sweep")

@@ -6,7 +6,6 @@ findings go into which generated file.
 """
 from ...text.catalog import t
 from . import (  # noqa: F401
-    a100,
     compiled,
     first_calls,
     fused,
@@ -38,7 +37,6 @@ EXTRA_FILES = {
     "findings-overhead": ("overhead",),
     "findings-training": ("train_ratio", "train_kernels", "train_memory"),
     "findings-compiled": ("compiled", "flex"),
-    "findings-a100": ("a100_speedup", "a100_winner", "a100_occupancy"),
 }
 
 

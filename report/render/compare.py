@@ -1,0 +1,324 @@
+"""Every GPU's results side by side: one column per GPU run, and Hugging Face's A100.
+
+The caller passes the results of every folder it found ([(folder name, results), ...]);
+a run without CUDA in its provenance (a CPU run) is left out, the others become columns
+in the order of their folder names, and the cited A100 figures are the last column. The
+files have fixed names (FILES), so the page that includes them needs no edit when a GPU
+is added. Columns that measured another shape say so in the table, and the findings
+compare only columns of the same shape; they call one faster only by a clear factor.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..text.catalog import t
+from ..text.format import fmt_num, fmt_pct, fmt_ratio, fmt_us
+from ..trace.stats import median
+from ..variants import BACKEND_NAMES, EXTRA_VARIANTS, FUSED, LANGS, VARIANTS
+from .extra_tables import point_time
+from .markdown import code_safe, kernel_count, label, markdown_safe, md_table, safe_provenance, status_text
+
+FILES = ("runs", "cuda-time", "cpu-time", "wall-time", "kernels", "sweep", "findings")
+CLEAR = 1.2  # one is called faster only where the other takes at least this factor as long
+SHAPE_KEYS = ("batch", "heads", "seq_len", "head_dim", "dtype")
+
+
+@dataclass(frozen=True)
+class Column:
+    label: str          # Markdown-safe
+    shape: tuple        # SHAPE_KEYS' values
+    folder: str | None  # None: Hugging Face's A100
+    results: dict       # safe_provenance(results.json), or the reference's figures
+
+
+def columns(runs, ref, lang):
+    """One Column per GPU run (sorted by folder), then the A100's."""
+    gpu = sorted(((folder, safe_provenance(r)) for folder, r in runs if "cuda" in r["provenance"]),
+                 key=lambda item: item[0])
+    names = [r["provenance"]["gpu_name"] for _, r in gpu]
+    cols = []
+    for folder, r in gpu:
+        name = r["provenance"]["gpu_name"]
+        if names.count(name) > 1:  # two runs of one GPU: the folder tells them apart
+            name = f"{name} ({markdown_safe(folder)})"
+        cols.append(Column(name, shape_of(r["config"]), folder, r))
+    cols.append(Column(t("compare.a100", lang), shape_of(ref["config"]), None, ref))
+    return cols
+
+
+def shape_of(config):
+    return tuple(config.get(k) for k in SHAPE_KEYS)
+
+
+def shape_text(shape, lang, key="compare.shape"):
+    """"8 × 16 × 1024 × 64, bfloat16" (B × H × S × D), or the sentence of `key`."""
+    return t(key, lang).format(**dict(zip(SHAPE_KEYS, shape, strict=True)))
+
+
+def _finite(x):
+    return x if isinstance(x, (int, float)) and math.isfinite(x) and x > 0 else None
+
+
+# --- the cells of one column -------------------------------------------------------------
+
+def _row(col, name):
+    return col.results["variants"].get(name)
+
+
+def _ours(col, name, lang, value):
+    """The cell of a measured variant: value(row), its status, or "–" where not measured."""
+    row = _row(col, name)
+    if row is None:
+        return t("value.none", lang)
+    if row["status"] != "ok":
+        return status_text(row, lang)
+    return value(row)
+
+
+def cuda_cell(col, name, lang):
+    if col.folder is None:
+        return fmt_us((_row(col, name) or {}).get("cuda_time_us"), lang)
+    return _ours(col, name, lang, lambda row: fmt_us(median(row.get("cuda_time_us")), lang))
+
+
+def cpu_cell(col, name, lang):
+    if col.folder is None:
+        return fmt_us((_row(col, name) or {}).get("cpu_time_us"), lang)
+    return _ours(col, name, lang, lambda row: fmt_us(median(row.get("cpu_time_us")), lang))
+
+
+def wall_cell(col, name, lang):
+    return _ours(col, name, lang, lambda row: fmt_us((row.get("wall_time_us") or {}).get("median"), lang))
+
+
+def kernels_cell(col, name, lang):
+    if col.folder is None:
+        n = (_row(col, name) or {}).get("kernels_per_forward")
+        return fmt_num(n, lang, 0) if n is not None else t("value.none", lang)
+    return _ours(col, name, lang, lambda row: kernel_count(row, lang))
+
+
+def cuda_value(col, name):
+    """A column's CUDA time of a variant in µs, or None."""
+    row = _row(col, name) or {}
+    if col.folder is None:
+        return _finite(row.get("cuda_time_us"))
+    return _finite(median(row.get("cuda_time_us"))) if row.get("status") == "ok" else None
+
+
+# --- the tables ----------------------------------------------------------------------------
+
+def variant_names(cols):
+    """Every variant some column has, the known ones in their usual order."""
+    seen = [n for c in cols for n in c.results["variants"]]
+    known = [n for n in VARIANTS + EXTRA_VARIANTS if n in seen]
+    return known + [n for n in dict.fromkeys(seen) if n not in known]
+
+
+def shape_note(cols, lang):
+    """(a first row naming each column's shape, or None; the note under the table)."""
+    shapes = {c.shape for c in cols}
+    if len(shapes) == 1:
+        return None, shape_text(cols[0].shape, lang, "compare.same_shape")
+    return ([t("compare.shape_row", lang)] + [shape_text(c.shape, lang) for c in cols],
+            t("compare.shapes_differ", lang))
+
+
+def variant_table(cols, lang, cell):
+    first, note = shape_note(cols, lang)
+    rows = [first] if first else []
+    rows += [[label(n, lang)] + [cell(c, n, lang) for c in cols] for n in variant_names(cols)]
+    return md_table([t("col.variant", lang)] + [c.label for c in cols], rows), note
+
+
+def runs_table(cols, ref, lang):
+    none = t("value.none", lang)
+    src = ref["source"]
+    items = [
+        ("compare.row_folder", lambda c: f"`docs/generated/{code_safe(c.folder)}/`" if c.folder
+         else f"[{src['publisher']}]({src['url']})"),
+        ("compare.row_gpu", lambda c: c.results["provenance"]["gpu_name"] if c.folder
+         else markdown_safe(src["gpu_name"])),
+        ("compare.shape_row", lambda c: shape_text(c.shape, lang)),
+        ("compare.row_driver", lambda c: c.results["provenance"].get("driver") if c.folder else None),
+        ("compare.row_cuda", lambda c: c.results["provenance"].get("cuda") if c.folder else None),
+        ("compare.row_cudnn", lambda c: c.results["provenance"].get("cudnn") if c.folder else None),
+        ("compare.row_torch", lambda c: c.results["provenance"].get("torch") if c.folder else None),
+        ("compare.row_date", lambda c: c.results["provenance"].get("date") if c.folder
+         else markdown_safe(src["published"])),
+        ("compare.row_command", lambda c: f"`{c.results['provenance']['command']}`" if c.folder else None),
+    ]
+    rows = [[t(key, lang)] + [str(v) if (v := get(c)) is not None else none for c in cols]
+            for key, get in items]
+    return md_table([t("compare.column", lang)] + [c.label for c in cols], rows, ["l"] * (len(cols) + 1))
+
+
+def _sweep_key(sweep):
+    return sweep.get("batch"), sweep.get("heads"), sweep.get("dtype")
+
+
+def sweep_tables(cols, lang):
+    """Per head dimension: the fastest variant at each sequence length, one column per GPU."""
+    swept = [c for c in cols if c.folder and c.results.get("sweep")]
+    if not swept:
+        return t("compare.no_sweep", lang)
+    parts = []
+    for d in sorted({d for c in swept for d in c.results["sweep"]["head_dims"]}):
+        have = [c for c in swept if d in c.results["sweep"]["head_dims"]]
+        seqs = sorted({s for c in have for s in c.results["sweep"]["seq_lens"]})
+        rows, differ = [], len({_sweep_key(c.results["sweep"]) for c in have}) > 1
+        if differ:
+            rows.append([t("compare.sweep_shape_row", lang)] + [
+                t("compare.sweep_shape", lang).format(batch=b, heads=h, dtype=dt)
+                for b, h, dt in (_sweep_key(c.results["sweep"]) for c in have)])
+        for s in seqs:
+            rows.append([fmt_num(s, lang, 0)] + [_fastest_cell(c, d, s, lang) for c in have])
+        parts += [t("compare.head_dim", lang).format(head_dim=d), "",
+                  md_table([t("compare.seq_len", lang)] + [c.label for c in have], rows), ""]
+        parts += [t("compare.shapes_differ", lang), ""] if differ else []
+    missing = [c.label for c in cols if c.folder and c not in swept]
+    if missing:
+        parts += [t("compare.sweep_missing", lang).format(gpus=", ".join(missing)), ""]
+    return "\n".join(parts + [t("compare.sweep_note", lang).format(factor=fmt_ratio(CLEAR, lang))])
+
+
+def _fastest_cell(col, head_dim, seq_len, lang):
+    """The fastest time at a point and every variant within CLEAR of it ("auto" is left
+    out: it runs one of the others)."""
+    points = [p for p in col.results["sweep"]["points"]
+              if p["head_dim"] == head_dim and p["seq_len"] == seq_len and p["variant"] != "auto"]
+    timed = {p["variant"]: x for p in points if p["status"] == "ok" and (x := _finite(point_time(p)))}
+    if not timed:
+        if not points:
+            return t("value.none", lang)
+        return status_text(next((p for p in points if p["status"] == "oom"), points[0]), lang)
+    ahead, _ = leaders(timed)
+    ahead.sort(key=lambda n: timed[n])
+    return f"{fmt_us(timed[ahead[0]], lang)} · {', '.join(label(n, lang) for n in ahead)}"
+
+
+# --- the findings --------------------------------------------------------------------------
+
+def _join(items, lang):
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + t("compare.and", lang) + items[-1]
+
+
+def leaders(values):
+    """(the keys within CLEAR of the smallest value, [(key, ratio)] of the rest by ratio)."""
+    best = min(values.values())
+    ahead = [k for k, x in values.items() if x / best < CLEAR]
+    behind = sorted(((k, x / best) for k, x in values.items() if x / best >= CLEAR),
+                    key=lambda item: item[1])
+    return ahead, behind
+
+
+def speed_lines(cols, lang):
+    """Per variant, which column is clearly faster in CUDA time (same shape only)."""
+    lines = []
+    for name in variant_names(cols):
+        values = {i: v for i, c in enumerate(cols) if (v := cuda_value(c, name)) is not None}
+        if len(values) < 2:
+            continue
+        ahead, behind = leaders(values)
+        gpus = _join([cols[i].label for i in ahead], lang)
+        if not behind:
+            lines.append(t("compare.even", lang).format(variant=label(name, lang), gpus=gpus))
+            continue
+        slower = [t("compare.slower", lang).format(gpu=cols[i].label, ratio=fmt_ratio(r, lang))
+                  for i, r in behind]
+        lines.append(t("compare.faster", lang).format(variant=label(name, lang), gpus=gpus,
+                                                      slower=", ".join(slower)))
+    return lines
+
+
+def fused_line(col, lang):
+    values = {BACKEND_NAMES[n]: v for n in FUSED if (v := cuda_value(col, n)) is not None}
+    if not values:
+        return []
+    ahead, _ = leaders(values)
+    backends = _join(ahead, lang)
+    if len(ahead) > 1:
+        backends += t("compare.within", lang).format(factor=fmt_ratio(CLEAR, lang))
+    if col.folder is None:
+        auto = t("compare.auto_unknown", lang)
+    else:
+        ran = (_row(col, "auto") or {}).get("backend_ran")
+        auto = t("compare.auto", lang).format(backend=BACKEND_NAMES.get(ran, ran)) if ran else ""
+    return [t("compare.fused", lang).format(gpu=col.label, backends=backends, auto=auto).rstrip()]
+
+
+def occupancy_line(cols, lang):
+    """Kineto's estimate for the fused kernels of each column (computed, not measured)."""
+    parts = []
+    for c in cols:
+        occ = []
+        for n in FUSED:
+            row = _row(c, n) or {}
+            if c.folder is None:
+                pct = row.get("est_occupancy_pct")
+            else:
+                k = next((k for k in row.get("kernels") or [] if k["kind"] == "kernel"), None)
+                pct = k.get("kineto_occupancy_pct") if k and row.get("status") == "ok" else None
+            if pct is not None:
+                occ.append(f"{BACKEND_NAMES[n]} {fmt_pct(pct, lang, 0)}")
+        if occ:
+            parts.append(t("compare.on", lang).format(what=", ".join(occ), gpu=c.label))
+    return [t("compare.occupancy", lang).format(list="; ".join(parts))] if parts else []
+
+
+def findings(cols, lang):
+    groups = {}
+    for c in cols:
+        groups.setdefault(c.shape, []).append(c)
+    lines = [t("compare.rule", lang).format(factor=fmt_ratio(CLEAR, lang))]
+    for shape, group in groups.items():
+        if len(group) == 1:
+            lines.append(t("compare.alone", lang).format(gpu=group[0].label, shape=shape_text(shape, lang)))
+        elif len(groups) == 1:
+            lines += speed_lines(group, lang)
+        elif sub := speed_lines(group, lang):  # a list per shape
+            lines.append(t("compare.group", lang).format(shape=shape_text(shape, lang),
+                                                         gpus=_join([c.label for c in group], lang))
+                         + "".join(f"\n    - {line}" for line in sub))
+    for c in cols:
+        lines += fused_line(c, lang)
+    lines += occupancy_line(cols, lang)
+    return "\n".join(f"- {line}" for line in lines)
+
+
+# --- the files -----------------------------------------------------------------------------
+
+def bodies(runs, ref, lang):
+    """name -> (Markdown body, notes under it), for every name in FILES."""
+    cols = columns(runs, ref, lang)
+    cite = t("page.cite", lang).format(**ref["source"])
+    ours = [c for c in cols if c.folder]
+    out = {"runs": (runs_table(cols, ref, lang), [cite])}
+    for name, cell, cs, extra in (("cuda-time", cuda_cell, cols, [cite]),
+                                  ("cpu-time", cpu_cell, cols, [cite]),
+                                  ("wall-time", wall_cell, ours, [t("compare.no_a100_wall", lang)]),
+                                  ("kernels", kernels_cell, cols, [cite])):
+        table, note = variant_table(cs, lang, cell)
+        out[name] = (table, [note] + extra)
+    out["sweep"] = (sweep_tables(cols, lang), [])
+    out["findings"] = (findings(cols, lang), [])
+    return out
+
+
+def has_gpu_runs(runs):
+    return any("cuda" in r["provenance"] for _, r in runs)
+
+
+def render_compare(runs, ref, tables_dir):
+    """Write tables_dir/<name>.<lang>.md for every name in FILES; returns the paths."""
+    tables_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for lang in LANGS:
+        for name, (body, notes) in bodies(runs, ref, lang).items():
+            foot = ["", "  \n".join(notes)] if notes else []
+            path = tables_dir / f"{name}.{lang}.md"
+            path.write_text("\n".join([t("page.header", lang), "", body] + foot) + "\n", encoding="utf-8")
+            written.append(path)
+    return written

@@ -1,0 +1,233 @@
+"""report/render/compare.py and the page "Every GPU side by side": every GPU folder under
+docs/generated/ becomes a column, with no code or page edit; the committed comparison is
+exactly what the committed results render.
+
+The second GPU here is made up (the made_up_gpu fixture): the committed H200 results with
+another name and scaled times, written into tmp_path, never under docs/generated/.
+"""
+import copy
+import json
+import re
+import shutil
+
+import pytest
+from pagecode import DOCS, expand_snippets
+from test_parity import includes
+from test_render import committed_result_dirs
+
+import build_tables
+from report.paths import COMPARE
+from report.paths import DEFAULT_OUT as GENERATED
+from report.render.compare import FILES, render_compare
+from report.results import load_reference, load_results, write_results
+from report.text.catalog import t
+from report.text.format import fmt_ratio, fmt_us
+from report.variants import LANGS
+
+H200 = GENERATED / "h200" / "results.json"
+PAGE = "compare-gpus"
+
+
+def scaled(results, factor, gpu_name):
+    """A copy of results as if another GPU took `factor` times as long for everything."""
+    out = copy.deepcopy(results)
+    out["provenance"]["gpu_name"] = gpu_name
+
+    def scale(obj):
+        for key, value in obj.items() if isinstance(obj, dict) else ():
+            if key.endswith("_us") and isinstance(value, (int, float)):
+                obj[key] = value * factor
+            elif key.endswith("_us") and isinstance(value, dict):
+                for k in ("median", "min", "max", "mean"):
+                    if isinstance(value.get(k), (int, float)):
+                        value[k] *= factor
+            elif isinstance(value, (dict, list)):
+                for item in value if isinstance(value, list) else [value]:
+                    scale(item)
+
+    scale(out["variants"])
+    for point in (out.get("sweep") or {}).get("points", []):
+        scale(point)
+    return out
+
+
+@pytest.fixture
+def made_up_gpu(tmp_path):
+    """A docs/generated/ look-alike: the H200's folder, a made-up second GPU that takes
+    twice as long, and a CPU run (which must never appear)."""
+    out = tmp_path / "generated"
+    (out / "h200").mkdir(parents=True)
+    shutil.copy(H200, out / "h200" / "results.json")
+    h200 = load_results(H200)
+    (out / "made-up-gpu").mkdir()
+    write_results(scaled(h200, 2.0, "Made-up GPU 48GB"), out / "made-up-gpu" / "results.json")
+    cpu = copy.deepcopy(h200)
+    cpu["provenance"] = {k: v for k, v in cpu["provenance"].items() if k not in ("cuda", "cudnn")}
+    cpu["provenance"]["gpu_name"] = "CPU (made up)"
+    (out / "cpu").mkdir()
+    write_results(cpu, out / "cpu" / "results.json")
+    return out
+
+
+def read(folder, name, lang):
+    return (folder / COMPARE / "tables" / f"{name}.{lang}.md").read_text(encoding="utf-8")
+
+
+def header(table_text):
+    return next(line for line in table_text.splitlines() if line.startswith("| "))
+
+
+# --- the committed comparison --------------------------------------------------------------
+
+def test_committed_comparison_is_exactly_what_the_committed_results_render(tmp_path):
+    runs = [(d.name, load_results(d / "results.json")) for d in committed_result_dirs()]
+    written = render_compare(runs, load_reference(), tmp_path)
+    committed = sorted(p.name for p in (GENERATED / COMPARE / "tables").iterdir())
+    assert sorted(p.name for p in written) == committed
+    for path in written:
+        assert path.read_bytes() == (GENERATED / COMPARE / "tables" / path.name).read_bytes(), path.name
+
+
+def test_the_compare_folder_is_no_gpu_folder():
+    assert not (GENERATED / COMPARE / "results.json").exists()
+    assert COMPARE not in [d.name for d in committed_result_dirs()]
+
+
+def test_rendering_is_deterministic(tmp_path):
+    runs = [("h200", load_results(H200)), ("other", scaled(load_results(H200), 2.0, "Other GPU"))]
+    a = render_compare(runs, load_reference(), tmp_path / "a")
+    b = render_compare(list(reversed(runs)), load_reference(), tmp_path / "b")
+    assert [p.read_bytes() for p in a] == [p.read_bytes() for p in b]
+    assert {p.name for p in a} == {f"{n}.{lang}.md" for n in FILES for lang in LANGS}
+
+
+# --- a second GPU: a column with no code or page edit ----------------------------------------
+
+def test_a_second_gpu_folder_gets_its_own_column(made_up_gpu, capsys):
+    assert build_tables.main(["--render-only", "--out", str(made_up_gpu)]) == 0
+    assert "compare" in capsys.readouterr().out
+    for lang in LANGS:
+        a100 = t("compare.a100", lang)
+        for name in ("runs", "cuda-time", "cpu-time", "kernels"):
+            assert header(read(made_up_gpu, name, lang)).endswith(
+                f"| NVIDIA H200 | Made-up GPU 48GB | {a100} |"), (name, lang)
+        assert header(read(made_up_gpu, "wall-time", lang)).endswith("| NVIDIA H200 | Made-up GPU 48GB |")
+        for name in FILES:
+            assert "CPU (made up)" not in read(made_up_gpu, name, lang), name
+    cuda = read(made_up_gpu, "cuda-time", "en")
+    ours = load_results(H200)["variants"]["flash"]["cuda_time_us"]["median"]
+    a100 = load_reference()["variants"]["flash"]["cuda_time_us"]
+    assert f"| SDPA flash | {fmt_us(ours, 'en')} | {fmt_us(2 * ours, 'en')} | {fmt_us(a100, 'en')} |" in cuda
+    assert "The same shape in every column" in cuda
+    findings = read(made_up_gpu, "findings", "en")
+    assert f"SDPA flash: fastest on the NVIDIA H200; the A100 (Hugging Face) takes " \
+           f"{fmt_ratio(a100 / ours, 'en')} as long, the Made-up GPU 48GB takes 2.0× as long." in findings
+    assert "Made-up GPU 48GB" in read(made_up_gpu, "sweep", "en")
+
+
+def test_the_page_includes_only_the_comparison_so_a_new_gpu_needs_no_page_edit(made_up_gpu, tmp_path):
+    build_tables.main(["--render-only", "--out", str(made_up_gpu)])
+    for lang in LANGS:
+        text = (DOCS / f"{PAGE}.{lang}.md").read_text(encoding="utf-8")
+        targets = includes(text)
+        assert sorted(targets) == sorted(f"generated/{COMPARE}/tables/{n}.{lang}.md" for n in FILES)
+        assert "H200" not in text  # no claim about one GPU that a second one could make wrong
+        # the unchanged page, expanded against the made-up docs/generated/
+        expanded = expand_snippets(text, base_path=["snippets", str(tmp_path)])
+        assert "Made-up GPU 48GB" in expanded and "NVIDIA H200" in expanded
+        assert "CPU (made up)" not in expanded
+
+
+def test_the_measurement_run_refreshes_the_comparison(made_up_gpu):
+    ref = load_reference()
+    shutil.rmtree(made_up_gpu / "made-up-gpu")
+    build_tables.render_comparison(made_up_gpu, ref)
+    assert "Made-up GPU" not in read(made_up_gpu, "cuda-time", "en")
+    assert sorted(p.name for p in (made_up_gpu / COMPARE).iterdir()) == ["tables"]  # no staging left
+
+
+def test_only_cpu_runs_write_no_comparison(tmp_path):
+    (tmp_path / "cpu").mkdir()
+    cpu = load_results(H200)
+    del cpu["provenance"]["cuda"]
+    write_results(cpu, tmp_path / "cpu" / "results.json")
+    assert build_tables.render_comparison(tmp_path, load_reference()) is None
+    assert not (tmp_path / COMPARE).exists()
+
+
+def test_compare_is_no_slug_for_a_gpu(tmp_path):
+    args = build_tables.parse_args(["--out", str(tmp_path)])
+    with pytest.raises(build_tables.UsageError, match="comparison"):
+        build_tables.check_target(args, tmp_path, COMPARE, {"gpu_name": "NVIDIA H200"})
+
+
+# --- what the comparison says and does not say ------------------------------------------------
+
+def two_gpus(other):
+    return [("h200", load_results(H200)), ("other", other)]
+
+
+def test_a_difference_within_the_factor_is_not_called(tmp_path):
+    other = scaled(load_results(H200), 1.1, "Almost the same GPU")
+    render_compare(two_gpus(other), load_reference(), tmp_path)
+    text = (tmp_path / "findings.en.md").read_text(encoding="utf-8")
+    assert ("- SDPA flash: fastest on the NVIDIA H200 and Almost the same GPU; "
+            "the A100 (Hugging Face) takes 1.6× as long.") in text
+    assert "- SDPA auto (unpinned): no clear difference between the NVIDIA H200 and Almost the same GPU." in text
+    assert "Almost the same GPU takes" not in text
+    text = (tmp_path / "findings.nb.md").read_text(encoding="utf-8")
+    assert "- SDPA auto (ikke låst): ingen klar forskjell mellom NVIDIA H200 og Almost the same GPU." in text
+
+
+def test_another_shape_is_marked_and_not_compared(tmp_path):
+    other = scaled(load_results(H200), 3.0, "Long GPU")
+    other["config"]["seq_len"] = 4096
+    render_compare(two_gpus(other), load_reference(), tmp_path)
+    for lang in LANGS:
+        cuda = (tmp_path / f"cuda-time.{lang}.md").read_text(encoding="utf-8")
+        rows = [line for line in cuda.splitlines() if line.startswith("| ")]
+        assert rows[2].startswith(f"| {t('compare.shape_row', lang)} |")
+        assert "8 × 16 × 1024 × 64, bfloat16 | 8 × 16 × 4096 × 64, bfloat16" in rows[2]
+        assert t("compare.shapes_differ", lang) in cuda
+    other["sweep"]["batch"] = 4
+    render_compare(two_gpus(other), load_reference(), tmp_path)
+    sweep = (tmp_path / "sweep.en.md").read_text(encoding="utf-8")
+    assert "| Shape (B × H) | 8 × 16, bfloat16 | 4 × 16, bfloat16 |" in sweep
+    assert t("compare.shapes_differ", "en") in sweep
+    findings = (tmp_path / "findings.en.md").read_text(encoding="utf-8")
+    assert "The Long GPU measured a shape no other column measured (8 × 16 × 4096 × 64" in findings
+    assert not re.search(r"Long GPU takes", findings)
+
+
+def test_two_runs_of_one_gpu_are_told_apart_by_folder(tmp_path):
+    runs = [("h200", load_results(H200)), ("h200-again", load_results(H200))]
+    render_compare(runs, load_reference(), tmp_path)
+    assert "| NVIDIA H200 (h200) | NVIDIA H200 (h200-again) |" in (tmp_path / "cuda-time.en.md").read_text()
+
+
+def test_a_gpu_without_a_variant_or_a_sweep_shows_a_dash(tmp_path):
+    other = scaled(load_results(H200), 2.0, "Small GPU")
+    del other["variants"]["flex"], other["sweep"]
+    other["variants"]["cudnn"] = {**other["variants"]["cudnn"], "status": "unsupported"}
+    render_compare(two_gpus(other), load_reference(), tmp_path)
+    cuda = (tmp_path / "cuda-time.en.md").read_text(encoding="utf-8")
+    ours = load_results(H200)["variants"]
+    flex, cudnn = (fmt_us(ours[n]["cuda_time_us"]["median"], "en") for n in ("flex", "cudnn"))
+    a100 = fmt_us(load_reference()["variants"]["cudnn"]["cuda_time_us"], "en")
+    assert f"| FlexAttention (compiled) | {flex} | – | – |" in cuda
+    assert f"| SDPA cuDNN | {cudnn} | not supported | {a100} |" in cuda
+    assert "No sequence sweep: Small GPU." in (tmp_path / "sweep.en.md").read_text(encoding="utf-8")
+
+
+def test_gpu_names_are_escaped(tmp_path):
+    other = scaled(load_results(H200), 2.0, "<b>GPU</b> *x* [y](http://evil)")
+    render_compare(two_gpus(other), load_reference(), tmp_path)
+    for path in tmp_path.iterdir():
+        text = path.read_text(encoding="utf-8")
+        assert "<b>" not in text and "[y](http" not in text, path.name
+
+
+def test_made_up_gpu_json_is_written_only_into_tmp(made_up_gpu):
+    assert GENERATED not in made_up_gpu.parents
+    assert json.loads((made_up_gpu / "made-up-gpu" / "results.json").read_text())["provenance"][
+        "gpu_name"] == "Made-up GPU 48GB"

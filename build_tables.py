@@ -106,6 +106,9 @@ def _parser():
     more.add_argument("--backward", action="store_true", help="forward + backward per variant")
     more.add_argument("--first-calls", action="store_true",
                       help="each fused backend's first call taken apart: same shape again, a new shape")
+    more.add_argument("--ncu", action="store_true",
+                      help="occupancy of each fused kernel from Nsight Compute (ncu), if installed "
+                           "(about 30 s more; not part of --all)")
     more.add_argument("--all", action="store_true",
                       help="--extra --sweep --overhead --backward --first-calls")
     more.add_argument("--sweep-max-seq", type=positive_int, default=16384)
@@ -295,7 +298,7 @@ def check_target(args, out, slug, prov):
         why = "holds results of another shape or dtype"
     else:
         lost = [v for v in old.get("variants", {}) if v not in args.variants]
-        lost += [f"--{s.replace('_', '-')}" for s in ("sweep", "overhead", "backward", "first_calls")
+        lost += [f"--{s.replace('_', '-')}" for s in ("sweep", "overhead", "backward", "first_calls", "ncu")
                  if s in old and not getattr(args, s)]
         if lost:
             why = f"holds {', '.join(lost)}, which this run would not measure"

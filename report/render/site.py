@@ -24,6 +24,7 @@ def seed_tables(results, ref, lang):
         "cpu-ops-fused": tables.cpu_ops(results, lang, fused),
         "provenance": tables.provenance(results, lang),
         "attribution": causes.attribution_table(results, lang),
+        "occupancy-ncu": tables.ncu_occupancy(results, lang),
     }
     for name in results["variants"]:
         out[f"profiler-{name}"] = tables.profiler_table(results, name, lang)

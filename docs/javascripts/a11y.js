@@ -1,10 +1,11 @@
 /*
  * Names and keyboard access for what Material for MkDocs builds in the browser.
  *
- * - A table (Material wraps it in .md-typeset__scrollwrap) or a notebook cell's code or
- *   output that is wider than its box scrolls sideways. While it does, the
- *   box is focusable (so the arrow keys scroll it), is a region named after the
- *   heading it stands under, and carries data-scrolls for the stylesheet.
+ * - A table (Material wraps it in .md-typeset__scrollwrap), a figure (.sdpa-figure,
+ *   see hooks/a11y.py) or a notebook cell's code or output that is wider than its box
+ *   scrolls sideways. While it does, the
+ *   box is focusable (so the arrow keys scroll it), is a region named after the table's
+ *   heading or the figure's alt text, and carries data-scrolls for the stylesheet.
  *   When the window is wide enough again, all of that is taken off.
  * - Each code block's button bar (<nav class="md-code__nav">, with the copy button) is a
  *   navigation landmark; it gets a name of its own, "Kodeblokk 3" / "Code block 3".
@@ -16,8 +17,8 @@
   "use strict";
 
   var WORDS = {
-    nb: { table: "Tabell", code: "Kodeblokk", output: "Utdata" },
-    en: { table: "Table", code: "Code block", output: "Output" }
+    nb: { table: "Tabell", figure: "Figur", code: "Kodeblokk", output: "Utdata" },
+    en: { table: "Table", figure: "Figure", code: "Code block", output: "Output" }
   };
 
   function words() {
@@ -112,6 +113,12 @@
         var where = context(el);
         watch(el, uniqueLabel(where ? kind[1] + ": " + where : kind[1], used));
       });
+    });
+    document.querySelectorAll(".sdpa-figure:not([data-a11y])").forEach(function (el) {
+      var img = el.querySelector("img");
+      var alt = img && img.getAttribute("alt");
+      var label = !alt ? w.figure : alt.indexOf(w.figure + ":") === 0 ? alt : w.figure + ": " + alt;
+      watch(el, uniqueLabel(label, used));
     });
     document.querySelectorAll("nav.md-code__nav").forEach(function (nav, i) {
       var name = w.code + " " + (i + 1);

@@ -6,7 +6,8 @@
 2. Inline code gets a <wbr> after `::`, `_`, `.` and `/` (kernel names such as
    `pytorch_flash::flash_fwd_kernel`, paths), so a narrow table column or a phone breaks it
    between parts of the name instead of inside a word; docs/stylesheets/a11y.css stops
-   Material's break-anywhere. <wbr> is not text: copying and the search index are unchanged.
+   Material's break-anywhere. A word with a hyphen (`--all`) is kept on one line.
+   <wbr> and <span> are not text: copying and the search index are unchanged.
 
 3. A figure (a paragraph that is only a local image) gets width and height, read from the
    SVG or PNG file, so the page does not jump while it loads, and the class `sdpa-figure`,
@@ -74,14 +75,23 @@ def break_points(text: str) -> list[int]:
     return points
 
 
+_HYPHENATED = re.compile(r"(?<!\S)(?=\S{2,24}(?!\S))(\S*-\S*)")
+
+
+def _keep_hyphens(part: str) -> str:
+    """A browser may break after a hyphen: `--all` would end a line with `--`. Short words
+    with a hyphen (command-line options) are kept whole."""
+    return _HYPHENATED.sub(r'<span class="sdpa-nowrap">\1</span>', html.escape(part, quote=False))
+
+
 def break_inline_code(content: str) -> str:
     def add_breaks(m: re.Match) -> str:
         text = html.unescape(m.group(1))
         points = break_points(text)
-        if not points:
+        if not points and "-" not in text:
             return m.group(0)
         parts = [text[i:j] for i, j in zip([0, *points], [*points, len(text)])]
-        return "<code>" + "<wbr>".join(html.escape(p, quote=False) for p in parts) + "</code>"
+        return "<code>" + "<wbr>".join(_keep_hyphens(p) for p in parts) + "</code>"
 
     return _INLINE_CODE.sub(add_breaks, content)
 

@@ -99,6 +99,9 @@ def _defer_loads(page: str) -> str:
 
     def defer(m: re.Match) -> str:
         tag, before, attr, url = m.groups()
+        if re.search(r'\brel="icon"', before):
+            # an empty icon meanwhile: with none, the browser asks the server's root for favicon.ico
+            return f'<{tag}{before} href="data:," data-{attr}="{url}"'
         return f'<{tag}{before} data-{attr}="{url}"'
 
     return _LOADS.sub(defer, page)

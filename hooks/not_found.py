@@ -36,7 +36,8 @@ MARKER = '<meta name="sdpa-not-found" content="1">'
 
 _pages: dict[str, str] = {}  # language -> its build's 404 page, as rendered
 _names: dict[str, set[str]] = {}  # language -> first path segments of its build's files
-_saved_alternate: list = []
+_saved_alternate: list = []  # config.extra.alternate (an attribute i18n sets) while the 404 renders
+_ABSENT = object()
 
 _HREFLANG_LINK = re.compile(r"<link\b(?=[^>]*\brel=\"alternate\")(?=[^>]*\bhreflang=)[^>]*>\s*", re.IGNORECASE)
 _LOADS = re.compile(r"<(link|script)\b([^>]*?)\s(href|src)=\"(?!data:)([^\"]+)\"", re.IGNORECASE)
@@ -72,7 +73,7 @@ def on_template_context(context, template_name, config):
         return context
     context["base_url"] = "."  # links relative to the site's root; <base href> makes that work
     # the language switcher: the home page of each language (i18n leaves the last page's)
-    _saved_alternate[:] = [getattr(config.extra, "alternate", None)]
+    _saved_alternate[:] = [config.extra.__dict__.get("alternate", _ABSENT)]
     config.extra.alternate = [
         {"name": lang.name, "link": "." if lang.default else f"{lang.locale}/", "lang": lang.locale}
         for lang in _languages(config)
@@ -84,7 +85,11 @@ def on_post_template(output, template_name, config):
     if template_name != TEMPLATE:
         return output
     if _saved_alternate:
-        config.extra.alternate = _saved_alternate.pop()
+        saved = _saved_alternate.pop()
+        if saved is _ABSENT:
+            del config.extra.alternate
+        else:
+            config.extra.alternate = saved
     if re.search(r"""(?:href|src)="/(?!/)""", output):
         raise PluginError(f"{TEMPLATE}: a root-absolute link is left; hooks/not_found.py expected none")
     _pages[_current_language(config)] = output

@@ -26,6 +26,7 @@ Here (overrides/404.html holds the text):
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -124,7 +125,10 @@ def combine(pages: dict[str, str], default: str, top_names: list[str]) -> str:
         title, description = _TITLE.search(other), _DESCRIPTION.search(other)
         if not body or not title:
             raise PluginError(f"{TEMPLATE} ({lang}): no <body> or <title> found")
-        others[lang] = {"title": title.group(1).strip(), "description": description.group(1) if description else ""}
+        others[lang] = {
+            "title": html.unescape(title.group(1).strip()),
+            "description": html.unescape(description.group(1)) if description else "",
+        }
         page = page.replace("</body>", f'<template id="sdpa-not-found-{lang}">{body.group(1)}</template>\n</body>', 1)
     settings = {
         "names": top_names,
@@ -132,7 +136,8 @@ def combine(pages: dict[str, str], default: str, top_names: list[str]) -> str:
         "default": default,
         "others": others,
     }
-    script = _SCRIPT.replace("SETTINGS", json.dumps(settings, ensure_ascii=False, separators=(",", ":")))
+    settings_js = json.dumps(settings, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    script = _SCRIPT.replace("SETTINGS", settings_js)
     # before Material's own head script, whose __md_scope (where it keeps the reader's
     # colour scheme) must come from the site's root, not from the address of the 404
     page = page.replace(_HEAD_SCOPE, f"{MARKER}\n    <script>{script}</script>\n    {_HEAD_SCOPE.replace('location', 'document.baseURI')}", 1)

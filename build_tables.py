@@ -2,7 +2,7 @@
 """Measure every attention variant under torch.profiler and write the site's tables.
 
     python build_tables.py                  # on a CUDA GPU: measure, then render
-    python build_tables.py --all            # also sweeps, CUDA graphs, backward, compiled rows
+    python build_tables.py --all            # also sweeps, CUDA graphs, backward, compiled rows, shapes
     python build_tables.py --render-only    # re-render tables from results.json, no GPU
     python build_tables.py --device cpu     # CPU run, into its own folder
 
@@ -101,7 +101,11 @@ def _parser():
     more.add_argument("--overhead", action="store_true",
                       help="wall time vs kernel time, eager and replayed from a CUDA graph")
     more.add_argument("--backward", action="store_true", help="forward + backward per variant")
-    more.add_argument("--all", action="store_true", help="--extra --sweep --overhead --backward")
+    more.add_argument("--shapes", action="store_true",
+                      help="today's shapes: decode against a KV cache, a long prompt, grouped-query "
+                           "attention, a sliding window; every SDPA backend (uses --sweep-steps, "
+                           "--sweep-timer-seconds, --host-calls)")
+    more.add_argument("--all", action="store_true", help="--extra --sweep --overhead --backward --shapes")
     more.add_argument("--sweep-max-seq", type=positive_int, default=16384)
     more.add_argument("--sweep-steps", type=positive_int, default=5)
     more.add_argument("--sweep-timer-seconds", type=positive_seconds, default=0.1)
@@ -156,7 +160,7 @@ def parse_args(argv):
     if args.out is None:
         args.out = SCRATCH_OUT if args.device == "cpu" and not args.render_only else DEFAULT_OUT
     if args.all:
-        args.extra = args.sweep = args.overhead = args.backward = True
+        args.extra = args.sweep = args.overhead = args.backward = args.shapes = True
     if args.variants is None:
         args.variants = list(VARIANTS) + (list(EXTRA_VARIANTS) if args.extra else [])
     return args
@@ -237,7 +241,7 @@ def check_target(args, out, slug, prov):
         why = "holds results of another shape or dtype"
     else:
         lost = [v for v in old.get("variants", {}) if v not in args.variants]
-        lost += [f"--{s}" for s in ("sweep", "overhead", "backward") if s in old and not getattr(args, s)]
+        lost += [f"--{s}" for s in ("sweep", "overhead", "backward", "shapes") if s in old and not getattr(args, s)]
         if lost:
             why = f"holds {', '.join(lost)}, which this run would not measure"
     if why:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..text.catalog import t
 from ..variants import FUSED, LANGS
-from . import extra_tables, figures, findings, tables
+from . import extra_tables, figures, findings, shapes, tables
 from .markdown import caption, safe_provenance
 
 
@@ -44,6 +44,7 @@ def extra(results, ref, lang):
                                          + extra_tables.overhead_table(overhead, lang, shape_name))
     if results.get("backward"):
         out["backward"] = extra_tables.backward_table(results["backward"], lang)
+    out.update(shapes.render_tables(results, ref, lang))  # every file, measured or not
     return out
 
 
@@ -66,4 +67,5 @@ def render_all(results, ref, tables_dir, figures_dir=None):
             written.append(path)
         if figures_dir is not None:
             written += figures.render_figures(plain, lang, figures_dir)
+            written += shapes.render_figures(plain, lang, figures_dir)
     return written

@@ -85,6 +85,7 @@ def repeat_kv(q, k, v):
 
 
 # --8<-- [start:sliding]
+import torch
 from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
 

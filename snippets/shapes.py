@@ -63,15 +63,15 @@ def cache_attention(q, k, v):
     (of q_len) sees keys 0 .. kv_len - q_len + i. `is_causal=True` aligns it to the upper
     left instead, which is only the same when q_len == kv_len.
     """
-    groups = check_heads(q, k, v)
     q_len, kv_len = q.size(-2), k.size(-2)
-    gqa = groups > 1  # query heads share K/V heads: let SDPA map them, no copy
+    # query heads that share K/V heads: SDPA maps them, no copy
+    gqa = {"enable_gqa": True} if check_heads(q, k, v) > 1 else {}
     if q_len == kv_len:  # prefill: a square mask, where both alignments agree
-        return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True, **gqa)
     if q_len == 1:  # one new token sees the whole cache: no mask at all
-        return F.scaled_dot_product_attention(q, k, v, enable_gqa=gqa)
+        return F.scaled_dot_product_attention(q, k, v, **gqa)
     mask = causal_lower_right(q_len, kv_len)  # speculative decoding: a few new tokens
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=gqa)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, **gqa)
 # --8<-- [end:cache]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..text.catalog import t
 from ..text.format import fmt_bytes, fmt_error, fmt_mib, fmt_num, fmt_pct, fmt_tflops, fmt_us, unit
 from ..trace.stats import median
+from ..variants import BACKEND_NAMES
 from . import figures
 from .findings import render_findings
 from .findings import shapes as _registers_the_shape_findings  # noqa: F401
@@ -45,7 +46,8 @@ def _ran(p, lang):
 
 
 def backend_name(name, lang):
-    return t("variant." + name, lang)
+    """The name of a backend that ran ("flash", "cuDNN"), read off the trace."""
+    return BACKEND_NAMES.get(name, name)
 
 
 def _decode_cell(p, what, lang, roof):
@@ -157,7 +159,7 @@ def _where(pts, lang):
     counts = {}
     for p in pts:
         counts[p["family"]] = counts.get(p["family"], 0) + 1
-    return ", ".join(f"{t(f'word.shapes_family_{f}', lang)} ×{fmt_num(n, lang, 0)}" for f, n in counts.items())
+    return "; ".join(f"{t(f'word.shapes_family_{f}', lang)} ×{fmt_num(n, lang, 0)}" for f, n in counts.items())
 
 
 def skip_text(p, config, lang):
@@ -179,11 +181,13 @@ def refusals(results, lang):
             continue
         why = (skip_text(p, shapes["config"], lang) if p["status"] == "skipped"
                else "`" + code_safe(refusal_line(p.get("reason"))).replace("|", "/") + "`")
-        seen.setdefault((p["variant"], p["status"], why), []).append(p)
+        variant = None if p["status"] == "skipped" else p["variant"]  # a skip is the same for all
+        seen.setdefault((variant, p["status"], why), []).append(p)
     if not seen:
         return t("page.shapes_no_refusals", lang)
-    rows = [[variant_label(n, lang), status_cell(pts[0], lang), why, _where(pts, lang)]
-            for (n, _, why), pts in seen.items()]
+    rows = [[", ".join(variant_label(n, lang) for n in dict.fromkeys(p["variant"] for p in pts)),
+             status_cell(pts[0], lang), why, _where([p for p in pts if p["variant"] == pts[0]["variant"]], lang)]
+            for (_, _, why), pts in seen.items()]
     return md_table([t("col.variant", lang), t("col.shapes_status", lang), t("col.shapes_reason", lang),
                      t("col.shapes_where", lang)], rows, ["l", "l", "l", "l"])
 

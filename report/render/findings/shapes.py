@@ -8,7 +8,7 @@ import math
 from ...text.catalog import t
 from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us, unit
 from ...trace.stats import median
-from ...variants import SHAPE_BACKENDS
+from ...variants import BACKEND_NAMES, SHAPE_BACKENDS
 from ..markdown import label
 from ..shape_points import fastest, fmt_gbs, gb_per_s, grouped, ok, point_time, points, spread, tflops, within_noise
 from .registry import finding
@@ -17,7 +17,8 @@ PINNED = tuple(n for n in SHAPE_BACKENDS if n != "auto")
 
 
 def _backend(name, lang):
-    return t("variant." + name, lang)
+    """The name of a backend that ran ("flash", "cuDNN"), read off the trace."""
+    return BACKEND_NAMES.get(name, name)
 
 
 def _at(p, lang):

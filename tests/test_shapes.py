@@ -127,6 +127,32 @@ def test_snippet_prints_its_checks(capsys):
     assert len(checks) == 5 and all(line.endswith(": True") for line in checks)
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (runs in the GPU test pass)")
+@pytest.mark.parametrize("q_len, kv_len, q_heads, kv_heads", [(1, 1024, 8, 8), (4, 1024, 8, 8), (1, 1024, 8, 2),
+                                                              (256, 256, 8, 1)])
+def test_every_backend_that_accepts_a_cache_shape_gets_it_right_on_the_gpu(q_len, kv_len, q_heads, kv_heads):
+    """On the GPU, pinned to each backend (CausalBias and enable_gqa reach the real kernels):
+    a backend may refuse, but what it returns is lower-right causal attention."""
+    import warnings
+
+    from sdpa_backends import BACKENDS
+    from torch.nn.attention import sdpa_kernel
+
+    q, k, v = make_cache_inputs(2, q_heads, kv_heads, q_len, kv_len, 128, device="cuda", seed=6)
+    ref = measure_shapes.reference_rows(torch, q, k, v, rows=8)
+    ran = []
+    for name, backend in BACKENDS.items():
+        with warnings.catch_warnings(), sdpa_kernel(backend), torch.no_grad():
+            warnings.simplefilter("ignore")
+            try:
+                out = cache_attention(q, k, v)
+            except RuntimeError:
+                continue
+        assert measure_shapes.rel_error(out, ref) < 2e-2, name
+        ran.append(name)
+    assert "math" in ran and len(ran) >= 2, ran
+
+
 # --- the measuring code's own pieces ---------------------------------------------------
 
 @pytest.mark.parametrize("q_len, kv_len, window", [(1, 9, None), (4, 9, None), (9, 9, None), (9, 9, 3),

@@ -39,7 +39,8 @@ class NaiveCausalAttention(nn.Module):
         scores = q @ k.transpose(-2, -1)
         scores = scores * (1.0 / math.sqrt(q.size(-1)))
         if self.inplace:
-            # Writes into `scores`: saves a copy, but only safe without autograd.
+            # Writes into `scores` and saves a copy. Fine with autograd here: nothing saved
+            # `scores` for backward (PyTorch raises an error where something did).
             scores.masked_fill_(self.mask, float("-inf"))
         else:
             # Returns a new tensor: PyTorch copies `scores` first (a Memcpy on the GPU).

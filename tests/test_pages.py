@@ -334,10 +334,10 @@ def write_results(docs_dir, gpu, results=RESULTS):
 
 # What the notebook shows, in the page's language: display names, never internal ids
 SHOWN = {
-    "nb": {"ticks": ["naiv (masked_fill)", "SDPA math", "SDPA flash"], "legend": ["CUDA-tid", "CPU-tid"],
-           "ylabel": "µs per forward-pass (logaritmisk skala)", "title": "CUDA-tid mot CPU-tid"},
-    "en": {"ticks": ["naive (masked_fill)", "SDPA math", "SDPA flash"], "legend": ["CUDA time", "CPU time"],
-           "ylabel": "µs per forward pass (log scale)", "title": "CUDA time vs CPU time"},
+    "nb": {"ticks": ["naiv (masked_fill)", "SDPA math", "SDPA flash"], "legend": ["GPU-spenn", "Profilert CPU-tid"],
+           "ylabel": "µs per forward-pass (logaritmisk skala)", "title": "GPU-spenn mot profilert CPU-tid"},
+    "en": {"ticks": ["naive (masked_fill)", "SDPA math", "SDPA flash"], "legend": ["GPU span", "Profiled CPU time"],
+           "ylabel": "µs per forward pass (log scale)", "title": "GPU span vs profiled CPU time"},
 }
 
 

@@ -211,9 +211,9 @@ def made_up(host, spread, kernel=100.0):
 
 
 @pytest.mark.parametrize("host, spread, says", [
-    ((30.0, 31.0, 60.0), 10.0, "highest CPU share"),   # 60 vs 31: far outside 10 %
+    ((30.0, 31.0, 60.0), 10.0, "highest host overhead"),   # 60 vs 31: far outside 10 %
     ((30.0, 55.0, 60.0), 10.0, "within noise"),        # 60 vs 55: 9 % apart, spread 10 %
-    ((30.0, 55.0, 60.0), 5.0, "highest CPU share"),    # the same, with a tighter spread
+    ((30.0, 55.0, 60.0), 5.0, "highest host overhead"),    # the same, with a tighter spread
 ])
 def test_an_order_is_stated_only_outside_the_spread(host, spread, says):
     from report.render.findings.recommendations import rec_cpu

@@ -15,6 +15,7 @@ def seed_tables(results, ref, lang):
     fused = list(FUSED) + ["auto"]
     naive_math = ["naive", "naive_inplace", "math"]
     out = {
+        "vocabulary": tables.vocabulary(results, ref, lang),
         "headline": tables.headline(results, ref, lang),
         "kernels-naive-math": tables.kernels(results, lang, naive_math),
         "kernels-fused": tables.kernels(results, lang, fused),

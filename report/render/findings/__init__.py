@@ -23,7 +23,7 @@ FILES = {
     "findings-naive-math": ("math_ratio", "memcpy", "memset", "math_gemms", "math_ops"),
     "findings-math-why": ("math_why",),
     "findings-math-switches": ("math_switches",),
-    "findings-fused": ("fused_rank", "auto", "cpu_cuda", "first_call", "gpu_busy"),
+    "findings-fused": ("fused_rank", "auto", "cpu_cuda", "idle_gap", "first_call", "gpu_busy"),
     "findings-occupancy": ("occ_flash", "occ_zero", "occ_zero_all"),
     "finding-rec-auto": ("rec_auto",),
     "finding-rec-cpu": ("rec_cpu",),

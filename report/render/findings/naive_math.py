@@ -21,7 +21,8 @@ def math_ratio(results, ref, lang):
               ratio=fmt_ratio(cuda(results, "math") / cuda(results, "naive_inplace"), lang),
               math=fmt_us(cuda(results, "math"), lang),
               inplace=fmt_us(cuda(results, "naive_inplace"), lang),
-              a100_ratio=fmt_ratio(a100, lang), a100_math=fmt_us(rv["math"]["cuda_time_us"], lang),
+              a100_ratio=fmt_ratio(a100, lang), a100_steps=fmt_num(ref["config"]["active_steps"], lang, 0),
+              a100_math=fmt_us(rv["math"]["cuda_time_us"], lang),
               a100_inplace=fmt_us(rv["naive_inplace"]["cuda_time_us"], lang))]
 
 

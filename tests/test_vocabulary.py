@@ -137,7 +137,7 @@ def test_every_time_header_is_a_term_of_the_vocabulary(folder, lang):
     assert [t(f"col.{c}", lang) for c in TIME_COLUMNS] == [x for x in terms if x in
                                                             {t(f"col.{c}", lang) for c in TIME_COLUMNS}]
     time_words = {t(f"col.{c}", lang) for c in TIME_COLUMNS}
-    for name in ("headline", "details", "overhead-seed"):
+    for name in ("headline-home", "headline", "details", "overhead-seed"):
         path = folder / "tables" / f"{name}.{lang}.md"
         if not path.is_file():
             continue

@@ -17,6 +17,7 @@ def seed_tables(results, ref, lang):
     out = {
         "vocabulary": tables.vocabulary(results, ref, lang),
         "headline": tables.headline(results, ref, lang),
+        "headline-home": tables.headline_home(results, lang),
         "kernels-naive-math": tables.kernels(results, lang, naive_math),
         "kernels-fused": tables.kernels(results, lang, fused),
         "resources": tables.resources(results, lang, fused),

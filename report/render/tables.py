@@ -45,6 +45,24 @@ def headline(results, ref, lang):
     return md_table([t(f"col.{c}", lang) for c in cols], rows)
 
 
+def headline_home(results, lang):
+    """The headline table Home shows: the times of the vocabulary a reader needs first
+    (every column, and the A100's figures, are on the pages that explain them)."""
+    none = t("value.none", lang)
+    gap = has_idle_gap(results["variants"].values())
+    rows = []
+    for name, row in results["variants"].items():
+        if row["status"] != "ok":
+            rows.append([label(name, lang), status_text(row, lang)] + [none] * (3 + gap))
+            continue
+        rows.append([label(name, lang), fmt_us(median(row.get("kernel_sum_us")), lang),
+                     fmt_us(median(row.get("cuda_time_us")), lang)] + [idle_gap_cell(row, lang)] * gap
+                    + [fmt_us((row.get("wall_time_us") or {}).get("median"), lang),
+                       fmt_us(median(row.get("host_time_us")), lang)])
+    cols = ("variant", "kernel_sum", "cuda_time", *("idle_gap",) * gap, "wall", "host_time")
+    return md_table([t(f"col.{c}", lang) for c in cols], rows)
+
+
 def kernels(results, lang, names):
     rows = []
     for name in names:

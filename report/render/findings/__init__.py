@@ -9,6 +9,7 @@ from . import (  # noqa: F401
     compiled,
     first_calls,
     fused,
+    home,
     naive_math,
     occupancy,
     overhead,
@@ -28,6 +29,7 @@ FILES = {
     "finding-rec-auto": ("rec_auto",),
     "finding-rec-cpu": ("rec_cpu",),
     "finding-rec-inplace": ("rec_inplace",),
+    "findings-home": ("home_auto", "home_math", "home_cpu", "home_pin"),
 }
 # findings of the --all measurements
 EXTRA_FILES = {

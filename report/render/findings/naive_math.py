@@ -83,7 +83,7 @@ def math_ops(results, ref, lang):
               + ", ".join(sorted({f"`{k['aten_op']}`" for k in safe})))]
 
 
-def _diffs(results):
+def cause_diffs(results):
     """(cause, math minus naive in-place, in µs per forward) for every cause, largest first."""
     a = results["variants"]["math"]["attribution"]
     b = results["variants"]["naive_inplace"]["attribution"]
@@ -104,7 +104,7 @@ def math_why(results, ref, lang):
         return []
     sign = lambda x: ("+" if x >= 0 else "\u2212") + fmt_us(abs(x), lang)  # noqa: E731
     parts = [f"{t(f'cause.{c}', lang)} {sign(d)} ({fmt_pct(100 * d / extra, lang, 0)})"
-             for c, d in _diffs(results) if abs(d) >= 0.005 * extra]
+             for c, d in cause_diffs(results) if abs(d) >= 0.005 * extra]
     return [t("finding.math_why", lang, extra=fmt_us(extra, lang), math=fmt_us(total("math"), lang),
               inplace=fmt_us(total("naive_inplace"), lang), list="; ".join(parts))]
 

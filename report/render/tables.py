@@ -20,28 +20,26 @@ from .markdown import (
 )
 
 
-def headline(results, ref, lang):
+def headline(results, lang):
+    """Every time of every variant at the seed's shape (Hugging Face's A100 figures are on
+    the comparison page, compare.py)."""
     none = t("value.none", lang)
     base = results["variants"].get("naive_inplace", {})
     base_cuda = median(base.get("cuda_time_us")) if base.get("status") == "ok" else None
     gap = has_idle_gap(results["variants"].values())
     rows = []
     for name, row in results["variants"].items():
-        r = ref["variants"].get(name, {})
-        a100 = [fmt_us(r.get("cuda_time_us"), lang), fmt_us(r.get("cpu_time_us"), lang)]
         if row["status"] != "ok":
-            rows.append([label(name, lang), status_text(row, lang), none, none] + [none] * gap
-                        + [a100[0], none, a100[1]] + [none] * 3)
+            rows.append([label(name, lang), status_text(row, lang)] + [none] * (6 + gap))
             continue
         cuda = median(row.get("cuda_time_us"))
         ratio = fmt_ratio(cuda / base_cuda, lang) if cuda and base_cuda else none
         rows.append([label(name, lang), kernel_count(row, lang), fmt_us(median(row.get("kernel_sum_us")), lang),
                      fmt_us(cuda, lang)] + [idle_gap_cell(row, lang)] * gap
-                    + [a100[0], fmt_us(median(row["cpu_time_us"]), lang), a100[1],
-                       fmt_us(median(row.get("host_time_us")), lang),
+                    + [fmt_us(median(row["cpu_time_us"]), lang), fmt_us(median(row.get("host_time_us")), lang),
                        fmt_us(row["wall_time_us"]["median"], lang), ratio])
-    cols = ("variant", "kernels_fwd", "kernel_sum", "cuda_time", *("idle_gap",) * gap, "a100_cuda", "cpu_time",
-            "a100_cpu", "host_time", "wall", "vs_inplace")
+    cols = ("variant", "kernels_fwd", "kernel_sum", "cuda_time", *("idle_gap",) * gap, "cpu_time", "host_time",
+            "wall", "vs_inplace")
     return md_table([t(f"col.{c}", lang) for c in cols], rows)
 
 

@@ -1,9 +1,12 @@
 """Findings of the fused-backends page: ranking, auto's choice, profiled CPU time against
 GPU span, idle time inside the span, first call, how busy the GPU is."""
+from itertools import pairwise
+
 from ...text.catalog import t
 from ...text.format import fmt_pct, fmt_us
 from ...trace.stats import median
 from ...variants import BACKEND_NAMES, FUSED
+from ..extra_tables import overlap
 from ..markdown import GAP_SHOWN, idle_gap, label
 from .common import cuda, ok
 from .registry import finding
@@ -11,16 +14,21 @@ from .registry import finding
 
 @finding("fused_rank")
 def fused_rank(results, ref, lang):
-    rv = ref["variants"]
+    """The fused backends by GPU span; one is put before the next (<) only where their
+    min-max ranges do not overlap (Hugging Face's order is on the comparison page)."""
+    v = results["variants"]
     ours = sorted((n for n in FUSED if ok(results, n)), key=lambda n: cuda(results, n))
     if not ours:
         return []
-    theirs = sorted((n for n in FUSED if rv.get(n, {}).get("cuda_time_us")),
-                    key=lambda n: rv[n]["cuda_time_us"])
-    return [t("finding.fused_rank", lang, gpu=results["provenance"]["gpu_name"],
-              ranking=" < ".join(f"{BACKEND_NAMES[n]} ({fmt_us(cuda(results, n), lang)})" for n in ours),
-              a100_ranking=" < ".join(f"{BACKEND_NAMES[n]} ({fmt_us(rv[n]['cuda_time_us'], lang)})"
-                                      for n in theirs))]
+    ranking = f"{BACKEND_NAMES[ours[0]]} ({fmt_us(cuda(results, ours[0]), lang)})"
+    tied = False
+    for a, b in pairwise(ours):
+        ra, rb = v[a]["cuda_time_us"], v[b]["cuda_time_us"]
+        even = all("min" in r and "max" in r for r in (ra, rb)) and overlap(ra, rb)
+        tied |= even
+        ranking += f" {'≈' if even else '<'} {BACKEND_NAMES[b]} ({fmt_us(cuda(results, b), lang)})"
+    line = t("finding.fused_rank", lang, gpu=results["provenance"]["gpu_name"], ranking=ranking)
+    return [line + (" " + t("finding.rank_noise", lang) if tied else "")]
 
 
 @finding("auto")

@@ -2,7 +2,7 @@
 """Measure every attention variant under torch.profiler and write the site's tables.
 
     python build_tables.py                  # on a CUDA GPU: measure, then render
-    python build_tables.py --all            # also sweeps, CUDA graphs, backward, compiled rows
+    python build_tables.py --all            # also sweeps, CUDA graphs, backward, compiled rows, shapes
     python build_tables.py --render-only    # re-render tables from results.json, no GPU
     python build_tables.py --device cpu     # CPU run, into its own folder
     python build_tables.py --explain TRACE  # read any torch.profiler trace (.json, .json.gz)
@@ -36,6 +36,7 @@ MAX_ELEMENTS = 2**34  # per tensor: impossible on any GPU
 MIN_STEPS = 3  # a median of fewer means little
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
 # what --render-only uses; every other option is for measuring
+SECTION_FLAGS = ("sweep", "overhead", "backward", "first_calls", "shapes", "ncu")  # results.json keys
 RENDER_OPTIONS = {"out", "slug", "render_only"}
 
 
@@ -106,8 +107,15 @@ def _parser():
     more.add_argument("--backward", action="store_true", help="forward + backward per variant")
     more.add_argument("--first-calls", action="store_true",
                       help="each fused backend's first call taken apart: same shape again, a new shape")
+    more.add_argument("--shapes", action="store_true",
+                      help="today's shapes: decode against a KV cache, a long prompt, grouped-query "
+                           "attention, a sliding window; every SDPA backend (uses --sweep-steps, "
+                           "--sweep-timer-seconds, --host-calls)")
+    more.add_argument("--ncu", action="store_true",
+                      help="occupancy of each fused kernel from Nsight Compute (ncu), if installed "
+                           "(about 30 s more; not part of --all)")
     more.add_argument("--all", action="store_true",
-                      help="--extra --sweep --overhead --backward --first-calls")
+                      help="--extra --sweep --overhead --backward --first-calls --shapes")
     more.add_argument("--sweep-max-seq", type=positive_int, default=16384)
     more.add_argument("--sweep-steps", type=positive_int, default=5)
     more.add_argument("--sweep-timer-seconds", type=positive_seconds, default=0.1)
@@ -172,7 +180,7 @@ def parse_args(argv):
     if args.out is None:
         args.out = SCRATCH_OUT if args.device == "cpu" and not args.render_only else DEFAULT_OUT
     if args.all:
-        args.extra = args.sweep = args.overhead = args.backward = args.first_calls = True
+        args.extra = args.sweep = args.overhead = args.backward = args.first_calls = args.shapes = True
     if args.variants is None:
         args.variants = list(VARIANTS) + (list(EXTRA_VARIANTS) if args.extra else [])
     return args
@@ -295,8 +303,7 @@ def check_target(args, out, slug, prov):
         why = "holds results of another shape or dtype"
     else:
         lost = [v for v in old.get("variants", {}) if v not in args.variants]
-        lost += [f"--{s.replace('_', '-')}" for s in ("sweep", "overhead", "backward", "first_calls")
-                 if s in old and not getattr(args, s)]
+        lost += [f"--{s.replace('_', '-')}" for s in SECTION_FLAGS if s in old and not getattr(args, s)]
         if lost:
             why = f"holds {', '.join(lost)}, which this run would not measure"
     if why:

@@ -3,6 +3,9 @@
 Debian's chromium (/usr/bin/chromium), driven by Playwright without `playwright install`.
 Every request the browser makes is recorded; none may leave 127.0.0.1.
 Screenshots of every page in both languages go to $SCREENSHOT_DIR (default: a temp dir).
+axe-core (axe-playwright-python) checks every page in both languages, in light and dark
+mode, at desktop (1280 px) and phone (390 px) width, on the page load the other checks use.
+An address that does not exist gets site/404.html with status 404, as a static host sends it.
 """
 
 from __future__ import annotations
@@ -11,19 +14,25 @@ import functools
 import os
 import shutil
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from pagecode import LANGS, nav_pages, nav_title, page_url
+from pagecode import LANGS, mkdocs_config, nav_pages, nav_title, page_url
 
 # A kernel name the fused-backends page shows; the search must find it.
 SEARCH_TERM = "flash_fwd"
 SEARCH_TERM_PAGE = "fused-backends"
 SUB_PATH = "/sdpa/"
 MAX_PAGE_BYTES = 650_000  # the search index (~190 KB, loaded on every page) grows with the pages
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+SCHEMES = ("light", "dark")
+# axe-core impacts that fail a page; "moderate" and "minor" are reported, not failed
+AXE_FAILS = ("serious", "critical")
 CHROMIUM = shutil.which("chromium")
 CHROMIUM_ARGS = [
     "--disable-gpu",
@@ -44,12 +53,15 @@ if CHROMIUM is None:
         allow_module_level=True,
     )
 
+from axe_playwright_python.sync_playwright import Axe  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 
 class _SubPathHandler(SimpleHTTPRequestHandler):
-    """Serves the site folder under SUB_PATH only; everything else is a 404.
-    Counts the response body bytes it sends (no compression: what the browser receives)."""
+    """Serves the site folder under SUB_PATH only. A missing file under SUB_PATH gets the
+    site's 404.html with status 404 (as GitHub Pages and most static hosts do); anything
+    outside SUB_PATH is a bare 404. Counts the response body bytes it sends for files (no
+    compression: what the browser receives)."""
 
     body_bytes = 0
     _lock = threading.Lock()
@@ -63,8 +75,21 @@ class _SubPathHandler(SimpleHTTPRequestHandler):
     def translate_path(self, path):
         path = urlsplit(path).path
         if not path.startswith(SUB_PATH):
-            return os.path.join(self.directory, "\0no-such-file")
+            return os.path.join(self.directory, "no-such-file-outside-the-sub-path", "x")
         return super().translate_path("/" + path[len(SUB_PATH):])
+
+    def send_error(self, code, message=None, explain=None):
+        not_found = os.path.join(self.directory, "404.html")
+        if code != 404 or not urlsplit(self.path).path.startswith(SUB_PATH) or not os.path.isfile(not_found):
+            return super().send_error(code, message, explain)
+        with open(not_found, "rb") as f:
+            body = f.read()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
     def log_message(self, format, *args):
         pass
@@ -113,13 +138,18 @@ class Visit:
     bytes: int = 0
     plot_widths: list[int] = field(default_factory=list)
     hidden_source_shown: bool = False
+    # (scheme, width) -> axe-core violations: [{"id", "impact", "targets"}, ...]
+    axe: dict[tuple[str, int], list[dict]] = field(default_factory=dict)
+    code_nav_labels: list[str | None] = field(default_factory=list)
+    phone: dict = field(default_factory=dict)  # what the page looks like at 390 px, see PHONE_JS
+    stray_tab_stops: list[str] = field(default_factory=list)
 
 
 class Session:
     """A fresh browser context (cold cache) that records what a page does."""
 
-    def __init__(self, browser):
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+    def __init__(self, browser, **options):
+        self.context = browser.new_context(**{"viewport": DESKTOP, **options})
         self.page = self.context.new_page()
         self.console_errors: list[str] = []
         self.requests = []
@@ -129,9 +159,10 @@ class Session:
         self.page.on("console", lambda m: m.type == "error" and self.console_errors.append(m.text))
         self.page.on("pageerror", lambda e: self.console_errors.append(f"uncaught: {e}"))
 
-    def goto(self, url):
+    def goto(self, url, status=200):
         response = self.page.goto(url, wait_until="networkidle")
-        assert response is not None and response.ok, f"{url}: {response and response.status}"
+        assert response is not None and response.status == status, f"{url}: {response and response.status}"
+        return response
 
     def close(self):
         self.context.close()
@@ -144,10 +175,95 @@ def is_local(url: str, base: str) -> bool:
     return urlsplit(url).netloc == urlsplit(base).netloc
 
 
+_AXE = Axe()
+
+
+def settle(page):
+    """Wait until resize and colour-scheme changes have been laid out and handled
+    (ResizeObserver callbacks run before the next frame)."""
+    page.wait_for_function("() => !document.body.hasAttribute('data-md-color-switching')")
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def axe_violations(page) -> list[dict]:
+    """axe-core's violations on the page as it is now (every rule axe runs by default)."""
+    result = _AXE.run(page)
+    return [
+        {"id": v["id"], "impact": v["impact"], "targets": [" ".join(map(str, n["target"])) for n in v["nodes"]]}
+        for v in result.response["violations"]
+    ]
+
+
+def switch_to_dark(page):
+    """Click the header's colour-scheme toggle, as a reader does."""
+    page.locator('form[data-md-component="palette"] label.md-header__button:visible').click()
+    page.wait_for_function("() => document.body.getAttribute('data-md-color-scheme') === 'slate'")
+    settle(page)
+
+
+# At desktop width: tables and figures that fit must not be extra stops for the Tab key
+STRAY_TAB_STOPS_JS = """() => [...document.querySelectorAll('article .md-typeset__scrollwrap, article .sdpa-figure')]
+  .filter(b => b.scrollWidth <= b.clientWidth && b.hasAttribute('tabindex'))
+  .map(b => b.getAttribute('aria-label') || b.className)"""
+
+# At phone width: tables and figures, what a reader and a keyboard get
+PHONE_JS = r"""async () => {
+  // open the collapsed blocks ("???" in the pages), as a reader would, and let them lay out
+  document.querySelectorAll('article details:not([open])').forEach(d => { d.open = true; });
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const boxes = [...document.querySelectorAll('article .md-typeset__scrollwrap, article .sdpa-figure')];
+  const wide = boxes.filter(b => b.checkVisibility() && b.scrollWidth > b.clientWidth);
+  const table = wide.find(b => b.matches('.md-typeset__scrollwrap'));
+  let sticky = null;
+  if (table) {
+    const cell = table.querySelector('tbody tr td:first-child');
+    const second = table.querySelector('tbody tr td:nth-child(2)');
+    const before = second.getBoundingClientRect().left;
+    table.scrollLeft = 150;
+    const box = table.getBoundingClientRect(), first = cell.getBoundingClientRect();
+    sticky = {inView: first.left >= box.left - 1 && first.right <= box.right,
+              second: second.getBoundingClientRect().left - before};
+    table.scrollLeft = 0;
+  }
+  // a line break inside inline code must fall at a <wbr> (between text nodes) or a space
+  const badBreaks = [];
+  for (const code of document.querySelectorAll('article :not(pre) > code')) {
+    for (const node of code.childNodes) {
+      if (node.nodeType !== Node.TEXT_NODE) continue;
+      const range = document.createRange();
+      let top = null;
+      for (let i = 0; i < node.length; i++) {
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        if (!rect) continue;
+        if (top !== null && Math.abs(rect.top - top) > 2 && !/\s/.test(node.data[i - 1] + node.data[i])) {
+          badBreaks.push(code.textContent + ' @ ' + node.data.slice(0, i) + '|' + node.data.slice(i));
+        }
+        top = rect.top;
+      }
+    }
+  }
+  return {
+    wide: wide.map(b => ({
+      kind: b.matches('.sdpa-figure') ? 'figure' : 'table',
+      tabindex: b.getAttribute('tabindex'), role: b.getAttribute('role'), label: b.getAttribute('aria-label'),
+      imgWidth: b.querySelector('img') ? b.querySelector('img').getBoundingClientRect().width : null,
+    })),
+    figureWidths: [...document.querySelectorAll('article .sdpa-figure img')].filter(i => i.checkVisibility())
+      .map(i => i.getBoundingClientRect().width),
+    sticky, badBreaks,
+    pageScrollsSideways: document.documentElement.scrollWidth > document.documentElement.clientWidth,
+  };
+}"""
+
+
 @pytest.fixture(scope="module")
 def visits(browser, server, screenshot_dir, report) -> dict[str, Visit]:
-    """Every page in both languages, each loaded in a fresh context, screenshotted."""
+    """Every page in both languages, each loaded in a fresh context, screenshotted, and
+    checked by axe-core in light and dark mode at desktop and phone width."""
     found = {}
+    axe_seconds = 0.0
     for page_info, lang in PAGE_CASES:
         url = server + page_url(page_info["slug"], lang)
         session = Session(browser)
@@ -172,6 +288,23 @@ def visits(browser, server, screenshot_dir, report) -> dict[str, Visit]:
             )
             name = f"{lang}-{page_info['slug'] or 'index'}.png"
             page.screenshot(path=str(screenshot_dir / name), full_page=True)
+            visit.code_nav_labels = page.eval_on_selector_all(
+                "nav.md-code__nav", "navs => navs.map(n => n.getAttribute('aria-label'))"
+            )
+            visit.stray_tab_stops = page.evaluate(STRAY_TAB_STOPS_JS)
+            # the same page load: light desktop, light phone, dark phone, dark desktop
+            start = time.perf_counter()
+            visit.axe[("light", DESKTOP["width"])] = axe_violations(page)
+            page.set_viewport_size(PHONE)
+            settle(page)
+            visit.phone = page.evaluate(PHONE_JS)  # opens the collapsed blocks for the rest
+            visit.axe[("light", PHONE["width"])] = axe_violations(page)
+            switch_to_dark(page)
+            visit.axe[("dark", PHONE["width"])] = axe_violations(page)
+            page.set_viewport_size(DESKTOP)
+            settle(page)
+            visit.axe[("dark", DESKTOP["width"])] = axe_violations(page)
+            axe_seconds += time.perf_counter() - start
             visit.console_errors = list(session.console_errors)
             visit.requests = [r.url for r in session.requests]
             visit.failed = list(session.failed)
@@ -180,6 +313,12 @@ def visits(browser, server, screenshot_dir, report) -> dict[str, Visit]:
         finally:
             session.close()
     report(f"screenshots of every page in both languages: {screenshot_dir}")
+    runs = [v for visit in found.values() for v in visit.axe.values()]
+    others = sum(len(x["targets"]) for v in runs for x in v if x["impact"] not in AXE_FAILS)
+    report(
+        f"axe-core: {len(runs)} runs ({len(found)} pages x light/dark x {DESKTOP['width']}/{PHONE['width']} px) "
+        f"in {axe_seconds:.0f} s; {others} moderate/minor nodes"
+    )
     return found
 
 
@@ -214,6 +353,144 @@ def test_heaviest_page(visits, report):
     report(f"heaviest page: {key} transfers {heaviest / 1000:.1f} KB (limit {MAX_PAGE_BYTES / 1000:.0f} KB)")
     assert heaviest > 0
     assert heaviest <= MAX_PAGE_BYTES, f"{key} transfers {heaviest} bytes (limit {MAX_PAGE_BYTES})"
+
+
+def axe_failures(violations: list[dict]) -> list[str]:
+    return [
+        f"{v['id']} ({v['impact']}): {', '.join(v['targets'][:5])}" for v in violations if v["impact"] in AXE_FAILS
+    ]
+
+
+@pytest.mark.parametrize(("page_info", "lang"), PAGE_CASES, ids=PAGE_IDS)
+def test_axe_finds_nothing_serious(visits, page_info, lang):
+    """axe-core: no serious or critical violation, light and dark, desktop and phone."""
+    visit = visits[f"{lang}:{page_info['slug']}"]
+    assert set(visit.axe) == {(s, w["width"]) for s in SCHEMES for w in (DESKTOP, PHONE)}
+    problems = [
+        f"{scheme} {width} px: {line}" for (scheme, width), found in sorted(visit.axe.items()) for line in axe_failures(found)
+    ]
+    assert not problems, f"{visit.url}: axe-core:\n" + "\n".join(problems)
+
+
+def test_axe_sees_what_the_site_fixes(browser, server):
+    """The axe check can fail: with the site's fixes taken off again in the page (its
+    stylesheet docs/stylesheets/a11y.css and the search dialog's name), axe-core reports
+    what it reported on the site before them."""
+    session = Session(browser)
+    try:
+        session.goto(server + page_url("occupancy", "en"))  # links in text, code with comments
+        page = session.page
+        page.evaluate(
+            """() => {
+              document.querySelector('link[href$="stylesheets/a11y.css"]').disabled = true;
+              document.querySelector('.md-search[role=dialog]').removeAttribute('aria-label');
+            }"""
+        )
+        settle(page)
+        found = {v["id"] for v in axe_violations(page) if v["impact"] in AXE_FAILS}
+        assert {"aria-dialog-name", "link-in-text-block", "color-contrast"} <= found, found
+    finally:
+        session.close()
+
+
+def test_code_block_bars_have_names_of_their_own(visits):
+    """Each code block's button bar is a <nav> landmark: each needs a name, unique on its page."""
+    labelled = {key: v.code_nav_labels for key, v in visits.items() if v.code_nav_labels}
+    assert labelled, "no page has a code block with a button bar"
+    for key, labels in labelled.items():
+        assert all(labels), f"{key}: a code block bar without aria-label: {labels}"
+        assert len(set(labels)) == len(labels), f"{key}: code block bars share names: {labels}"
+
+
+@pytest.mark.parametrize(("page_info", "lang"), PAGE_CASES, ids=PAGE_IDS)
+def test_at_phone_width(visits, page_info, lang):
+    """At 390 px, collapsed blocks opened: the page itself does not scroll sideways; what
+    does (a table, a figure) is focusable and named; figures keep a readable size; inline
+    code breaks only between the parts of a name. At 1280 px, what fits is no extra stop
+    for the Tab key."""
+    visit = visits[f"{lang}:{page_info['slug']}"]
+    phone = visit.phone
+    assert not phone["pageScrollsSideways"], f"{visit.url}: the page is wider than 390 px"
+    for box in phone["wide"]:
+        assert box["tabindex"] == "0" and box["role"] == "region" and box["label"], f"{visit.url}: {box}"
+    # 28rem (560 px at a phone's font size): labels at about their drawn size, not 60 %
+    assert all(width >= 500 for width in phone["figureWidths"]), f"{visit.url}: figures {phone['figureWidths']}"
+    assert not phone["badBreaks"], f"{visit.url}: inline code broken inside a part: {phone['badBreaks'][:5]}"
+    assert not visit.stray_tab_stops, f"{visit.url}: focusable at 1280 px but nothing to scroll: {visit.stray_tab_stops}"
+
+
+def test_tables_keep_their_first_column_in_view(visits):
+    """A table wider than a phone scrolls sideways with its first column standing still."""
+    measured = {key: v.phone["sticky"] for key, v in visits.items() if v.phone["sticky"]}
+    assert measured, "no page has a table wider than 390 px"
+    for key, moved in measured.items():
+        assert moved["inView"] and moved["second"] < -100, f"{key}: scrolled 150 px: {moved}"
+
+
+def site_name(lang: str) -> str:
+    config = mkdocs_config()
+    for plugin_lang in config["plugins"]["i18n"].config.languages:
+        if plugin_lang.locale == lang and plugin_lang.site_name:
+            return plugin_lang.site_name
+    return config["site_name"]
+
+
+NOT_FOUND_CASES = [
+    # (address under the sub-path, the browser's language, the page's expected language)
+    ("en/no-such-page/deeper/", "nb-NO", "en"),  # the address is English
+    ("occupancy/no-such-page", "en-US", "nb"),  # the address is a Norwegian page's
+    ("no-such-page/", "en-US", "en"),  # the address says nothing: the browser's language
+    ("no-such-page/", "nb-NO", "nb"),
+]
+
+
+@pytest.mark.parametrize(("path", "locale", "lang"), NOT_FOUND_CASES, ids=[f"{p}:{loc}" for p, loc, _ in NOT_FOUND_CASES])
+def test_not_found_page_under_a_sub_path(browser, server, path, locale, lang):
+    """site/404.html, sent for a missing address under /sdpa/, is styled, in the reader's
+    language, links to pages that exist (both home pages among them), and its search works."""
+    session = Session(browser, locale=locale)
+    try:
+        session.goto(server + path, status=404)
+        page = session.page
+        assert page.locator("html").get_attribute("lang") == lang
+        assert page.title().endswith(site_name(lang)), page.title()
+        assert page.locator("article h1").inner_text().strip()
+        header = page.eval_on_selector(".md-header", "h => getComputedStyle(h).backgroundColor")
+        assert header not in ("", "rgba(0, 0, 0, 0)"), f"unstyled: the header's background is {header!r}"
+
+        links = set(page.eval_on_selector_all("article a[href], .md-nav--primary a[href], .md-select a[href]", "as => as.map(a => a.href)"))
+        other = next(x for x in LANGS if x != lang)
+        assert {server + page_url("", lang), server + page_url("", other)} <= links, links
+        broken = {href: page.request.get(href).status for href in sorted(links)}
+        assert all(status == 200 for status in broken.values()), broken
+
+        # 404s: the address itself and, when nothing in it names a page, parent folders
+        # outside the site that the page asked for 404.html while it looked for the root
+        statuses = [(r.url, r.response().status if r.response() else None) for r in session.requests]
+        not_found = [url for url, status in statuses if status == 404]
+        expected = [u for u in not_found if u == server + path or (u.endswith("/404.html") and SUB_PATH not in u)]
+        assert not_found == expected and not_found[0] == server + path, statuses
+        assert all(status is not None and status < 400 for url, status in statuses if url not in not_found), statuses
+        assert not session.failed, session.failed
+        assert not [u for u in session.requests if not is_local(u.url, server)]
+        assert len(session.console_errors) == len(not_found) and all(
+            "status of 404" in e for e in session.console_errors
+        ), session.console_errors
+
+        problems = axe_failures(axe_violations(page))
+        assert not problems, "axe-core:\n" + "\n".join(problems)
+
+        # Material's search, started from the root the page found
+        occupancy = next(p for p in PAGES if p["slug"] == "occupancy")
+        box = page.locator("input.md-search__input")
+        box.click()
+        box.press_sequentially(nav_title(occupancy["title"], lang), delay=20)
+        page.locator(".md-search-result__item").first.wait_for(timeout=10_000)
+        results = page.eval_on_selector_all(".md-search-result__item > a", "as => as.map(a => a.href)")
+        results = [urlsplit(r)._replace(query="", fragment="").geturl() for r in results]
+        assert server + page_url("occupancy", lang) in results, results
+    finally:
+        session.close()
 
 
 SWITCHES = [(slug, src, dst) for slug in ("", "occupancy", *NOTEBOOK_SLUGS) for src, dst in (("nb", "en"), ("en", "nb"))]

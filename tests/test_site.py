@@ -35,6 +35,8 @@ class Page(HTMLParser):
         self.text: list[str] = []
         self.title = ""
         self.h1: list[str] = []
+        self.images: list[dict[str, str]] = []
+        self.deferred: list[str] = []  # data-href / data-src: loaded by a script (404.html)
         self._in: list[str] = []
 
     def handle_starttag(self, tag, attrs):
@@ -59,6 +61,9 @@ class Page(HTMLParser):
                     self.loads.append((tag, candidate.strip().split()[0]))
         if "style" in a:
             self.styles.append(a["style"])
+        if tag == "img":
+            self.images.append(a)
+        self.deferred += [a[key] for key in ("data-href", "data-src") if key in a]
         self._in.append(tag)
 
     def handle_endtag(self, tag):
@@ -142,8 +147,8 @@ def test_internal_links_and_anchors_resolve(site_dir, html_files):
     Links must be relative: site/ is served from a sub-path too."""
     problems = []
     for name, page in html_files.items():
-        if name == "404.html":
-            continue  # served for any missing URL, so MkDocs makes its links root-absolute
+        # 404.html too: its links are relative to the site's root, where it lies (a script
+        # sets <base href> to the root when it is served for a missing address elsewhere)
         base = f"http://site/{name}"
         for tag, href in page.links + page.loads:
             if not href or EXTERNAL.match(href) or re.match(r"^(mailto|tel|data|javascript|blob):", href, re.I):
@@ -200,3 +205,47 @@ def test_notebook_page_is_html_with_plot(site_dir, html_files, slug, lang):
     assert images, f"{name}: no plot (<img> with image data) in the executed notebook"
     assert "Traceback" not in "".join(html_files[name].text), f"{name}: a cell raised an error"
     assert len(raw) < 300_000, f"{name} is {len(raw)} bytes: did JupyterLab's stylesheet come back?"
+
+
+NBCONVERT_ALT = "No description has been provided for this image"
+
+
+def test_images_have_size_and_alt(html_files):
+    """Every image in a page has a width and height (no jump while it loads) and alt text;
+    the notebook's plot is described in its page's language, not by nbconvert's default."""
+    problems, seen = [], 0
+    for name, page in html_files.items():
+        for img in page.images:
+            seen += 1
+            what = f"{name}: <img src={img.get('src', '')[:60]!r}>"
+            if not (img.get("width", "").isdigit() and img.get("height", "").isdigit()):
+                problems.append(f"{what} has no width and height in pixels")
+            if not img.get("alt", "").strip() or img["alt"] == NBCONVERT_ALT:
+                problems.append(f"{what} alt={img.get('alt')!r}")
+    assert seen, "no page has an image"
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("slug", NOTEBOOK_SLUGS)
+def test_notebook_plot_alt_differs_by_language(html_files, slug):
+    alts = {lang: [i.get("alt") for i in html_files[page_file(slug, lang)].images] for lang in LANGS}
+    assert all(alts.values()), alts
+    for lang, other in zip(LANGS, LANGS[1:], strict=False):
+        assert alts[lang] != alts[other], f"the {lang} and {other} notebook pages describe their plot alike: {alts}"
+
+
+def test_not_found_page_works_from_any_sub_path(site_dir, html_files):
+    """404.html has no root-absolute URL; what it loads is relative to the site's root and
+    exists; it carries both languages (the other in a <template>), each with its own title."""
+    raw = (site_dir / "404.html").read_text(encoding="utf-8")
+    page = html_files["404.html"]
+    absolute = re.findall(r"""(?:href|src)=["']/(?!/)[^"']*""", raw)
+    assert not absolute, f"root-absolute URLs in 404.html: {absolute}"
+    assert page.deferred, "404.html loads its stylesheets and scripts by itself (no data-href/data-src)"
+    missing = [url for url in page.deferred if not (site_dir / urlsplit(url).path).is_file()]
+    assert not missing, f"404.html would load files that do not exist: {missing}"
+    assert re.search(r'<html lang="(\w+)"', raw).group(1) == LANGS[0]
+    others = re.findall(r'<template id="sdpa-not-found-(\w+)">', raw)
+    assert sorted(others) == sorted(LANGS[1:]), others
+    headings = [h.strip() for h in re.findall(r"<h1[^>]*>(.*?)</h1>", raw, re.DOTALL)]
+    assert len(headings) == len(LANGS) and len(set(headings)) == len(LANGS), headings

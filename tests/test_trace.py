@@ -225,3 +225,32 @@ def test_one_kernel_name_under_two_ops_is_two_rows(parsed):
 def test_fused_backends_are_one_cause(parsed):
     for variant in ("flash", "efficient", "cudnn", "auto"):
         assert set(parsed[variant]["attribution"]) == {"fused_attention"}, variant
+
+
+# --- Nsight Compute's occupancy, read back (recorded on the H200) -----------------------
+
+def test_ncu_output_is_parsed_per_kernel():
+    from report.measure.ncu import parse
+
+    text = (FIXTURES.parent / "ncu" / "flash-cudnn-occupancy.csv").read_text()
+    kernels = parse(text)
+    flash = next(m for name, m in kernels.items() if "flash_fwd_kernel" in name)
+    cudnn = next(m for name, m in kernels.items() if "cudnn_generated" in name)
+    assert flash["theoretical_pct"] == 12.5 and flash["limit_registers"] == 2
+    assert 0 < flash["achieved_pct"] <= flash["theoretical_pct"]
+    assert cudnn["theoretical_pct"] == 18.75 and cudnn["limit_shared_memory"] == 1
+    assert parse("==PROF== nothing profiled\n") == {}
+
+
+def test_our_calculator_gives_ncu_theoretical_occupancy(parsed):
+    """ncu's theoretical occupancy for the flash and cuDNN kernels of the H200 run equals
+    what our calculator gives with each kernel's opt-in shared memory."""
+    from report.measure.ncu import parse
+
+    # ncu and Kineto spell template arguments differently (0 and false): match on the short name
+    kernels = {short_kernel_name(name): m for name, m in
+               parse((FIXTURES.parent / "ncu" / "flash-cudnn-occupancy.csv").read_text()).items()}
+    for variant in ("flash", "cudnn"):
+        limits = GpuLimits.from_trace(parsed[variant]["device_properties"])
+        ours = next(k for k in add_occupancy(parsed[variant]["kernels"], limits) if k["kind"] == "kernel")
+        assert kernels[ours["short_name"]]["theoretical_pct"] == pytest.approx(ours["our_optin_pct"], abs=0.01), variant

@@ -161,7 +161,10 @@ def test_figures_of_times_say_their_statistic(lang):
     figures = [p for p in GENERATED.glob(f"*/figures/*.{lang}.svg") if "memory" not in p.name]
     assert figures
     for path in figures:
-        assert word in svg_text(path), path.name
+        text = svg_text(path)
+        if t("finding.missing", lang) in text:  # a figure of a section the run did not measure
+            continue
+        assert word in text, path.name
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..results import SCHEMA_VERSION, UsageError
 from ..variants import EXTRA_VARIANTS
-from . import backward, first_calls, overhead, seed, sweep
+from . import backward, first_calls, ncu, overhead, seed, shapes, sweep
 from .guard import first_line
 from .provenance import gpu_slug, provenance
 from .roof import measure_roof
@@ -20,6 +20,8 @@ SECTIONS = (  # (results key, args flag, title); measured in this order
     ("overhead", "overhead", "launch overhead: eager vs CUDA graph"),
     ("backward", "backward", "forward + backward"),
     ("sweep", "sweep", "sweep over sequence length and head dimension"),
+    ("shapes", "shapes", "today's shapes: decode, prefill, grouped-query, sliding window"),
+    ("ncu", "ncu", "occupancy from Nsight Compute"),
 )
 
 
@@ -27,8 +29,10 @@ def _measure_section(key, torch, args, results, progress):
     """The --all sections, looked up at call time (tests replace one to make it fail)."""
     if key == "first_calls":
         return first_calls.measure_first_calls(torch, args, results, progress)
+    if key == "ncu":
+        return ncu.measure_ncu(torch, args, results, progress)
     return {"overhead": overhead.measure_overhead, "backward": backward.measure_backward,
-            "sweep": sweep.measure_sweep}[key](torch, args, progress)
+            "sweep": sweep.measure_sweep, "shapes": shapes.measure_shapes}[key](torch, args, progress)
 
 
 def config(args):
@@ -72,7 +76,7 @@ def _sections(torch, results, args, progress):
     section_args = argparse.Namespace(**{**vars(args), "variants": [
         n for n in args.variants if n not in EXTRA_VARIANTS]})
     for key, flag, title in SECTIONS:
-        if not getattr(args, flag) or (key == "overhead" and args.device != "cuda"):
+        if not getattr(args, flag) or (key in ("overhead", "ncu") and args.device != "cuda"):
             continue
         progress(title)
         t0 = time.perf_counter()

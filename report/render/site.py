@@ -6,7 +6,7 @@ from pathlib import Path
 from ..text.catalog import t
 from ..trace.explain import TraceError, explain, load_trace, report
 from ..variants import FUSED, LANGS
-from . import causes, extra_tables, figures, findings, tables
+from . import causes, extra_tables, figures, findings, shapes, tables
 from .markdown import caption, safe_provenance
 
 
@@ -26,6 +26,7 @@ def seed_tables(results, ref, lang):
         "cpu-ops-fused": tables.cpu_ops(results, lang, fused),
         "provenance": tables.provenance(results, lang),
         "attribution": causes.attribution_table(results, lang),
+        "occupancy-ncu": tables.ncu_occupancy(results, lang),
     }
     for name in results["variants"]:
         out[f"profiler-{name}"] = tables.profiler_table(results, name, lang)
@@ -54,6 +55,7 @@ def extra(results, ref, lang):
         out["first-calls"] = extra_tables.first_calls_table(results["first_calls"], lang)
     if results.get("backward"):
         out["backward"] = extra_tables.backward_table(results["backward"], lang)
+    out.update(shapes.render_tables(results, ref, lang))  # every file, measured or not
     return out
 
 
@@ -105,4 +107,5 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, trac
             written.append(path)
         if figures_dir is not None:
             written += figures.render_figures(plain, lang, figures_dir)
+            written += shapes.render_figures(plain, lang, figures_dir)
     return written

@@ -6,6 +6,7 @@ import hashlib
 
 from ..text.catalog import t
 from ..text.format import fmt_bytes, fmt_error, fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
+from ..trace.names import short_kernel_name
 from ..trace.stats import median
 from .markdown import (
     GAP_SHOWN,
@@ -175,3 +176,34 @@ def provenance(results, lang):
         joined = "".join(f"{f}:{h}\n" for f, h in sorted(p["code_sha256"].items()))
         rows.append(["`report/` (sha256)", f"`{hashlib.sha256(joined.encode()).hexdigest()[:16]}`"])
     return md_table([t("col.prov_item", lang), t("col.prov_value", lang)], rows, ["l", "l"])
+
+
+def _ncu_rows(results, lang):
+    rows = []
+    for name, r in results["ncu"].get("rows", {}).items():
+        # ncu and Kineto spell template arguments differently: match on the short name
+        ours = {k["short_name"]: k for k in results["variants"][name]["kernels"] if k["kind"] == "kernel"}
+        if r["status"] != "ok":
+            rows.append([label(name, lang), status_text(r, lang)] + [t("value.none", lang)] * 5)
+            continue
+        for kernel, m in r["kernels"].items():
+            k = ours.get(short_kernel_name(kernel), {})
+            limits = " / ".join(fmt_num(m.get(x, 0), lang, 0)
+                                for x in ("limit_registers", "limit_shared_memory", "limit_warps"))
+            rows.append([label(name, lang), f"`{short_kernel_name(kernel)}`",
+                         fmt_pct(k.get("kineto_occupancy_pct"), lang, 0), fmt_pct(k.get("our_optin_pct"), lang),
+                         fmt_pct(m.get("theoretical_pct"), lang), fmt_pct(m.get("achieved_pct"), lang), limits])
+    return rows
+
+
+def ncu_occupancy(results, lang):
+    """Kineto, our calculator and Nsight Compute side by side, for each fused kernel."""
+    section = results.get("ncu")
+    if not section:
+        return t("finding.missing", lang)
+    if section["status"] in ("unavailable", "no_permission"):
+        return t(f"value.ncu_{section['status']}", lang)
+    cols = ("variant", "kernel", "kineto_occ", "ours_optin", "ncu_theoretical", "ncu_achieved", "ncu_limits")
+    table = md_table([t(f"col.{c}", lang) for c in cols], _ncu_rows(results, lang),
+                     ["l", "l", "r", "r", "r", "r", "r"])
+    return table + "\n\n" + t("page.ncu_note", lang)

@@ -25,3 +25,11 @@ def add_occupancy(kernels, limits):
                                      opted_in=True)
         k["our_optin_pct"], k["our_optin_blocks"], k["our_optin_limited_by"] = pct, blocks, why
     return kernels
+
+
+def registers_per_block(regs_per_thread, threads, warp_size=32):
+    """(registers a warp is given, registers a block is given): allocation rounds each
+    warp's share up to the calculator's allocation unit (256 registers)."""
+    unit = snippets.load("occupancy").REG_ALLOC_UNIT
+    per_warp = -(-regs_per_thread * warp_size // unit) * unit
+    return per_warp, per_warp * -(-threads // warp_size)

@@ -3,6 +3,7 @@ import math
 
 from ...text.catalog import t
 from ...text.format import blocks_text, fmt_bytes, fmt_num, fmt_pct
+from ...trace.occupancy import registers_per_block
 from ...variants import FUSED
 from ..markdown import limits_text
 from .common import compute_kernel, ok
@@ -20,9 +21,10 @@ def occ_flash(results, ref, lang):
         return []
     k = compute_kernel(v["flash"])
     threads = math.prod(k["block"])
+    per_warp, per_block = registers_per_block(k["registers_per_thread"], threads)
     return [t("finding.occ_flash", lang, kernel=k["short_name"], threads=threads,
-              regs=k["registers_per_thread"],
-              per_block=fmt_num(threads * k["registers_per_thread"], lang, 0),
+              regs=k["registers_per_thread"], product=fmt_num(threads * k["registers_per_thread"], lang, 0),
+              per_warp=fmt_num(per_warp, lang, 0), per_block=fmt_num(per_block, lang, 0),
               regs_sm=fmt_num(prov.get("regs_per_sm", 65536), lang, 0), blocks=k["our_optin_blocks"],
               warps=threads // 32 * k["our_optin_blocks"], max_warps=prov.get("max_warps_per_sm", 64),
               pct=fmt_pct(k["our_optin_pct"], lang), kineto=fmt_pct(k["kineto_occupancy_pct"], lang, 0))]
@@ -59,3 +61,24 @@ def occ_zero_all(results, ref, lang):
         return []
     reasons = [f"`{name}`: {_why_zero(k, results['provenance'], lang)}" for name, k in sorted(zero.items())]
     return [t("finding.occ_zero_all", lang, kernels="; ".join(reasons))]
+
+
+EX_LAUNCHES = ("cudaLaunchKernelExC", "cuLaunchKernelEx")
+PLAIN_LAUNCHES = ("cudaLaunchKernel", "cuLaunchKernel")
+
+
+@finding("occ_launch_api")
+def occ_launch_api(results, ref, lang):
+    """Two kernels of the run that rule out the launch API as the cause of a 0 %."""
+    default = results["provenance"].get("smem_per_block", DEFAULT_SMEM_PER_BLOCK)
+    kernels = [k for n in results["variants"] if ok(results, n) for k in results["variants"][n]["kernels"]
+               if k["kind"] == "kernel" and k.get("kineto_occupancy_pct") is not None]
+    ex = next((k for k in kernels if k["launched_by"] in EX_LAUNCHES and k["kineto_occupancy_pct"] > 0), None)
+    plain = next((k for k in kernels if k["launched_by"] in PLAIN_LAUNCHES and k["kineto_occupancy_pct"] == 0
+                  and (k.get("shared_memory") or 0) > default), None)
+    if not (ex and plain):
+        return []
+    return [t("finding.occ_launch_api", lang, ex_kernel=ex["short_name"], ex_api=ex["launched_by"],
+              ex_pct=fmt_pct(ex["kineto_occupancy_pct"], lang, 0), plain_kernel=plain["short_name"],
+              plain_api=plain["launched_by"], plain_pct=fmt_pct(0, lang, 0),
+              smem=fmt_bytes(plain["shared_memory"], lang))]

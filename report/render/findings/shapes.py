@@ -1,0 +1,314 @@
+"""Findings of the shapes page: what to use for each of today's shapes, and why.
+
+A comparison of two times states an order only when the difference is larger than the
+spread of the profiled steps (the larger of the two); otherwise it says "within noise".
+"""
+import math
+
+from ...text.catalog import t
+from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us, unit
+from ...trace.stats import median
+from ...variants import BACKEND_NAMES, SHAPE_BACKENDS
+from ..markdown import label
+from ..shape_points import fastest, fmt_gbs, gb_per_s, grouped, ok, point_time, points, spread, tflops, within_noise
+from .registry import finding
+
+PINNED = tuple(n for n in SHAPE_BACKENDS if n != "auto")
+
+
+def _backend(name, lang):
+    """The name of a backend that ran ("flash", "cuDNN"), read off the trace."""
+    return BACKEND_NAMES.get(name, name)
+
+
+def _at(p, lang):
+    """Where a point is: "query length 1, batch 32, KV 8 192" and the like."""
+    if p["family"] == "decode":
+        return t("finding.shapes_at_decode", lang, q_len=p["q_len"], batch=p["batch"],
+                 kv=fmt_num(p["kv_len"], lang, 0))
+    if p["family"] == "prefill":
+        return t("finding.shapes_at_prefill", lang, seq=fmt_num(p["q_len"], lang, 0))
+    key = "finding.shapes_at_gqa_one" if p["kv_heads"] == 1 else "finding.shapes_at_gqa"
+    return t(key, lang, phase=t(f"word.shapes_{p['family']}", lang), q_heads=p["q_heads"],
+             kv_heads=p["kv_heads"])
+
+
+def _compare(a, b, lang):
+    """"1,8× as long" / "within noise (spread 3 %)": a against b."""
+    if within_noise(a, b):
+        return t("finding.shapes_within_noise", lang, spread=fmt_pct(100 * max(spread(a), spread(b)), lang, 0))
+    return t("finding.shapes_times", lang, ratio=fmt_ratio(point_time(a) / point_time(b), lang))
+
+
+def _cells(pts, key):
+    out = {}
+    for p in pts:
+        out.setdefault(key(p), {})[p["variant"]] = p
+    return out
+
+
+def _decode_key(p):
+    return p["q_len"], p["batch"], p["kv_len"]
+
+
+def _ran(by_variant, lang):
+    """"SDPA flash ×10, SDPA cuDNN ×4": what unpinned SDPA ran, from the kernel names."""
+    counts = {}
+    for cell in by_variant:
+        auto = cell.get("auto")
+        if ok(auto) and auto.get("backend_ran"):
+            counts[auto["backend_ran"]] = counts.get(auto["backend_ran"], 0) + 1
+    if not counts:
+        return t("finding.shapes_ran_unknown", lang)
+    return ", ".join(f"{_backend(n, lang)} ×{fmt_num(c, lang, 0)}" for n, c in counts.items())
+
+
+def _answer(cells, family, lang):
+    """Unpinned if it was as fast as the fastest backend everywhere, else the backend to pin."""
+    scored = []
+    for cell in cells.values():
+        best = fastest(cell.get(n) for n in PINNED)
+        if best is not None:
+            near = [n for n in PINNED if ok(cell.get(n)) and within_noise(cell[n], best)]
+            auto = cell.get("auto")
+            auto_good = ok(auto) and (within_noise(auto, best) or point_time(auto) <= point_time(best))
+            scored.append((cell, best, near, auto_good))
+    if not scored:
+        return []
+    n = len(scored)
+    counts = {b: sum(b in near for _, _, near, _ in scored) for b in PINNED}
+    top = max(PINNED, key=lambda b: counts[b])
+    good = sum(g for *_, g in scored)
+    ran = _ran([cell for cell, *_ in scored], lang)
+    what = t(f"word.shapes_{family}", lang)
+    if good == n:
+        return [t("finding.shapes_answer_auto", lang, family=what, n=n, ran=ran)]
+    worst = max((s for s in scored if ok(s[0].get("auto"))),
+                key=lambda s: point_time(s[0]["auto"]) / point_time(s[1]), default=None)
+    tail = ""
+    if worst:
+        cell, best = worst[0], worst[1]
+        tail = t("finding.shapes_answer_worst", lang, at=_at(best, lang), best=label(best["variant"], lang),
+                 ratio=fmt_ratio(point_time(cell["auto"]) / point_time(best), lang))
+    return [t("finding.shapes_answer_pin", lang, family=what, best=label(top, lang), count=counts[top], n=n,
+              good=good, ran=ran, worst=tail)]
+
+
+def _accepted(pts, lang):
+    """Per backend: at how many points it ran, of those measured (skipped points left out)."""
+    parts = []
+    for name in PINNED:
+        mine = [p for p in pts if p["variant"] == name and p["status"] != "skipped"]
+        if mine:
+            parts.append(f"{label(name, lang)} {sum(ok(p) for p in mine)}/{len(mine)}")
+    return [t("finding.shapes_accepted", lang, list=", ".join(parts))] if parts else []
+
+
+# --------------------------------------------------------------------------- decode
+
+
+@finding("shapes_decode_answer")
+def decode_answer(results, ref, lang):
+    return _answer(_cells(points(results, "decode"), _decode_key), "decode", lang)
+
+
+@finding("shapes_decode_auto")
+def decode_auto(results, ref, lang):
+    """What unpinned SDPA ran per point, read off the kernel names; who accepted decode."""
+    pts = points(results, "decode")
+    lines = []
+    for (q_len, batch), by_variant in grouped(pts).items():
+        ran = [f"{fmt_num(kv, lang, 0)}: {_backend(p['backend_ran'], lang)}"
+               for kv, p in by_variant.get("auto", {}).items() if ok(p) and p.get("backend_ran")]
+        if ran:
+            lines.append(t("finding.shapes_auto_ran", lang, q_len=q_len, batch=batch, list=", ".join(ran)))
+    return lines + _accepted(pts, lang)
+
+
+def _ends(sorted_points):
+    """The first and the last point (one, if there is only one)."""
+    return sorted_points[:1] + sorted_points[1:][-1:]
+
+
+def _launch_line(p, lang):
+    kernel, host, wall = point_time(p), median(p["host_time_us"]), p["wall_time_us"]["median"]
+    s = p["host_time_us"]["spread_pct"] / 100
+    key = ("finding.shapes_cpu_paces" if host > kernel * (1 + s) else
+           "finding.shapes_gpu_paces" if kernel > host * (1 + s) else "finding.shapes_even")
+    return t("finding.shapes_launch", lang, at=_at(p, lang), variant=label(p["variant"], lang),
+             kernel=fmt_us(kernel, lang), host=fmt_us(host, lang), wall=fmt_us(wall, lang),
+             verdict=t(key, lang, spread=fmt_pct(100 * s, lang, 0)))
+
+
+@finding("shapes_decode_launch")
+def decode_launch(results, ref, lang):
+    """Batch 1, one query token: CPU time to issue a call against the kernels' time, at the
+    shortest and the longest KV cache (GPU runs only: without a GPU there are no kernels)."""
+    pts = [p for p in points(results, "decode") if p["variant"] == "auto" and p["q_len"] == 1 and ok(p)
+           and p.get("host_time_us") and p.get("kernel_sum_us")]
+    if not pts:
+        return []
+    batch = min(p["batch"] for p in pts)
+    mine = sorted((p for p in pts if p["batch"] == batch), key=lambda p: p["kv_len"])
+    return [_launch_line(p, lang) for p in _ends(mine)]
+
+
+@finding("shapes_decode_bandwidth")
+def decode_bandwidth(results, ref, lang):
+    pts = [p for p in points(results, "decode") if ok(p)]
+    if not pts:
+        return []
+    roof = results["shapes"]["copy_roof"]["gb_per_s"]
+    best = max(pts, key=gb_per_s)
+    lines = [t("finding.shapes_bandwidth_best", lang, variant=label(best["variant"], lang), at=_at(best, lang),
+               gbs=fmt_gbs(gb_per_s(best), lang), pct=fmt_pct(100 * gb_per_s(best) / roof, lang, 0),
+               roof=fmt_gbs(roof, lang))]
+    autos = [p for p in pts if p["variant"] == "auto" and p["q_len"] == 1]
+    if autos:
+        batch = min(p["batch"] for p in autos)
+        for p in sorted((p for p in autos if p["batch"] == batch), key=lambda p: p["kv_len"])[::-1][:1]:
+            lines.append(t("finding.shapes_bandwidth_auto", lang, at=_at(p, lang), gbs=fmt_gbs(gb_per_s(p), lang),
+                           pct=fmt_pct(100 * gb_per_s(p) / roof, lang, 0)))
+    return lines
+
+
+@finding("shapes_decode_speculative")
+def decode_speculative(results, ref, lang):
+    """A few query tokens against one, unpinned, at the longest cache both have."""
+    cells = _cells(points(results, "decode"), _decode_key)
+    q_lens = sorted({k[0] for k in cells})
+    if len(q_lens) < 2:
+        return []
+    one, few = q_lens[0], q_lens[-1]
+    lines = []
+    for batch in sorted({k[1] for k in cells}):
+        both = [kv for (q, b, kv) in cells if q == one and b == batch and ok(cells[(one, b, kv)].get("auto"))
+                and ok(cells.get((few, b, kv), {}).get("auto"))]
+        if both:
+            kv = max(both)
+            a, b = cells[(few, batch, kv)]["auto"], cells[(one, batch, kv)]["auto"]
+            lines.append(t("finding.shapes_speculative", lang, few=few, one=one, batch=batch,
+                           kv=fmt_num(kv, lang, 0), t_few=fmt_us(point_time(a), lang),
+                           t_one=fmt_us(point_time(b), lang), compare=_compare(a, b, lang)))
+    return lines
+
+
+def _main_kernel(p):
+    kernels = [k for k in p.get("kernels") or [] if k["kind"] == "kernel" and k.get("grid")]
+    return max(kernels, key=lambda k: k["avg_us"] * k["per_forward"], default=None)
+
+
+@finding("shapes_decode_grid")
+def decode_grid(results, ref, lang):
+    """The longest kernel's grid against the number of SMs, batch 1, one query token."""
+    sms = results["provenance"].get("sm_count")
+    pts = [p for p in points(results, "decode") if p["variant"] == "auto" and p["q_len"] == 1 and ok(p)
+           and _main_kernel(p)]
+    if not (sms and pts):
+        return []
+    batch = min(p["batch"] for p in pts)
+    mine = sorted((p for p in pts if p["batch"] == batch), key=lambda p: p["kv_len"])
+    lines = []
+    for p in _ends(mine):
+        k = _main_kernel(p)
+        blocks = math.prod(k["grid"])
+        verdict = "finding.shapes_grid_few" if blocks < sms else "finding.shapes_grid_full"
+        lines.append(t("finding.shapes_grid", lang, at=_at(p, lang), kernel=k["short_name"],
+                       grid="×".join(map(str, k["grid"])), blocks=fmt_num(blocks, lang, 0), sms=sms,
+                       n=fmt_num(median(p["gpu_activities_per_forward"]), lang, 0),
+                       verdict=t(verdict, lang)))
+    return lines
+
+
+# --------------------------------------------------------------------------- prefill
+
+
+@finding("shapes_prefill")
+def prefill(results, ref, lang):
+    pts = points(results, "prefill")
+    cells = _cells(pts, lambda p: p["q_len"])
+    lines = _answer(cells, "prefill", lang)
+    roof = results["roof"]["tflops"]
+    for cell in cells.values():
+        best = fastest(cell.get(n) for n in PINNED)
+        auto = cell.get("auto")
+        if best is None:
+            continue
+        ran = (t("finding.shapes_prefill_auto", lang, backend=_backend(auto["backend_ran"], lang),
+                 time=fmt_us(point_time(auto), lang))
+               if ok(auto) and auto.get("backend_ran") else "")
+        lines.append(t("finding.shapes_prefill_len", lang, at=_at(best, lang), best=label(best["variant"], lang),
+                       time=fmt_us(point_time(best), lang),
+                       tflops=unit(fmt_tflops(tflops(best), lang), "TFLOP/s", lang),
+                       share=fmt_pct(100 * tflops(best) / roof, lang, 0), auto=ran))
+    failed = [f"{label(p['variant'], lang)} ({_at(p, lang)}: {t('value.oom', lang)})"
+              for p in pts if p["status"] == "oom"]
+    if failed:
+        lines.append(t("finding.shapes_oom", lang, list=", ".join(failed)))
+    return lines
+
+
+# --------------------------------------------------------------------------- GQA
+
+
+def _gqa_cells(results):
+    pts = points(results, "gqa_decode") + points(results, "gqa_prefill")
+    return pts, _cells(pts, lambda p: (p["family"], p["kv_heads"]))
+
+
+@finding("shapes_gqa_answer")
+def gqa_answer(results, ref, lang):
+    """enable_gqa against repeating K/V by hand, both unpinned."""
+    _, cells = _gqa_cells(results)
+    pairs = [(c["auto"], c["repeat_kv"]) for c in cells.values() if ok(c.get("auto")) and ok(c.get("repeat_kv"))]
+    if not pairs:
+        return []
+    good = sum(within_noise(a, r) or point_time(a) <= point_time(r) for a, r in pairs)
+    key = "finding.shapes_gqa_answer_native" if good == len(pairs) else "finding.shapes_gqa_answer_mixed"
+    return [t(key, lang, good=good, n=len(pairs))]
+
+
+@finding("shapes_gqa")
+def gqa(results, ref, lang):
+    pts, cells = _gqa_cells(results)
+    lines = []
+    mha = _cells(points(results, "decode"), _decode_key)
+    for cell in cells.values():
+        a, r = cell.get("auto"), cell.get("repeat_kv")
+        if not (ok(a) and ok(r)):
+            continue
+        ran = f" ({_backend(a['backend_ran'], lang)})" if a.get("backend_ran") else ""
+        mem = ""
+        if a.get("peak_extra_mib") is not None and r.get("peak_extra_mib") is not None:
+            mem = t("finding.shapes_gqa_memory", lang, native=fmt_bytes(a["peak_extra_mib"] * 2**20, lang),
+                    repeat=fmt_bytes(r["peak_extra_mib"] * 2**20, lang))
+        lines.append(t("finding.shapes_gqa_pair", lang, at=_at(a, lang), native=fmt_us(point_time(a), lang), ran=ran,
+                       repeat=fmt_us(point_time(r), lang), compare=_compare(r, a, lang), memory=mem))
+        full = mha.get((a["q_len"], a["batch"], a["kv_len"]), {}).get("auto") if a["family"] == "gqa_decode" else None
+        if ok(full):
+            lines.append(t("finding.shapes_gqa_vs_mha", lang, kv_heads=a["kv_heads"], q_heads=a["q_heads"],
+                           batch=a["batch"], kv=fmt_num(a["kv_len"], lang, 0), gqa=fmt_us(point_time(a), lang),
+                           mha=fmt_us(point_time(full), lang), compare=_compare(full, a, lang)))
+    return lines + _accepted(pts, lang)
+
+
+# --------------------------------------------------------------------------- sliding window
+
+
+@finding("shapes_sliding")
+def sliding(results, ref, lang):
+    cell = {p["variant"]: p for p in points(results, "sliding")}
+    s, c, a = cell.get("flex_sliding"), cell.get("flex_causal"), cell.get("auto")
+    if not (ok(s) and ok(c)):
+        return []
+    lines = [t("finding.shapes_sliding", lang, window=fmt_num(s["window"], lang, 0), seq=fmt_num(s["q_len"], lang, 0),
+               sp_sliding=fmt_pct(s["block_sparsity_pct"], lang, 0),
+               sp_causal=fmt_pct(c["block_sparsity_pct"], lang, 0),
+               t_sliding=fmt_us(point_time(s), lang), t_causal=fmt_us(point_time(c), lang),
+               compare=_compare(s, c, lang),
+               first=fmt_us(s["first_call_ms"] * 1000, lang))]
+    if ok(a):
+        ran = f" ({_backend(a['backend_ran'], lang)})" if a.get("backend_ran") else ""
+        lines.append(t("finding.shapes_sliding_sdpa", lang, ran=ran, t_sdpa=fmt_us(point_time(a), lang),
+                       compare=_compare(c, a, lang)))
+    return lines

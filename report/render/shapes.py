@@ -1,0 +1,350 @@
+"""The --shapes tables and figures: decode, prefill, grouped-query attention, sliding window.
+
+Every file is written whether or not the run measured the shapes, so that the page always
+builds: without them each says "not measured on this GPU", and each figure says so too.
+"""
+from __future__ import annotations
+
+from ..text.catalog import t
+from ..text.format import fmt_bytes, fmt_error, fmt_mib, fmt_num, fmt_pct, fmt_tflops, fmt_us, unit
+from ..trace.stats import median
+from ..variants import BACKEND_NAMES
+from . import figures
+from .findings import render_findings
+from .findings import shapes as _registers_the_shape_findings  # noqa: F401
+from .markdown import code_safe, label, md_table
+from .shape_points import fmt_gbs, gb_per_s, grouped, ok, point_time, points, refusal_line, tflops
+
+FINDING_FILES = {
+    "shapes-findings-decode": ("shapes_decode_answer", "shapes_decode_auto", "shapes_decode_launch",
+                               "shapes_decode_bandwidth", "shapes_decode_speculative",
+                               "shapes_decode_grid"),
+    "shapes-findings-prefill": ("shapes_prefill",),
+    "shapes-findings-gqa": ("shapes_gqa_answer", "shapes_gqa"),
+    "shapes-findings-sliding": ("shapes_sliding",),
+}
+TABLE_FILES = ("shapes-decode-time", "shapes-decode-bandwidth", "shapes-decode-details",
+               "shapes-prefill", "shapes-gqa", "shapes-sliding", "shapes-refusals", "shapes-method")
+FIGURES = ("decode", "prefill", "gqa", "sliding")
+
+
+def status_cell(p, lang):
+    return t({"unsupported": "value.not_supported", "oom": "value.oom",
+              "skipped": "value.shapes_skipped"}.get(p["status"], "value.error"), lang)
+
+
+def variant_label(name, lang):
+    return label(name, lang)
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def _ran(p, lang):
+    """" (SDPA flash)": the backend unpinned SDPA ran, from the trace."""
+    return f" ({backend_name(p['backend_ran'], lang)})" if p.get("backend_ran") else ""
+
+
+def backend_name(name, lang):
+    """The name of a backend that ran ("flash", "cuDNN"), read off the trace."""
+    return BACKEND_NAMES.get(name, name)
+
+
+def _decode_cell(p, what, lang, roof):
+    if p is None:
+        return t("value.none", lang)
+    if not ok(p):
+        return status_cell(p, lang)
+    if what == "time":
+        return fmt_us(point_time(p), lang) + (_ran(p, lang) if p["variant"] == "auto" else "")
+    share = f" ({fmt_pct(100 * gb_per_s(p) / roof, lang, 0)})" if roof else ""
+    return fmt_gbs(gb_per_s(p), lang) + share
+
+
+def decode_pivots(results, lang, what):
+    """Per (query length, batch): backends as rows, KV lengths as columns."""
+    pts = points(results, "decode")
+    if not pts:
+        return t("finding.missing", lang)
+    roof = results["shapes"]["copy_roof"]["gb_per_s"]
+    parts = []
+    for (q_len, batch), by_variant in grouped(pts).items():
+        kvs = sorted({kv for cells in by_variant.values() for kv in cells})
+        rows = [[variant_label(n, lang)] + [_decode_cell(cells.get(kv), what, lang, roof) for kv in kvs]
+                for n, cells in by_variant.items()]
+        head = t(f"page.shapes_decode_{what}", lang, q_len=q_len, batch=batch)
+        parts.append(f"**{head}**\n\n" + md_table(
+            [t("col.variant", lang)] + [fmt_num(kv, lang, 0) for kv in kvs], rows))
+    return "\n\n".join(parts)
+
+
+def _rate(p, lang, roofs):
+    if p["family"] in ("decode", "gqa_decode"):
+        return fmt_gbs(gb_per_s(p), lang)
+    return fmt_tflops(tflops(p), lang) + (f" ({fmt_pct(100 * tflops(p) / roofs['tflops'], lang, 0)})"
+                                          if roofs.get("tflops") else "")
+
+
+SHAPE_COLUMNS = {
+    "decode": ("q_len", "batch", "kv_len"),
+    "prefill": ("q_len",),
+    "gqa": ("phase", "kv_heads"),
+    "sliding": ("window",),
+}
+
+
+def _shape_cells(p, cols, lang):
+    cells = []
+    for c in cols:
+        if c == "phase":
+            cells.append(t(f"word.shapes_{p['family']}", lang))
+        elif c == "window":
+            cells.append(fmt_num(p["window"], lang, 0) if p["variant"] == "flex_sliding"
+                         else t("value.none", lang))
+        else:
+            cells.append(fmt_num(p[c], lang, 0))
+    return cells
+
+
+def details(pts, lang, shape_cols, roofs, rate_col):
+    """One row per point and variant: every figure the section measured."""
+    none = t("value.none", lang)
+    rows = []
+    for p in pts:
+        head = _shape_cells(p, shape_cols, lang) + [variant_label(p["variant"], lang)]
+        if not ok(p):
+            rows.append(head + [status_cell(p, lang)] + [none] * 9)
+            continue
+        acts = p.get("gpu_activities_per_forward")
+        rows.append(head + [
+            backend_name(p["backend_ran"], lang) if p.get("backend_ran") else none,
+            fmt_us(median(p.get("kernel_sum_us")), lang), fmt_us(median(p.get("cuda_time_us")), lang),
+            fmt_us(p["wall_time_us"]["median"], lang), fmt_us(median(p.get("cpu_time_us")), lang),
+            fmt_us(median(p.get("host_time_us")), lang), fmt_mib(p.get("peak_extra_mib"), lang, 0),
+            _rate(p, lang, roofs), fmt_error(p["rel_error"], lang),
+            fmt_num(median(acts), lang, 0) if acts else none])
+    cols = ([t(f"col.shapes_{c}", lang) for c in shape_cols]
+            + [t(f"col.{c}", lang) for c in ("variant", "backend_ran", "kernel_sum")]
+            + [t("col.shapes_span", lang), t("col.wall", lang), t("col.cpu_time", lang),
+               t("col.host_time", lang), t("col.peak_mem", lang), t(f"col.shapes_{rate_col}", lang),
+               t("col.rel_err", lang), t("col.shapes_kernels", lang)])
+    return md_table(cols, rows, ["r"] * len(shape_cols) + ["l", "l"] + ["r"] * 9)
+
+
+def family_table(results, lang, families, shape_cols, rate_col, note=None):
+    pts = [p for f in families for p in points(results, f)]
+    if not pts:
+        return t("finding.missing", lang)
+    body = details(pts, lang, shape_cols, {"tflops": results["roof"]["tflops"]}, rate_col)
+    return body + (f"\n\n{note}" if note else "")
+
+
+def sliding_table(results, lang):
+    pts = points(results, "sliding")
+    if not pts:
+        return t("finding.missing", lang)
+    none = t("value.none", lang)
+    rows = []
+    for p in pts:
+        sparsity = p.get("block_sparsity_pct")
+        rows.append([variant_label(p["variant"], lang),
+                     fmt_pct(sparsity, lang, 1) if sparsity is not None else none,
+                     fmt_us(p["first_call_ms"] * 1000, lang) if ok(p) else status_cell(p, lang)])
+    extra = md_table([t("col.variant", lang), t("col.shapes_sparsity", lang), t("col.first_call", lang)],
+                     rows)
+    return family_table(results, lang, ("sliding",), SHAPE_COLUMNS["sliding"], "tflops") + "\n\n" + extra
+
+
+def _where(pts, lang):
+    counts = {}
+    for p in pts:
+        counts[p["family"]] = counts.get(p["family"], 0) + 1
+    return "; ".join(f"{t(f'word.shapes_family_{f}', lang)} ×{fmt_num(n, lang, 0)}" for f, n in counts.items())
+
+
+def skip_text(p, config, lang):
+    memory = config.get("device_memory_bytes")
+    need = p["kv_bytes"] * (1 + p["q_heads"] // p["kv_heads"] if p["variant"] == "repeat_kv" else 1)
+    return t("page.shapes_skip_reason", lang, need=fmt_bytes(need, lang),
+             share=fmt_pct(100 * config["memory_share"], lang, 0),
+             memory=fmt_bytes(memory, lang) if memory else t("value.none", lang))
+
+
+def refusals(results, lang):
+    """Each distinct reason a variant did not run, with where it happened."""
+    shapes = results.get("shapes")
+    if not shapes:
+        return t("finding.missing", lang)
+    seen = {}
+    for p in shapes["points"]:
+        if p["status"] == "ok":
+            continue
+        why = (skip_text(p, shapes["config"], lang) if p["status"] == "skipped"
+               else "`" + code_safe(refusal_line(p.get("reason"))).replace("|", "/") + "`")
+        variant = None if p["status"] == "skipped" else p["variant"]  # a skip is the same for all
+        seen.setdefault((variant, p["status"], why), []).append(p)
+    if not seen:
+        return t("page.shapes_no_refusals", lang)
+    rows = [[", ".join(variant_label(n, lang) for n in dict.fromkeys(p["variant"] for p in pts)),
+             status_cell(pts[0], lang), why, _where([p for p in pts if p["variant"] == pts[0]["variant"]], lang)]
+            for (_, _, why), pts in seen.items()]
+    return md_table([t("col.variant", lang), t("col.shapes_status", lang), t("col.shapes_reason", lang),
+                     t("col.shapes_where", lang)], rows, ["l", "l", "l", "l"])
+
+
+def method(results, lang):
+    shapes = results.get("shapes")
+    if not shapes:
+        return t("finding.missing", lang)
+    c, roof = shapes["config"], shapes["copy_roof"]
+    memory = c.get("device_memory_bytes")
+    lines = [t("page.shapes_roof", lang, size=fmt_bytes(roof["bytes"], lang), gbs=fmt_gbs(roof["gb_per_s"], lang),
+               lo=fmt_gbs(2 * roof["bytes"] / roof["max_ms"] / 1e6, lang),
+               hi=fmt_gbs(2 * roof["bytes"] / roof["min_ms"] / 1e6, lang)),
+             t("page.shapes_config", lang, heads=c["heads"], head_dim=c["head_dim"], dtype=c["dtype"],
+               steps=c["steps"], timer=unit(fmt_num(c["timer_seconds"], lang, 2), "s", lang),
+               host_calls=c["host_calls"],
+               rows=c["reference_rows"])]
+    if memory:
+        lines.append(t("page.shapes_cap", lang, share=fmt_pct(100 * c["memory_share"], lang, 0),
+                       memory=fmt_bytes(memory, lang), limit=fmt_bytes(c["memory_share"] * memory, lang)))
+    return "\n\n".join(lines)
+
+
+def render_tables(results, ref, lang):
+    """name -> Markdown body of every --shapes file (the "not measured" line where empty)."""
+    out = {
+        "shapes-decode-time": decode_pivots(results, lang, "time"),
+        "shapes-decode-bandwidth": decode_pivots(results, lang, "bandwidth"),
+        "shapes-decode-details": family_table(results, lang, ("decode",), SHAPE_COLUMNS["decode"], "gbs"),
+        "shapes-prefill": family_table(results, lang, ("prefill",), SHAPE_COLUMNS["prefill"], "tflops"),
+        "shapes-gqa": family_table(results, lang, ("gqa_decode", "gqa_prefill"), SHAPE_COLUMNS["gqa"], "rate",
+                                   t("page.shapes_gqa_rate", lang)),
+        "shapes-sliding": sliding_table(results, lang),
+        "shapes-refusals": refusals(results, lang),
+        "shapes-method": method(results, lang),
+    }
+    for name, keys in FINDING_FILES.items():
+        out[name] = render_findings(results, ref, lang, keys)
+    assert set(out) == set(TABLE_FILES) | set(FINDING_FILES)
+    return out
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def _log_x(ax, xs, lang):
+    """A log axis with a tick at each length measured, written as the page writes numbers."""
+    if xs:
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(xs, [fmt_num(x, lang, 0) for x in xs])
+
+
+def _finish(ax, results, lang, title_key, xlabel_key=None, log=True):
+    ax.set_title(t(title_key, lang) + f" · {results['provenance']['gpu_name']}")
+    if xlabel_key:
+        ax.set_xlabel(t(xlabel_key, lang))
+    steps = ((results.get("shapes") or {}).get("config") or {}).get("steps")
+    stat = ", " + t("stat.median_steps", lang, steps=fmt_num(steps, lang, 0)) if steps else ""
+    ax.set_ylabel(t("figure.shapes_time_axis", lang) + stat)  # the statistic, as every figure of times says
+    if not ax.has_data():
+        ax.text(0.5, 0.5, t("finding.missing", lang), ha="center", va="center", transform=ax.transAxes)
+        ax.set_xticks([])
+        ax.set_yticks([])
+        return
+    if log:
+        ax.set_yscale("log")
+        ax.minorticks_off()
+    ax.grid(True, which="major", alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the data
+
+
+def decode_figure(plt, results, lang):
+    """Kernel time against KV length for one query token, per backend: the smallest batch
+    solid, the largest dashed; the wall time of unpinned SDPA at the smallest batch dotted."""
+    fig, ax = plt.subplots(figsize=(6.5, 4.4))
+    pts = [p for p in points(results, "decode") if p["q_len"] == 1]
+    names = list(dict.fromkeys(p["variant"] for p in pts))
+    batches = sorted({p["batch"] for p in pts})
+    shown = batches[:1] + batches[-1:] if len(batches) > 1 else batches
+    for style, batch in zip(("-", "--"), shown, strict=False):
+        for name in names:
+            good = [p for p in pts if p["batch"] == batch and p["variant"] == name and ok(p)]
+            if good:
+                ax.plot([p["kv_len"] for p in good], [point_time(p) for p in good], style, marker="o",
+                        color=f"C{names.index(name)}",
+                        label=t("figure.shapes_batch_line", lang, name=figures.display_name(name, lang),
+                                batch=batch))
+    walls = [p for p in pts if batches and p["batch"] == batches[0] and p["variant"] == "auto" and ok(p)]
+    if walls:
+        ax.plot([p["kv_len"] for p in walls], [p["wall_time_us"]["median"] for p in walls], ":", marker="s",
+                color="black", label=t("figure.shapes_wall_line", lang, batch=batches[0]))
+    _log_x(ax, sorted({p["kv_len"] for p in pts if ok(p)}), lang)
+    _finish(ax, results, lang, "figure.shapes_decode_title", "figure.shapes_kv_axis")
+    return fig
+
+
+def prefill_figure(plt, results, lang):
+    fig, ax = plt.subplots(figsize=(7, 4))
+    pts = points(results, "prefill")
+    for i, name in enumerate(dict.fromkeys(p["variant"] for p in pts)):
+        good = [p for p in pts if p["variant"] == name and ok(p)]
+        if good:
+            ax.plot([p["q_len"] for p in good], [point_time(p) for p in good], marker="o", color=f"C{i}",
+                    label=figures.display_name(name, lang))
+    _log_x(ax, sorted({p["q_len"] for p in pts if ok(p)}), lang)
+    _finish(ax, results, lang, "figure.shapes_prefill_title", "figure.shapes_prompt_axis")
+    return fig
+
+
+def _bars(ax, groups, names, lang):
+    """Grouped bars: groups is [(label, {variant: point})]."""
+    width = 0.8 / max(1, len(names))
+    for i, name in enumerate(names):
+        xs, ys = [], []
+        for g, (_, by_name) in enumerate(groups):
+            p = by_name.get(name)
+            if ok(p):
+                xs.append(g - 0.4 + width * (i + 0.5))
+                ys.append(point_time(p))
+        if xs:
+            ax.bar(xs, ys, width, color=f"C{i}", label=figures.display_name(name, lang))
+    if ax.has_data():
+        ax.set_xticks(range(len(groups)), [g for g, _ in groups], fontsize=8)
+
+
+def gqa_figure(plt, results, lang):
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    pts = points(results, "gqa_decode") + points(results, "gqa_prefill")
+    groups = {}
+    for p in pts:
+        key = t("figure.shapes_gqa_group", lang, phase=t(f"word.shapes_{p['family']}", lang),
+                q_heads=p["q_heads"], kv_heads=p["kv_heads"])
+        groups.setdefault(key, {})[p["variant"]] = p
+    _bars(ax, list(groups.items()), list(dict.fromkeys(p["variant"] for p in pts)), lang)
+    _finish(ax, results, lang, "figure.shapes_gqa_title")
+    return fig
+
+
+def sliding_figure(plt, results, lang):
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    pts = points(results, "sliding")
+    if pts:
+        p0 = pts[0]
+        group = t("figure.shapes_sliding_group", lang, seq=fmt_num(p0["q_len"], lang, 0),
+                  window=fmt_num(p0["window"], lang, 0))
+        _bars(ax, [(group, {p["variant"]: p for p in pts})], [p["variant"] for p in pts], lang)
+    _finish(ax, results, lang, "figure.shapes_sliding_title", log=False)
+    return fig
+
+
+def render_figures(results, lang, folder):
+    """Write figures/shapes-<family>.<lang>.svg, measured or not; returns the paths."""
+    plt = figures._pyplot()
+    folder.mkdir(parents=True, exist_ok=True)
+    makers = {"decode": decode_figure, "prefill": prefill_figure, "gqa": gqa_figure,
+              "sliding": sliding_figure}
+    return [figures._save(plt, makers[name](plt, results, lang), folder / f"shapes-{name}.{lang}.svg")
+            for name in FIGURES]
+

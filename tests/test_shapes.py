@@ -1,0 +1,445 @@
+"""--shapes: the snippet's numerics on the CPU, the section through build_tables.main on the
+CPU, the memory cap, and the rendering of made-up GPU results (no GPU needed)."""
+import copy
+import math
+import runpy
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+from shapes import cache_attention, check_heads, make_cache_inputs, make_flex, repeat_kv, sliding_window
+
+import build_tables
+from report.measure import shapes as measure_shapes
+from report.render import shapes as render_shapes
+from report.render.findings import render_findings
+from report.render.shape_points import refusal_line
+from report.render.site import render_all
+from report.results import load_reference, load_results
+from report.text.catalog import t
+from report.variants import LANGS, SHAPES_CPU, SHAPES_GPU
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def expected(q, k, v, window=None):
+    """Attention in float64, written out here: query i of L sits at cache place S - L + i and
+    sees the keys at places <= its own (and, with a window, fewer than `window` back)."""
+    hq, hk = q.shape[1], k.shape[1]
+    L, S, d = q.shape[2], k.shape[2], q.shape[3]
+    out = torch.empty(q.shape, dtype=torch.float64)
+    for b in range(q.shape[0]):
+        for h in range(hq):
+            kh = h * hk // hq  # query heads h*hk//hq share one K/V head, in order
+            for i in range(L):
+                place = S - L + i
+                seen = [j for j in range(S) if j <= place and (window is None or place - j < window)]
+                s = torch.stack([(q[b, h, i].double() * k[b, kh, j].double()).sum() for j in seen]) / math.sqrt(d)
+                w = torch.softmax(s, dim=0)
+                out[b, h, i] = sum(w[n] * v[b, kh, j].double() for n, j in enumerate(seen))
+    return out
+
+
+def rel(out, ref):
+    return ((out.double() - ref).norm() / ref.norm()).item()
+
+
+# --- the snippet: alignment, GQA, sliding window, validation ---------------------------
+
+@pytest.mark.parametrize("q_len, kv_len", [(1, 9), (3, 9), (9, 9), (1, 1)])
+@pytest.mark.parametrize("q_heads, kv_heads", [(4, 4), (4, 2), (6, 1)])
+def test_cache_attention_is_lower_right_causal(q_len, kv_len, q_heads, kv_heads):
+    q, k, v = make_cache_inputs(2, q_heads, kv_heads, q_len, kv_len, 8, dtype=torch.float32, device="cpu", seed=1)
+    ref = expected(q, k, v)
+    with torch.no_grad():
+        assert rel(cache_attention(q, k, v), ref) < 1e-6
+        assert rel(cache_attention(q, *repeat_kv(q, k, v)), ref) < 1e-6
+
+
+def test_is_causal_true_is_top_left_and_differs_for_a_short_query():
+    """The reason cache_attention does not pass is_causal=True for decode (see
+    torch/nn/functional.py, scaled_dot_product_attention's docstring, and
+    torch/nn/attention/bias.py, CausalVariant)."""
+    q, k, v = make_cache_inputs(1, 2, 2, 3, 7, 8, dtype=torch.float64, device="cpu", seed=2)
+    top_left = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    # top-left: query i sees keys 0..i, as if the cache were as short as the query
+    assert rel(top_left, expected(q[:, :, :, :], k[:, :, :3], v[:, :, :3])) < 1e-12
+    assert rel(top_left, expected(q, k, v)) > 0.1
+    assert rel(cache_attention(q, k, v), expected(q, k, v)) < 1e-12
+
+
+def test_one_query_token_sees_the_whole_cache():
+    q, k, v = make_cache_inputs(1, 2, 2, 1, 6, 8, dtype=torch.float64, device="cpu", seed=3)
+    weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(8), dim=-1)
+    assert torch.allclose(cache_attention(q, k, v), weights @ v)
+    assert torch.allclose(F.scaled_dot_product_attention(q, k, v, is_causal=True), v[:, :, :1])
+
+
+def test_sliding_window_matches_float64():
+    q, k, v = make_cache_inputs(1, 2, 2, 256, 256, 8, dtype=torch.float32, device="cpu", seed=4)
+    attend, block_mask = make_flex(sliding_window(5), 256, "cpu", compile=False)
+    with torch.no_grad():
+        assert rel(attend(q, k, v), expected(q, k, v, window=5)) < 1e-5
+    assert block_mask.sparsity() == 25.0  # of 2 × 2 tiles of 128, the one above the diagonal
+
+
+@pytest.mark.parametrize("q_heads, kv_heads", [(32, 12), (6, 4), (4, 8)])
+def test_heads_that_do_not_divide_are_refused_clearly(q_heads, kv_heads):
+    with pytest.raises(ValueError, match="cannot share"):
+        make_cache_inputs(1, q_heads, kv_heads, 1, 8, 8, dtype=torch.float32, device="cpu")
+    q = torch.randn(1, q_heads, 1, 8)
+    k = v = torch.randn(1, kv_heads, 8, 8)
+    for call in (lambda: cache_attention(q, k, v), lambda: repeat_kv(q, k, v)):
+        with pytest.raises(ValueError, match="multiple of the number of K/V heads"):
+            call()
+
+
+@pytest.mark.parametrize("sizes, message", [
+    (dict(batch=0), "at least 1"),
+    (dict(kv_len=-3), "at least 1"),
+    (dict(head_dim=8.0), "whole numbers"),
+    (dict(q_len=True), "whole numbers"),
+    (dict(q_len=9, kv_len=8), "at least as many keys"),
+])
+def test_shape_validation(sizes, message):
+    args = dict(batch=1, q_heads=2, kv_heads=1, q_len=1, kv_len=8, head_dim=8) | sizes
+    with pytest.raises(ValueError, match=message):
+        make_cache_inputs(**args, dtype=torch.float32, device="cpu")
+
+
+def test_mismatched_tensors_are_refused():
+    q = torch.randn(1, 2, 1, 8)
+    with pytest.raises(ValueError, match="4-D"):
+        check_heads(q[0], q, q)
+    with pytest.raises(ValueError, match="same shape"):
+        check_heads(q, torch.randn(1, 2, 4, 8), torch.randn(1, 2, 5, 8))
+    with pytest.raises(ValueError, match="batch and head_dim"):
+        check_heads(q, torch.randn(1, 2, 4, 16), torch.randn(1, 2, 4, 16))
+
+
+def test_snippet_prints_its_checks(capsys):
+    runpy.run_path(str(ROOT / "snippets" / "shapes.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "is_causal=True sees key 0 only: True" in out
+    assert "cache_attention sees all 6 keys: True" in out
+    checks = [line for line in out.splitlines() if "within" in line]
+    assert len(checks) == 5 and all(line.endswith(": True") for line in checks)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU (runs in the GPU test pass)")
+@pytest.mark.parametrize("q_len, kv_len, q_heads, kv_heads", [(1, 1024, 8, 8), (4, 1024, 8, 8), (1, 1024, 8, 2),
+                                                              (256, 256, 8, 1)])
+def test_every_backend_that_accepts_a_cache_shape_gets_it_right_on_the_gpu(q_len, kv_len, q_heads, kv_heads):
+    """On the GPU, pinned to each backend (CausalBias and enable_gqa reach the real kernels):
+    a backend may refuse, but what it returns is lower-right causal attention."""
+    import warnings
+
+    from sdpa_backends import BACKENDS
+    from torch.nn.attention import sdpa_kernel
+
+    q, k, v = make_cache_inputs(2, q_heads, kv_heads, q_len, kv_len, 128, device="cuda", seed=6)
+    ref = measure_shapes.reference_rows(torch, q, k, v, rows=8)
+    ran = []
+    for name, backend in BACKENDS.items():
+        with warnings.catch_warnings(), sdpa_kernel(backend), torch.no_grad():
+            warnings.simplefilter("ignore")
+            try:
+                out = cache_attention(q, k, v)
+            except RuntimeError:
+                continue
+        assert measure_shapes.rel_error(out, ref) < 2e-2, name
+        ran.append(name)
+    assert "math" in ran and len(ran) >= 2, ran
+
+
+# --- the measuring code's own pieces ---------------------------------------------------
+
+@pytest.mark.parametrize("q_len, kv_len, window", [(1, 9, None), (4, 9, None), (9, 9, None), (9, 9, 3),
+                                                   (20, 20, 20), (3, 10, 4), (1, 10, 4), (30, 30, 7)])
+def test_allowed_pairs_counts_the_mask(q_len, kv_len, window):
+    brute = sum(1 for i in range(q_len) for j in range(kv_len)
+                if j <= kv_len - q_len + i and (window is None or kv_len - q_len + i - j < window))
+    assert measure_shapes.allowed_pairs(q_len, kv_len, window) == brute
+
+
+def test_reference_rows_is_lower_right_and_maps_shared_heads():
+    q, k, v = make_cache_inputs(2, 6, 2, 5, 12, 8, dtype=torch.float32, device="cpu", seed=5)
+    ref = measure_shapes.reference_rows(torch, q, k, v, rows=3)
+    assert measure_shapes.rel_error(expected(q, k, v).float(), ref) < 1e-6
+    assert measure_shapes.rel_error(F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True),
+                                    ref) > 0.1
+
+
+def test_the_memory_cap_skips_only_what_is_too_large():
+    shape = {"batch": 32, "q_heads": 32, "kv_heads": 32, "q_len": 1, "kv_len": 131072, "head_dim": 128,
+             "window": None}
+    h200 = 139.8 * 2**30
+    assert measure_shapes.sizes(shape, 2)["kv_bytes"] == 64 * 2**30
+    why = measure_shapes.too_large(shape, "flash", 2, h200)
+    assert why and "64.0 GiB" in why and "25 %" in why
+    assert measure_shapes.too_large(shape | {"batch": 1}, "flash", 2, h200) is None
+    assert measure_shapes.too_large(shape, "flash", 2, None) is None  # the CPU: no cap
+    gqa = shape | {"batch": 32, "kv_heads": 1, "kv_len": 8192}
+    assert measure_shapes.too_large(gqa, "auto", 2, 2**30) is None
+    assert "copies" in measure_shapes.too_large(gqa, "repeat_kv", 2, 2**30)
+
+
+def test_the_gpu_plan_stays_small():
+    """The section must stay well under two minutes on the H200: count its measurements."""
+    plan = measure_shapes.plan(SHAPES_GPU)
+    runs = sum(len(v) for _, _, v in plan)
+    skipped = sum(len(v) for _, s, v in plan
+                  if measure_shapes.too_large(s, "auto", 2, 139.8 * 2**30))
+    assert runs - skipped <= 95
+    assert {f for f, _, _ in plan} == {"decode", "prefill", "gqa_decode", "gqa_prefill", "sliding"}
+    assert all(s["head_dim"] == 128 for _, s, _ in plan)
+
+
+def test_refusal_line_keeps_the_reason_only():
+    reason = ("Memory efficient kernel not used because: (Triggered internally at /x/sdp_utils.cpp:1.) | "
+              "Memory Efficient attention has been runtime disabled. (Triggered internally at /x/a.cpp:2.) | "
+              "Flash attention kernel not used because: | "
+              "Flash attention does not support the is_causal flag when seqlen_q != seqlen_k. Got seqlen_q: 1 "
+              "seqlen_k: 1024. (Triggered internally at /x/sdp_utils.cpp:3.) | "
+              "No available kernel. Aborting execution.")
+    assert refusal_line(reason) == ("Flash attention does not support the is_causal flag when seqlen_q != "
+                                    "seqlen_k. Got seqlen_q: 1 seqlen_k: 1024.")
+    assert refusal_line("No viable backend for scaled_dot_product_attention was found.") == (
+        "No viable backend for scaled_dot_product_attention was found.")
+    assert len(refusal_line("x" * 1000)) == 240
+
+
+# --- the section through build_tables.main, on the CPU ---------------------------------
+
+SMALL_SHAPES = ["--device", "cpu", "--batch", "1", "--heads", "2", "--seq-len", "64", "--head-dim", "32",
+                "--dtype", "float32", "--steps", "3", "--timer-seconds", "0.01", "--host-calls", "5",
+                "--sweep-steps", "3", "--sweep-timer-seconds", "0.01", "--variants", "math", "--shapes"]
+
+
+@pytest.fixture(scope="module")
+def shapes_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("shapes-run")
+    assert build_tables.main(SMALL_SHAPES + ["--out", str(out)]) == 0
+    return out / "cpu"
+
+
+def test_cpu_shapes_run_measures_every_family(shapes_run):
+    results = load_results(shapes_run / "results.json")
+    shapes = results["shapes"]
+    assert shapes["copy_roof"]["gb_per_s"] > 0 and shapes["config"]["device_memory_bytes"] is None
+    pts = shapes["points"]
+    assert {p["family"] for p in pts} == {"decode", "prefill", "gqa_decode", "gqa_prefill", "sliding"}
+    n_decode = len(SHAPES_CPU["decode_runs"]) * len(SHAPES_CPU["decode_kv_lens"])
+    assert len([p for p in pts if p["family"] == "decode" and p["variant"] == "auto"]) == n_decode
+    good = [p for p in pts if p["status"] == "ok"]
+    assert all(p["rel_error"] < 1e-5 for p in good), [(p["family"], p["variant"], p["rel_error"]) for p in good]
+    by = {(p["family"], p["variant"], p["q_len"], p["kv_len"], p["batch"], p["kv_heads"]): p for p in pts}
+    assert by[("decode", "efficient", 1, 64, 1, 4)]["status"] == "unsupported"  # the CPU has no efficient
+    assert by[("decode", "auto", 4, 256, 1, 4)]["status"] == "ok"
+    assert {p["variant"] for p in pts if p["family"] == "sliding"} == {"flex_sliding", "flex_causal", "auto"}
+    host = [p for p in good if p.get("host_time_us")]
+    assert host and all(p["family"] == "decode" and p["batch"] == 1 for p in host)
+    assert all(p["backend_ran"] is None and p["kernel_sum_us"] is None for p in good)  # no GPU here
+
+
+def test_cpu_shapes_run_writes_every_file(shapes_run):
+    tables = {p.name for p in (shapes_run / "tables").iterdir()}
+    for name in (*render_shapes.TABLE_FILES, *render_shapes.FINDING_FILES):
+        for lang in LANGS:
+            assert f"{name}.{lang}.md" in tables
+    figures = {p.name for p in (shapes_run / "figures").iterdir()}
+    assert {f"shapes-{n}.{lang}.svg" for n in render_shapes.FIGURES for lang in LANGS} <= figures
+    refusals = (shapes_run / "tables" / "shapes-refusals.nb.md").read_text("utf-8")
+    assert "SDPA efficient" in refusals and "ikke støttet" in refusals
+
+
+def test_a_run_without_shapes_does_not_replace_one_with_them(shapes_run, tmp_path, capsys):
+    import shutil
+
+    shutil.copytree(shapes_run, tmp_path / "cpu")
+    code = build_tables.main([a for a in SMALL_SHAPES if a != "--shapes"] + ["--out", str(tmp_path)])
+    assert code == 2 and "--shapes" in capsys.readouterr().err
+
+
+def test_the_cap_skips_points_on_a_small_device(monkeypatch, tmp_path):
+    """A pretend device of 1 MiB: every point whose K and V pass 256 KiB is skipped, not run."""
+    monkeypatch.setattr(measure_shapes, "device_memory_bytes", lambda torch, device: 2**20)
+    calls = []
+    real = measure_shapes.measure_variant
+    monkeypatch.setattr(measure_shapes, "measure_variant", lambda *a: calls.append(a[1:3]) or real(*a))
+    monkeypatch.setattr(measure_shapes, "plan", lambda cfg: [
+        ("decode", {"batch": 1, "q_heads": 4, "kv_heads": 4, "q_len": 1, "kv_len": kv, "head_dim": 32,
+                    "window": None}, ("auto", "math")) for kv in (64, 1024)])
+    assert build_tables.main(SMALL_SHAPES + ["--out", str(tmp_path)]) == 0
+    pts = load_results(tmp_path / "cpu" / "results.json")["shapes"]["points"]
+    status = {(p["kv_len"], p["variant"]): p["status"] for p in pts}
+    assert status == {(64, "auto"): "ok", (64, "math"): "ok", (1024, "auto"): "skipped", (1024, "math"): "skipped"}
+    assert len(calls) == 2
+    text = (tmp_path / "cpu" / "tables" / "shapes-refusals.en.md").read_text("utf-8")
+    assert "skipped (memory)" in text and "more than 25%" in text
+
+
+def test_an_unexpected_error_is_a_row_and_the_section_goes_on(monkeypatch, tmp_path):
+    real = measure_shapes.make_call
+
+    def broken(name, shape, device):
+        if name == "math":
+            raise ZeroDivisionError("pretend bug")
+        return real(name, shape, device)
+
+    monkeypatch.setattr(measure_shapes, "make_call", broken)
+    monkeypatch.setattr(measure_shapes, "plan", lambda cfg: [
+        ("prefill", {"batch": 1, "q_heads": 2, "kv_heads": 2, "q_len": 16, "kv_len": 16, "head_dim": 8,
+                     "window": None}, ("auto", "math"))])
+    assert build_tables.main(SMALL_SHAPES + ["--out", str(tmp_path)]) == 0
+    pts = {p["variant"]: p for p in load_results(tmp_path / "cpu" / "results.json")["shapes"]["points"]}
+    assert pts["math"] == pts["math"] | {"status": "error", "reason": "ZeroDivisionError: pretend bug"}
+    assert pts["auto"]["status"] == "ok"
+
+
+# --- rendering made-up GPU results -----------------------------------------------------
+
+def _stat(median, spread=0.02):
+    return {"median": median, "min": median * (1 - spread / 2), "max": median * (1 + spread / 2),
+            "mean": median, "n": 5}
+
+
+def _row(kernel_us, ran, host=None, grid=(1, 32, 8), wall=None, mem=100.0):
+    return {"status": "ok", "reason": None, "first_call_ms": 2.0, "rel_error": 2e-3, "peak_extra_mib": mem,
+            "wall_time_us": {"median": wall or max(kernel_us, host or 0) * 1.05, "iqr": 0.1, "runs": 5},
+            "host_time_us": ({**_stat(host), "repeat_medians": [host] * 10, "spread_pct": 5.0,
+                              "gpu_kept_busy": True} if host else None),
+            "cuda_time_us": _stat(kernel_us * 1.1), "kernel_sum_us": _stat(kernel_us),
+            "cpu_time_us": _stat(host or 30.0), "gpu_activities_per_forward": _stat(2),
+            "kernels": [{"name": f"void {ran}_fwd_kernel<...>(...)", "short_name": f"{ran}_fwd_kernel",
+                         "kind": "kernel", "aten_op": "aten::x", "per_forward": 1, "avg_us": kernel_us,
+                         "grid": list(grid), "block": [128, 1, 1]}],
+            "backend_ran": ran}
+
+
+def made_up_results():
+    """GPU-like results: flash wins decode, auto runs flash, cuDNN refuses a short query,
+    batch 32 at 128k is skipped, math runs out of memory at the longest prompt."""
+    base = load_results(ROOT / "docs" / "generated" / "h200" / "results.json")
+    pts = []
+
+    def add(family, variant, shape, row):
+        element = 2
+        sz = measure_shapes.sizes(shape, element, variant)
+        pts.append({"family": family, "variant": variant, **shape, **sz, **row})
+
+    for q_len, batch in SHAPES_GPU["decode_runs"]:
+        for kv in SHAPES_GPU["decode_kv_lens"]:
+            shape = {"batch": batch, "q_heads": 32, "kv_heads": 32, "q_len": q_len, "kv_len": kv,
+                     "head_dim": 128, "window": None}
+            kb = measure_shapes.sizes(shape, 2)["kv_bytes"]
+            for v in ("auto", "math", "flash", "efficient", "cudnn"):
+                if batch == 32 and kv == 131072:
+                    add("decode", v, shape, {"status": "skipped", "reason": "K and V would take 64.0 GiB"})
+                    continue
+                if v == "cudnn" and q_len == 4:
+                    add("decode", v, shape, {"status": "unsupported", "reason":
+                        "cuDNN attention kernel not used because: | cuDNN attention does not support this "
+                        "mask. (Triggered internally at /x/sdp_utils.cpp:9.) | No available kernel. "
+                        "Aborting execution."})
+                    continue
+                t_us = kb / 3.5e12 * 1e6 * {"math": 6, "efficient": 1.4, "cudnn": 1.2}.get(v, 1.0) + 6
+                if v == "auto" and q_len == 4:
+                    t_us *= 1.3  # unpinned slower than flash here, beyond the 2 % spread
+                host = {"math": 120.0, "auto": 40.0}.get(v, 35.0) if batch == 1 else None
+                ran = {"auto": "flash"}.get(v, v)
+                add("decode", v, shape, _row(t_us, ran, host, grid=(1, 32, 4 if kv < 8192 else 64)))
+    for s in SHAPES_GPU["prefill_lens"]:
+        shape = {"batch": 1, "q_heads": 32, "kv_heads": 32, "q_len": s, "kv_len": s, "head_dim": 128,
+                 "window": None}
+        flops = measure_shapes.sizes(shape, 2)["flops"]
+        for v in ("auto", "math", "flash", "efficient", "cudnn"):
+            if v == "math" and s == 32768:
+                add("prefill", v, shape, {"status": "oom", "reason": "CUDA out of memory. Tried to allocate 128 GiB"})
+                continue
+            rate = {"math": 60, "efficient": 300, "cudnn": 560, "auto": 560}.get(v, 450) * 1e12
+            add("prefill", v, shape, _row(flops / rate * 1e6, {"auto": "cudnn"}.get(v, v)))
+    for family, q_len, kv_len, batch in (("gqa_decode", 1, 8192, 32), ("gqa_prefill", 8192, 8192, 1)):
+        for hk in (8, 1):
+            shape = {"batch": batch, "q_heads": 32, "kv_heads": hk, "q_len": q_len, "kv_len": kv_len,
+                     "head_dim": 128, "window": None}
+            for v in ("auto", "math", "flash", "efficient", "cudnn", "repeat_kv"):
+                if v == "efficient":
+                    add(family, v, shape, {"status": "unsupported", "reason": "Efficient attention does not "
+                                           "support grouped-query attention. | No available kernel."})
+                    continue
+                base_us = 300.0 if family == "gqa_decode" else 2000.0
+                t_us = base_us * {"repeat_kv": 4.0, "math": 10.0}.get(v, 1.0) * (1 if hk == 8 else 0.7)
+                add(family, v, shape, _row(t_us, {"auto": "flash", "repeat_kv": "flash"}.get(v, v),
+                                           mem=4096.0 if v == "repeat_kv" else 16.0))
+    shape = {"batch": 1, "q_heads": 32, "kv_heads": 32, "q_len": 32768, "kv_len": 32768, "head_dim": 128,
+             "window": 4096}
+    for v, t_us, sparsity in (("flex_sliding", 5000.0, 85.0), ("flex_causal", 21000.0, 49.8), ("auto", 16000.0, None)):
+        row = _row(t_us, "cudnn" if v == "auto" else None)
+        row["backend_ran"] = "cudnn" if v == "auto" else None
+        if sparsity is not None:
+            row["block_sparsity_pct"] = sparsity
+        add("sliding", v, shape, row)
+    results = copy.deepcopy(base)
+    results["shapes"] = {"config": {**SHAPES_GPU, "dtype": "bfloat16", "steps": 5, "timer_seconds": 0.1,
+                                    "host_calls": 200, "memory_share": 0.25,
+                                    "device_memory_bytes": int(139.8 * 2**30), "reference_rows": 16},
+                         "copy_roof": {"bytes": 4 * 2**30, "median_ms": 2.0, "gb_per_s": 4295.0,
+                                       "min_ms": 1.98, "max_ms": 2.05},
+                         "points": pts}
+    return results
+
+
+def test_made_up_results_render_in_both_languages(tmp_path):
+    results = made_up_results()
+    written = render_all(results, load_reference(), tmp_path / "tables", tmp_path / "figures")
+    names = {p.name for p in written}
+    assert {f"shapes-decode.{lang}.svg" for lang in LANGS} <= names
+    en = {n: (tmp_path / "tables" / f"{n}.en.md").read_text("utf-8")
+          for n in (*render_shapes.TABLE_FILES, *render_shapes.FINDING_FILES)}
+    nb = {n: (tmp_path / "tables" / f"{n}.nb.md").read_text("utf-8")
+          for n in (*render_shapes.TABLE_FILES, *render_shapes.FINDING_FILES)}
+    for text in list(en.values()) + list(nb.values()):
+        assert t("finding.missing", "en") not in text and t("finding.missing", "nb") not in text
+    assert "**Pin SDPA flash** for decode" in en["shapes-findings-decode"]
+    assert "it ran flash ×11" in en["shapes-findings-decode"]
+    assert "as fast at 7 of 11" in en["shapes-findings-decode"]
+    assert "The CPU sets the pace" in en["shapes-findings-decode"]
+    assert "Fewer blocks than SMs" in en["shapes-findings-decode"]
+    assert "**Use `enable_gqa=True`**" in en["shapes-findings-gqa"]
+    assert "by hand took 4.0× as long" in en["shapes-findings-gqa"]
+    assert "Ran out of memory: SDPA math (a prompt of 32,768: out of memory)" in en["shapes-findings-prefill"]
+    assert "skips 85% of the blocks" in en["shapes-findings-sliding"]
+    assert "cuDNN attention does not support this mask." in en["shapes-refusals"]
+    assert "Triggered internally" not in en["shapes-refusals"]
+    skip_rows = [row for row in en["shapes-refusals"].splitlines() if "skipped (memory)" in row]
+    assert len(skip_rows) == 1 and "SDPA math, SDPA flash" in skip_rows[0]  # one row for one reason
+    assert "GQA, decode ×2; GQA, prefill ×2" in en["shapes-refusals"]
+    assert "hoppet over (minne)" in nb["shapes-decode-time"] and "(flash)" in nb["shapes-decode-time"]
+    assert "4\u00a0295\u00a0GB/s" in nb["shapes-method"]
+    from test_terms import check_nb
+
+    problems = [p for name, text in nb.items() for p in check_nb(text, name, markdown=True)]
+    assert problems == []
+
+
+def test_within_noise_is_said_when_the_spread_covers_the_difference():
+    results = made_up_results()
+    for p in results["shapes"]["points"]:
+        if p["family"] == "gqa_decode" and p["status"] == "ok":
+            p["kernel_sum_us"] = _stat(p["kernel_sum_us"]["median"], spread=5.0)  # steps far apart
+    lines = render_findings(results, load_reference(), "en", ("shapes_gqa",))
+    assert "by hand took the same time, within noise" in lines
+
+
+def test_without_shapes_every_file_says_not_measured(tmp_path):
+    results = load_results(ROOT / "docs" / "generated" / "h200" / "results.json")
+    results.pop("shapes", None)
+    render_all(results, load_reference(), tmp_path / "tables", tmp_path / "figures")
+    for lang in LANGS:
+        for name in (*render_shapes.TABLE_FILES, *render_shapes.FINDING_FILES):
+            assert t("finding.missing", lang) in (tmp_path / "tables" / f"{name}.{lang}.md").read_text("utf-8")
+        for name in render_shapes.FIGURES:
+            svg = (tmp_path / "figures" / f"shapes-{name}.{lang}.svg").read_text("utf-8")
+            assert t("finding.missing", lang) in svg

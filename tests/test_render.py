@@ -250,3 +250,21 @@ def test_auto_is_called_slower_only_beyond_noise():
     lines = findings.FINDINGS["auto_vs_best"]({"sweep": sweep}, {}, "en")
     assert lines == ["Head dimension 64: auto was slower than the fastest pinned backend, beyond noise, "
                      "at 256 (12.0 µs vs 10.0 µs for flash)."]
+
+
+
+@pytest.mark.parametrize("folder", committed_result_dirs(), ids=lambda p: p.name)
+def test_our_calculator_matches_ncu_for_every_recorded_kernel(folder):
+    """Where the run has Nsight Compute's figures, its theoretical occupancy equals our
+    calculator's with the kernel's opt-in shared memory, for every fused kernel."""
+    results = load_results(folder / "results.json")
+    section = results.get("ncu")
+    if not section or section["status"] != "ok":
+        pytest.skip(f"{folder.name}: no Nsight Compute figures in this run")
+    checked = 0
+    for name, row in section["rows"].items():
+        ours = {tables.base_name(k["name"]): k for k in results["variants"][name]["kernels"] if k["kind"] == "kernel"}
+        for kernel, metrics in row.get("kernels", {}).items():
+            assert ours[tables.base_name(kernel)]["our_optin_pct"] == pytest.approx(metrics["theoretical_pct"], abs=0.1)
+            checked += 1
+    assert checked >= 3

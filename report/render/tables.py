@@ -178,16 +178,21 @@ def provenance(results, lang):
     return md_table([t("col.prov_item", lang), t("col.prov_value", lang)], rows, ["l", "l"])
 
 
+def base_name(kernel):
+    """A kernel's function name without namespace, template arguments or parameters."""
+    return short_kernel_name(kernel).rsplit("::", 1)[-1]
+
+
 def _ncu_rows(results, lang):
     rows = []
     for name, r in results["ncu"].get("rows", {}).items():
-        # ncu and Kineto spell template arguments differently: match on the short name
-        ours = {k["short_name"]: k for k in results["variants"][name]["kernels"] if k["kind"] == "kernel"}
+        # ncu and Kineto spell kernels differently (namespaces, template arguments)
+        ours = {base_name(k["name"]): k for k in results["variants"][name]["kernels"] if k["kind"] == "kernel"}
         if r["status"] != "ok":
             rows.append([label(name, lang), status_text(r, lang)] + [t("value.none", lang)] * 5)
             continue
         for kernel, m in r["kernels"].items():
-            k = ours.get(short_kernel_name(kernel), {})
+            k = ours.get(base_name(kernel), {})
             limits = " / ".join(fmt_num(m.get(x, 0), lang, 0)
                                 for x in ("limit_registers", "limit_shared_memory", "limit_warps"))
             rows.append([label(name, lang), f"`{short_kernel_name(kernel)}`",

@@ -288,12 +288,14 @@ RESULTS = {
     "config": {},
     "variants": {
         "naive": {"status": "ok", "reason": None, "label": "naive", "cuda_time_us": 7239.0,
-                  "cpu_time_us": 1955.5, "event_time_us": 7300.0},
+                  "kernel_sum_us": 7000.0, "cpu_time_us": 1955.5, "event_time_us": 7300.0},
         "math": {"status": "ok", "reason": None, "label": "SDPA math", "cuda_time_us": 5000.25,
                  "cpu_time_us": 812.0, "event_time_us": 5100.0},
-        # a time may also be a summary of several runs: the notebook plots its median
+        # a time may also be a summary of several steps: the notebook plots its median,
+        # fastest and slowest; a variant may lack one of the times (math: the kernel time)
         "flash": {"status": "ok", "reason": None, "label": "SDPA flash",
                   "cuda_time_us": {"median": 146.8, "min": 140.0, "max": 160.0, "mean": 148.0, "n": 5},
+                  "kernel_sum_us": {"median": 140.5, "min": 139.0, "max": 150.0, "mean": 141.0, "n": 5},
                   "cpu_time_us": {"median": 60.2, "min": 55.0, "max": 70.0, "mean": 61.0, "n": 5},
                   "event_time_us": 150.0},
         "cudnn": {"status": "unsupported", "reason": "no cuDNN attention here", "label": "SDPA cuDNN",
@@ -332,13 +334,15 @@ def write_results(docs_dir, gpu, results=RESULTS):
     (folder / "results.json").write_text(json.dumps(results), encoding="utf-8")
 
 
-# What the notebook shows, in the page's language: display names, never internal ids
+# What the notebook shows, in the page's language: display names, never internal ids, and
+# the guide's words for time (report/text/catalog.toml), the same as in every table
 SHOWN = {
-    "nb": {"ticks": ["naiv (masked_fill)", "SDPA math", "SDPA flash"], "legend": ["CUDA-tid", "CPU-tid"],
-           "ylabel": "µs per forward-pass (logaritmisk skala)", "title": "CUDA-tid mot CPU-tid"},
-    "en": {"ticks": ["naive (masked_fill)", "SDPA math", "SDPA flash"], "legend": ["CUDA time", "CPU time"],
-           "ylabel": "µs per forward pass (log scale)", "title": "CUDA time vs CPU time"},
+    "nb": {"ticks": ["naiv (masked_fill)", "SDPA math", "SDPA flash"],
+           "xlabel": "µs per forward-pass (logaritmisk skala)", "title": "Raskeste til tregeste profilerte steg"},
+    "en": {"ticks": ["naive (masked_fill)", "SDPA math", "SDPA flash"],
+           "xlabel": "µs per forward pass (log scale)", "title": "Fastest to slowest profiled step"},
 }
+TIME_WORDS = ("col.kernel_sum", "col.cuda_time", "col.cpu_time")
 
 
 @pytest.mark.parametrize("lang", ["nb", "en"])
@@ -349,16 +353,21 @@ def test_notebook_cells_run(lang, tmp_path, capsys):
     write_results(tmp_path / "docs", "cpu")
     ns = run_notebook(lang, tmp_path / "docs")
     assert ns["results_path"].as_posix() == "generated/cpu/results.json"
+    from report.text.catalog import t as catalog_text
+
     fig = plt.gcf()
     (ax,) = fig.axes
-    assert ax.get_yscale() == "log"
+    assert ax.get_xscale() == "log"
     assert "Test GPU 80GB" in ax.get_title()
-    heights = sorted(round(bar.get_height(), 2) for container in ax.containers for bar in container)
-    assert heights == sorted([7239.0, 1955.5, 5000.25, 812.0, 146.8, 60.2])
+    # one error bar series per time: the dots are the medians, the lines fastest to slowest
+    medians = [[round(x, 2) for x in c.lines[0].get_xdata()] for c in ax.containers]
+    assert medians == [[7000.0, 140.5], [7239.0, 5000.25, 146.8], [1955.5, 812.0, 60.2]]
+    flash_span = ax.containers[1].lines[2][0].get_segments()[2]
+    assert [round(x, 2) for x, _ in flash_span] == [140.0, 160.0]
     shown = SHOWN[lang]
-    assert [t.get_text() for t in ax.get_xticklabels()] == shown["ticks"]
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == shown["legend"]
-    assert ax.get_ylabel() == shown["ylabel"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == shown["ticks"]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == [catalog_text(k, lang) for k in TIME_WORDS]
+    assert ax.get_xlabel() == shown["xlabel"]
     assert ax.get_title().startswith(shown["title"])
     printed = capsys.readouterr().out
     nbsp = "\u00a0"
@@ -379,7 +388,7 @@ def test_notebook_names_every_measured_variant(lang):
     ids = set(ns["results"]["variants"])
     assert ids <= set(ns["VARIANT_NAMES"]), f"no display name for {sorted(ids - set(ns['VARIANT_NAMES']))}"
     (ax,) = plt.gcf().axes
-    shown = [t.get_text() for t in ax.get_xticklabels()]
+    shown = [t.get_text() for t in ax.get_yticklabels()]
     assert shown and not set(shown) & {i for i in ids if "_" in i}, shown
     plt.close("all")
 

@@ -100,7 +100,7 @@ def kernels_cell(col, name, lang):
 
 
 def cuda_value(col, name):
-    """A column's CUDA time of a variant in µs, or None."""
+    """A column's GPU span of a variant in µs (Hugging Face's "CUDA time" for the A100), or None."""
     row = _row(col, name) or {}
     if col.folder is None:
         return _finite(row.get("cuda_time_us"))
@@ -148,10 +148,19 @@ def runs_table(cols, ref, lang):
         ("compare.row_date", lambda c: c.results["provenance"].get("date") if c.folder
          else markdown_safe(src["published"])),
         ("compare.row_command", lambda c: f"`{c.results['provenance']['command']}`" if c.folder else None),
+        ("compare.row_statistic", lambda c: statistic(c, lang)),
     ]
     rows = [[t(key, lang)] + [str(v) if (v := get(c)) is not None else none for c in cols]
             for key, get in items]
     return md_table([t("compare.column", lang)] + [c.label for c in cols], rows, ["l"] * (len(cols) + 1))
+
+
+def statistic(col, lang):
+    """Which figure of the steps a column shows: our median, or Hugging Face's mean."""
+    if col.folder is None:
+        return t("stat.mean_active", lang, steps=fmt_num(col.results["config"]["active_steps"], lang, 0))
+    steps = col.results["config"].get("steps")
+    return t("stat.median_steps", lang, steps=fmt_num(steps, lang, 0)) if steps else None
 
 
 def _sweep_key(sweep):
@@ -215,7 +224,7 @@ def leaders(values):
 
 
 def speed_lines(cols, lang):
-    """Per variant, which column is clearly faster in CUDA time (same shape only)."""
+    """Per variant, which column is clearly faster in GPU span (same shape only)."""
     lines = []
     for name in variant_names(cols):
         values = {i: v for i, c in enumerate(cols) if (v := cuda_value(c, name)) is not None}
@@ -296,8 +305,9 @@ def bodies(runs, ref, lang):
     cite = t("page.cite", lang).format(**ref["source"])
     ours = [c for c in cols if c.folder]
     out = {"runs": (runs_table(cols, ref, lang), [cite])}
-    for name, cell, cs, extra in (("cuda-time", cuda_cell, cols, [cite]),
-                                  ("cpu-time", cpu_cell, cols, [cite]),
+    stat = t("compare.statistic", lang, steps=fmt_num(ref["config"]["active_steps"], lang, 0))
+    for name, cell, cs, extra in (("cuda-time", cuda_cell, cols, [stat, cite]),
+                                  ("cpu-time", cpu_cell, cols, [stat, cite]),
                                   ("wall-time", wall_cell, ours, [t("compare.no_a100_wall", lang)]),
                                   ("kernels", kernels_cell, cols, [cite])):
         table, note = variant_table(cs, lang, cell)

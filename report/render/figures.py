@@ -48,7 +48,7 @@ def cuda_vs_cpu(plt, results, lang, folder):
            label=t("col.cpu_time", lang))
     ax.set_xticks(list(xs), [display_name(n, lang) for n, _ in ok], rotation=25, ha="right")
     ax.set_yscale("log")
-    ax.set_ylabel(t("figure.bars_axis", lang))
+    ax.set_ylabel(t("figure.bars_axis", lang, steps=results["config"]["steps"]))
     ax.set_title(t("figure.bars_title", lang, gpu=results["provenance"]["gpu_name"]))
     ax.legend()
     return [_save(plt, fig, folder / f"cuda-vs-cpu.{lang}.svg")]
@@ -74,7 +74,7 @@ def sweep_figure(plt, results, lang, folder, d, what):
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel(t("figure.seq", lang))
-    ax.set_ylabel(t(f"figure.{axis}", lang))
+    ax.set_ylabel(t(f"figure.{axis}", lang, steps=results["sweep"]["steps"]))
     ax.set_title(t(f"figure.{title}", lang, d=d) + f" · {results['provenance']['gpu_name']}")
     ax.minorticks_off()  # a log axis draws dozens of minor ticks: weight, no help
     ax.grid(True, which="major", alpha=0.3)

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import html
+import math
 
 from ..text.catalog import t
-from ..text.format import fmt_num
+from ..text.format import fmt_num, fmt_pct, fmt_us
 from ..trace.stats import median
 
 MARKDOWN_ACTIVE = str.maketrans({c: "\\" + c for c in "\\`*_[]#"})
@@ -73,3 +74,31 @@ def kernel_count(row, lang):
     if extra:
         text += " (" + ", ".join(f"{fmt_num(n, lang, 0)} {kind}" for kind, n in extra.items()) + ")"
     return text
+
+
+GAP_SHOWN = 5.0  # % of the GPU span: an idle gap this large or larger is not negligible
+
+
+def idle_gap(row):
+    """(GPU span minus kernel time in µs, its share of the span in %), from the two medians
+    of a variant's profiled steps; None where either is missing or not a number."""
+    span, ksum = median(row.get("cuda_time_us")), median(row.get("kernel_sum_us"))
+    if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in (span, ksum)) or span <= 0:
+        return None
+    gap = max(span - ksum, 0.0)
+    return gap, 100 * gap / span
+
+
+def has_idle_gap(rows):
+    """True when some variant's idle gap is not negligible: the table gets the column."""
+    return any((g := idle_gap(r)) and g[1] >= GAP_SHOWN for r in rows if r.get("status") == "ok")
+
+
+def idle_gap_cell(row, lang):
+    """"15.2 µs (21%)", or "under 5%" where the gap is negligible."""
+    g = idle_gap(row)
+    if g is None:
+        return t("value.none", lang)
+    if g[1] < GAP_SHOWN:
+        return t("value.gap_negligible", lang, pct=fmt_pct(GAP_SHOWN, lang, 0))
+    return f"{fmt_us(g[0], lang)} ({fmt_pct(g[1], lang, 0)})"

@@ -244,7 +244,9 @@ def _finish(ax, results, lang, title_key, xlabel_key=None, log=True):
     ax.set_title(t(title_key, lang) + f" · {results['provenance']['gpu_name']}")
     if xlabel_key:
         ax.set_xlabel(t(xlabel_key, lang))
-    ax.set_ylabel(t("figure.shapes_time_axis", lang))
+    steps = ((results.get("shapes") or {}).get("config") or {}).get("steps")
+    stat = ", " + t("stat.median_steps", lang, steps=fmt_num(steps, lang, 0)) if steps else ""
+    ax.set_ylabel(t("figure.shapes_time_axis", lang) + stat)  # the statistic, as every figure of times says
     if not ax.has_data():
         ax.text(0.5, 0.5, t("finding.missing", lang), ha="center", va="center", transform=ax.transAxes)
         ax.set_xticks([])

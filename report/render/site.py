@@ -15,7 +15,9 @@ def seed_tables(results, ref, lang):
     fused = list(FUSED) + ["auto"]
     naive_math = ["naive", "naive_inplace", "math"]
     out = {
-        "headline": tables.headline(results, ref, lang),
+        "vocabulary": tables.vocabulary(results, ref, lang),
+        "headline": tables.headline(results, lang),
+        "headline-home": tables.headline_home(results, lang),
         "kernels-naive-math": tables.kernels(results, lang, naive_math),
         "kernels-fused": tables.kernels(results, lang, fused),
         "resources": tables.resources(results, lang, fused),
@@ -100,8 +102,6 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, trac
         bodies.update({name: (body, [shape]) for name, body in explanations.items()})
         for name, (body, notes) in bodies.items():
             foot = ["", caption(results, lang) + ("  " if notes else "")] + notes
-            if name == "headline":
-                foot += ["", t("page.cite", lang).format(**ref["source"])]
             path = tables_dir / f"{name}.{lang}.md"
             path.write_text("\n".join(head + [body] + foot) + "\n", encoding="utf-8")
             written.append(path)

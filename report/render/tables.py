@@ -8,29 +8,57 @@ from ..text.catalog import t
 from ..text.format import fmt_bytes, fmt_error, fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
 from ..trace.names import short_kernel_name
 from ..trace.stats import median
-from .markdown import kernel_count, label, limits_text, markdown_safe, md_table, status_text
+from .markdown import (
+    GAP_SHOWN,
+    has_idle_gap,
+    idle_gap_cell,
+    kernel_count,
+    label,
+    limits_text,
+    markdown_safe,
+    md_table,
+    status_text,
+)
 
 
-def headline(results, ref, lang):
+def headline(results, lang):
+    """Every time of every variant at the seed's shape (Hugging Face's A100 figures are on
+    the comparison page, compare.py)."""
     none = t("value.none", lang)
     base = results["variants"].get("naive_inplace", {})
     base_cuda = median(base.get("cuda_time_us")) if base.get("status") == "ok" else None
+    gap = has_idle_gap(results["variants"].values())
     rows = []
     for name, row in results["variants"].items():
-        r = ref["variants"].get(name, {})
-        a100 = [fmt_us(r.get("cuda_time_us"), lang), fmt_us(r.get("cpu_time_us"), lang)]
         if row["status"] != "ok":
-            rows.append([label(name, lang), status_text(row, lang), none, a100[0], none, a100[1]]
-                        + [none] * 3)
+            rows.append([label(name, lang), status_text(row, lang)] + [none] * (6 + gap))
             continue
         cuda = median(row.get("cuda_time_us"))
         ratio = fmt_ratio(cuda / base_cuda, lang) if cuda and base_cuda else none
-        rows.append([label(name, lang), kernel_count(row, lang), fmt_us(cuda, lang), a100[0],
-                     fmt_us(median(row["cpu_time_us"]), lang), a100[1],
-                     fmt_us(median(row.get("host_time_us")), lang),
-                     fmt_us(row["wall_time_us"]["median"], lang), ratio])
-    cols = ("variant", "kernels_fwd", "cuda_time", "a100_cuda", "cpu_time", "a100_cpu", "host_time",
+        rows.append([label(name, lang), kernel_count(row, lang), fmt_us(median(row.get("kernel_sum_us")), lang),
+                     fmt_us(cuda, lang)] + [idle_gap_cell(row, lang)] * gap
+                    + [fmt_us(median(row["cpu_time_us"]), lang), fmt_us(median(row.get("host_time_us")), lang),
+                       fmt_us(row["wall_time_us"]["median"], lang), ratio])
+    cols = ("variant", "kernels_fwd", "kernel_sum", "cuda_time", *("idle_gap",) * gap, "cpu_time", "host_time",
             "wall", "vs_inplace")
+    return md_table([t(f"col.{c}", lang) for c in cols], rows)
+
+
+def headline_home(results, lang):
+    """The headline table Home shows: the times of the vocabulary a reader needs first
+    (every column, and the A100's figures, are on the pages that explain them)."""
+    none = t("value.none", lang)
+    gap = has_idle_gap(results["variants"].values())
+    rows = []
+    for name, row in results["variants"].items():
+        if row["status"] != "ok":
+            rows.append([label(name, lang), status_text(row, lang)] + [none] * (3 + gap))
+            continue
+        rows.append([label(name, lang), fmt_us(median(row.get("kernel_sum_us")), lang),
+                     fmt_us(median(row.get("cuda_time_us")), lang)] + [idle_gap_cell(row, lang)] * gap
+                    + [fmt_us((row.get("wall_time_us") or {}).get("median"), lang),
+                       fmt_us(median(row.get("host_time_us")), lang)])
+    cols = ("variant", "kernel_sum", "cuda_time", *("idle_gap",) * gap, "wall", "host_time")
     return md_table([t(f"col.{c}", lang) for c in cols], rows)
 
 
@@ -79,22 +107,47 @@ def resources(results, lang, names):
 def details(results, lang):
     none = t("value.none", lang)
     roof = results["roof"]
+    gap = has_idle_gap(results["variants"].values())
     rows = []
     for name, row in results["variants"].items():
         if row["status"] != "ok":
-            rows.append([label(name, lang), status_text(row, lang)] + [none] * 6)
+            rows.append([label(name, lang), status_text(row, lang)] + [none] * (6 + gap))
             continue
         cuda = row.get("cuda_time_us")
         spread = f"{fmt_us(cuda['min'], lang)} – {fmt_us(cuda['max'], lang)}" if cuda else none
-        rows.append([label(name, lang), fmt_us(median(row["kernel_sum_us"]), lang), spread,
-                     fmt_mib(row.get("peak_extra_mib"), lang), fmt_tflops(row["tflops"], lang),
-                     fmt_pct(100 * row["tflops"] / roof["tflops"], lang),
-                     fmt_error(row["rel_error"], lang), fmt_us(row["first_call_ms"] * 1000, lang)])
-    cols = ("variant", "kernel_sum", "spread", "peak_mem", "tflops", "roof_share", "rel_err",
-            "first_call")
+        rows.append([label(name, lang), fmt_us(median(row.get("kernel_sum_us")), lang), spread]
+                    + [idle_gap_cell(row, lang)] * gap
+                    + [fmt_mib(row.get("peak_extra_mib"), lang), fmt_tflops(row["tflops"], lang),
+                       fmt_pct(100 * row["tflops"] / roof["tflops"], lang),
+                       fmt_error(row["rel_error"], lang), fmt_us(row["first_call_ms"] * 1000, lang)])
+    cols = ("variant", "kernel_sum", "spread", *("idle_gap",) * gap, "peak_mem", "tflops", "roof_share",
+            "rel_err", "first_call")
     note = t("page.roof_note", lang).format(dtype=roof["dtype"], n=roof["shape"][0],
                                             tflops=fmt_tflops(roof["tflops"], lang))
     return md_table([t(f"col.{c}", lang) for c in cols], rows) + "\n\n" + note
+
+
+def vocabulary(results, ref, lang):
+    """The words for time every table, finding and figure uses: what each is, and which
+    figure of it is shown (the A100's last, as Hugging Face's)."""
+    steps = t("stat.median_steps", lang, steps=fmt_num(results["config"]["steps"], lang, 0))
+    host_n = next((r["host_time_us"]["n"] for r in results["variants"].values()
+                   if r.get("status") == "ok" and r.get("host_time_us")), None)
+    host = t("stat.host", lang, n=fmt_num(host_n, lang, 0)) if host_n else t("value.none", lang)
+    rows = [
+        ("kernel_sum", "kernel_time", steps),
+        ("cuda_time", "gpu_span", steps),
+        ("idle_gap", "idle_gap", t("stat.gap", lang)),
+        ("wall", "wall", t("stat.wall", lang)),
+        ("latency", "latency", t("stat.latency", lang)),
+        ("host_time", "host", host),
+        ("cpu_time", "profiled_cpu", steps),
+        ("hf_cuda", "hf_cuda", t("stat.mean_active", lang, steps=fmt_num(ref["config"]["active_steps"], lang, 0))),
+    ]
+    pct = fmt_pct(GAP_SHOWN, lang, 0)
+    body = [[f"**{t(f'col.{col}', lang)}**", t(f"vocab.{what}", lang).format(pct=pct), stat]
+            for col, what, stat in rows]
+    return md_table([t(f"col.{c}", lang) for c in ("term", "meaning", "statistic")], body, ["l", "l", "l"])
 
 
 def cpu_ops(results, lang, names):

@@ -9,6 +9,7 @@ from . import (  # noqa: F401
     compiled,
     first_calls,
     fused,
+    home,
     naive_math,
     occupancy,
     overhead,
@@ -23,12 +24,13 @@ FILES = {
     "findings-naive-math": ("math_ratio", "memcpy", "memset", "math_gemms", "math_ops"),
     "findings-math-why": ("math_why",),
     "findings-math-switches": ("math_switches",),
-    "findings-fused": ("fused_rank", "auto", "cpu_cuda", "first_call", "gpu_busy"),
+    "findings-fused": ("fused_rank", "auto", "cpu_cuda", "idle_gap", "first_call", "gpu_busy"),
     "findings-occupancy": ("occ_flash", "occ_zero", "occ_zero_all"),
     "findings-occupancy-launch": ("occ_launch_api",),
     "finding-rec-auto": ("rec_auto",),
     "finding-rec-cpu": ("rec_cpu",),
     "finding-rec-inplace": ("rec_inplace",),
+    "findings-home": ("home_auto", "home_math", "home_cpu", "home_pin"),
 }
 # findings of the --all measurements
 EXTRA_FILES = {

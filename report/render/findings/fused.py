@@ -1,25 +1,34 @@
-"""Findings of the fused-backends page: ranking, auto's choice, CPU vs CUDA, first call."""
+"""Findings of the fused-backends page: ranking, auto's choice, profiled CPU time against
+GPU span, idle time inside the span, first call, how busy the GPU is."""
+from itertools import pairwise
+
 from ...text.catalog import t
 from ...text.format import fmt_pct, fmt_us
 from ...trace.stats import median
 from ...variants import BACKEND_NAMES, FUSED
-from ..markdown import label
+from ..extra_tables import overlap
+from ..markdown import GAP_SHOWN, idle_gap, label
 from .common import cuda, ok
 from .registry import finding
 
 
 @finding("fused_rank")
 def fused_rank(results, ref, lang):
-    rv = ref["variants"]
+    """The fused backends by GPU span; one is put before the next (<) only where their
+    min-max ranges do not overlap (Hugging Face's order is on the comparison page)."""
+    v = results["variants"]
     ours = sorted((n for n in FUSED if ok(results, n)), key=lambda n: cuda(results, n))
     if not ours:
         return []
-    theirs = sorted((n for n in FUSED if rv.get(n, {}).get("cuda_time_us")),
-                    key=lambda n: rv[n]["cuda_time_us"])
-    return [t("finding.fused_rank", lang, gpu=results["provenance"]["gpu_name"],
-              ranking=" < ".join(f"{BACKEND_NAMES[n]} ({fmt_us(cuda(results, n), lang)})" for n in ours),
-              a100_ranking=" < ".join(f"{BACKEND_NAMES[n]} ({fmt_us(rv[n]['cuda_time_us'], lang)})"
-                                      for n in theirs))]
+    ranking = f"{BACKEND_NAMES[ours[0]]} ({fmt_us(cuda(results, ours[0]), lang)})"
+    tied = False
+    for a, b in pairwise(ours):
+        ra, rb = v[a]["cuda_time_us"], v[b]["cuda_time_us"]
+        even = all("min" in r and "max" in r for r in (ra, rb)) and overlap(ra, rb)
+        tied |= even
+        ranking += f" {'≈' if even else '<'} {BACKEND_NAMES[b]} ({fmt_us(cuda(results, b), lang)})"
+    line = t("finding.fused_rank", lang, gpu=results["provenance"]["gpu_name"], ranking=ranking)
+    return [line + (" " + t("finding.rank_noise", lang) if tied else "")]
 
 
 @finding("auto")
@@ -65,3 +74,20 @@ def gpu_busy(results, ref, lang):
     verdict = t("finding.busy_yes" if wall <= 1.1 * ksum else "finding.busy_no", lang)
     return [t("finding.gpu_busy", lang, variant=label(n, lang), wall=fmt_us(wall, lang),
               ksum=fmt_us(ksum, lang), wall_ratio=fmt_pct(100 * wall / ksum, lang, 0), verdict=verdict)]
+
+
+@finding("idle_gap")
+def idle_gap_finding(results, ref, lang):
+    """Every variant whose GPU span holds idle time that is not negligible (cuDNN's gap
+    between its Memset and its kernel is the case in point)."""
+    v = results["variants"]
+    gaps = {n: g for n in v if ok(results, n) and (g := idle_gap(v[n])) and v[n].get("kernel_sum_us")}
+    if not gaps:
+        return []
+    pct = fmt_pct(GAP_SHOWN, lang, 0)
+    shown = [t("finding.idle_gap_item", lang, variant=label(n, lang), gap=fmt_us(g, lang),
+               span=fmt_us(cuda(results, n), lang), pct=fmt_pct(share, lang, 0))
+             for n, (g, share) in gaps.items() if share >= GAP_SHOWN]
+    if not shown:
+        return [t("finding.idle_gap_none", lang, pct=pct)]
+    return [t("finding.idle_gap", lang, pct=pct, list="; ".join(shown))]

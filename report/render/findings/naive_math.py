@@ -21,7 +21,8 @@ def math_ratio(results, ref, lang):
               ratio=fmt_ratio(cuda(results, "math") / cuda(results, "naive_inplace"), lang),
               math=fmt_us(cuda(results, "math"), lang),
               inplace=fmt_us(cuda(results, "naive_inplace"), lang),
-              a100_ratio=fmt_ratio(a100, lang), a100_math=fmt_us(rv["math"]["cuda_time_us"], lang),
+              a100_ratio=fmt_ratio(a100, lang), a100_steps=fmt_num(ref["config"]["active_steps"], lang, 0),
+              a100_math=fmt_us(rv["math"]["cuda_time_us"], lang),
               a100_inplace=fmt_us(rv["naive_inplace"]["cuda_time_us"], lang))]
 
 
@@ -82,7 +83,7 @@ def math_ops(results, ref, lang):
               + ", ".join(sorted({f"`{k['aten_op']}`" for k in safe})))]
 
 
-def _diffs(results):
+def cause_diffs(results):
     """(cause, math minus naive in-place, in µs per forward) for every cause, largest first."""
     a = results["variants"]["math"]["attribution"]
     b = results["variants"]["naive_inplace"]["attribution"]
@@ -103,7 +104,7 @@ def math_why(results, ref, lang):
         return []
     sign = lambda x: ("+" if x >= 0 else "\u2212") + fmt_us(abs(x), lang)  # noqa: E731
     parts = [f"{t(f'cause.{c}', lang)} {sign(d)} ({fmt_pct(100 * d / extra, lang, 0)})"
-             for c, d in _diffs(results) if abs(d) >= 0.005 * extra]
+             for c, d in cause_diffs(results) if abs(d) >= 0.005 * extra]
     return [t("finding.math_why", lang, extra=fmt_us(extra, lang), math=fmt_us(total("math"), lang),
               inplace=fmt_us(total("naive_inplace"), lang), list="; ".join(parts))]
 

@@ -8,13 +8,14 @@ from .common import cuda, ok
 from .registry import finding
 
 
-@finding("rec_auto")
-def rec_auto(results, ref, lang):
-    """Auto against the fastest pinned fused backend, in wall time per call (not against math)."""
+def auto_against_pinned(results, lang):
+    """Auto against the fastest pinned fused backend, in wall time per call: (auto's wall
+    time, the backend it ran, the fastest pinned variant, its wall time, the verdict), or
+    None where the run lacks them. Auto is said to lose only beyond the two timers' IQRs."""
     v = results["variants"]
     pinned = [n for n in FUSED if ok(results, n) and v[n].get("wall_time_us")]
     if not (ok(results, "auto") and pinned and v["auto"].get("wall_time_us")):
-        return []
+        return None
     best = min(pinned, key=lambda n: v[n]["wall_time_us"]["median"])
     a, b = v["auto"]["wall_time_us"], v[best]["wall_time_us"]
     spread = a["iqr"] + b["iqr"]
@@ -26,8 +27,18 @@ def rec_auto(results, ref, lang):
                     spread=fmt_us(spread, lang))
     else:
         verdict = t("finding.rec_auto_noise", lang, spread=fmt_us(spread, lang))
+    return a["median"], ran, best, b["median"], verdict
+
+
+@finding("rec_auto")
+def rec_auto(results, ref, lang):
+    """Auto against the fastest pinned fused backend, in wall time per call (not against math)."""
+    found = auto_against_pinned(results, lang)
+    if found is None:
+        return []
+    auto, ran, best, best_time, verdict = found
     return [t("finding.rec_auto", lang, gpu=results["provenance"]["gpu_name"], backend=BACKEND_NAMES.get(ran),
-              auto=fmt_us(a["median"], lang), best=label(best, lang), best_time=fmt_us(b["median"], lang),
+              auto=fmt_us(auto, lang), best=label(best, lang), best_time=fmt_us(best_time, lang),
               verdict=verdict)]
 
 
@@ -40,15 +51,22 @@ def within_noise(a, b, spread_pct):
     return abs(a - b) <= spread_pct / 100 * min(a, b)
 
 
+def host_ranked(results):
+    """The fused backends with a host overhead, largest share of their kernel time first."""
+    v = results["variants"]
+    names = [n for n in FUSED if ok(results, n) and (v[n].get("host_time_us") or {}).get("spread_pct") is not None
+             and median(v[n].get("kernel_sum_us"))]
+    return sorted(names, key=lambda n: -_host_share(v, n))
+
+
 @finding("rec_cpu")
 def rec_cpu(results, ref, lang):
     """The fused backend whose host overhead is largest next to its kernel time; the order
     is stated only when it is larger than the spread between repeats."""
     v = results["variants"]
-    names = [n for n in FUSED if ok(results, n) and (v[n].get("host_time_us") or {}).get("spread_pct") is not None]
+    ranked = names = host_ranked(results)
     if not names:
         return []
-    ranked = sorted(names, key=lambda n: -_host_share(v, n))
     n = ranked[0]
     spread = max(v[m]["host_time_us"]["spread_pct"] for m in names)
     if len(ranked) > 1 and within_noise(_host_share(v, n), _host_share(v, ranked[1]), spread):

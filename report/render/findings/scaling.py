@@ -107,15 +107,15 @@ def auto_vs_best(results, ref, lang):
     return lines
 
 
-@finding("auto_small")
-def auto_small(results, ref, lang):
+def small_shape_pinning(results, lang):
     """At the small shape of the overhead section: auto's eager wall time against the
-    fastest pinned fused backend, with the timers' IQRs as the noise."""
+    fastest pinned fused backend, with the timers' IQRs as the noise. (auto's median, the
+    fastest pinned variant, its median, the verdict), or None where the run lacks them."""
     rows = (results.get("overhead") or {}).get("rows", {}).get("small", {})
     auto = rows.get("auto", {})
     pinned = {n: r for n, r in rows.items() if n in FUSED and r.get("status") == "ok"}
     if auto.get("status") != "ok" or not pinned or not results["variants"].get("auto", {}).get("backend_ran"):
-        return []
+        return None
     best = min(pinned, key=lambda n: pinned[n]["eager_wall_us"]["median"])
     a, b = auto["eager_wall_us"], pinned[best]["eager_wall_us"]
     spread = a["iqr"] + b["iqr"]
@@ -124,6 +124,16 @@ def auto_small(results, ref, lang):
                     spread=fmt_us(spread, lang))
     else:
         verdict = t("finding.pinning_noise", lang, spread=fmt_us(spread, lang))
+    return a["median"], best, b["median"], verdict
+
+
+@finding("auto_small")
+def auto_small(results, ref, lang):
+    """At the small shape, where the CPU sets the pace: auto against the fastest pinned backend."""
+    found = small_shape_pinning(results, lang)
+    if found is None:
+        return []
+    auto, best, best_time, verdict = found
     return [t("finding.auto_small", lang, shape=t("finding.shape_small", lang),
-              backend=BACKEND_NAMES[results["variants"]["auto"]["backend_ran"]], auto=fmt_us(a["median"], lang),
-              best=label(best, lang), best_time=fmt_us(b["median"], lang), verdict=verdict)]
+              backend=BACKEND_NAMES[results["variants"]["auto"]["backend_ran"]], auto=fmt_us(auto, lang),
+              best=label(best, lang), best_time=fmt_us(best_time, lang), verdict=verdict)]

@@ -171,8 +171,10 @@ def test_a_difference_within_the_factor_is_not_called(tmp_path):
     other = scaled(load_results(H200), 1.1, "Almost the same GPU")
     render_compare(two_gpus(other), load_reference(), tmp_path)
     text = (tmp_path / "findings.en.md").read_text(encoding="utf-8")
+    ours = load_results(H200)["variants"]["flash"]["cuda_time_us"]["median"]
+    a100 = load_reference()["variants"]["flash"]["cuda_time_us"]
     assert ("- SDPA flash: fastest on the NVIDIA H200 and Almost the same GPU; "
-            "the A100 (Hugging Face) takes 1.6× as long.") in text
+            f"the A100 (Hugging Face) takes {fmt_ratio(a100 / ours, 'en')} as long.") in text
     assert "- SDPA auto (unpinned): no clear difference between the NVIDIA H200 and Almost the same GPU." in text
     assert "Almost the same GPU takes" not in text
     text = (tmp_path / "findings.nb.md").read_text(encoding="utf-8")

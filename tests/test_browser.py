@@ -10,18 +10,18 @@ An address that does not exist gets site/404.html with status 404, as a static h
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 from pagecode import LANGS, mkdocs_config, nav_pages, nav_title, page_url
+from test_scripts import serve
 
 # A kernel name the fused-backends page shows; the search must find it.
 SEARCH_TERM = "flash_fwd"
@@ -57,10 +57,10 @@ from axe_playwright_python.sync_playwright import Axe  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 
-class _SubPathHandler(SimpleHTTPRequestHandler):
-    """Serves the site folder under SUB_PATH only. A missing file under SUB_PATH gets the
-    site's 404.html with status 404 (as GitHub Pages and most static hosts do); anything
-    outside SUB_PATH is a bare 404. Counts the response body bytes it sends for files (no
+class _SubPathHandler(serve.SiteHandler):
+    """scripts/serve.py's handler (the site under SUB_PATH, its 404.html for a missing
+    page), with a bare 404 outside SUB_PATH, where a host serving the site from a
+    sub-path has no site. Counts the response body bytes it sends for files (no
     compression: what the browser receives)."""
 
     body_bytes = 0
@@ -72,33 +72,16 @@ class _SubPathHandler(SimpleHTTPRequestHandler):
         with _SubPathHandler._lock:
             _SubPathHandler.body_bytes += size
 
-    def translate_path(self, path):
-        path = urlsplit(path).path
-        if not path.startswith(SUB_PATH):
-            return os.path.join(self.directory, "no-such-file-outside-the-sub-path", "x")
-        return super().translate_path("/" + path[len(SUB_PATH):])
-
     def send_error(self, code, message=None, explain=None):
-        not_found = os.path.join(self.directory, "404.html")
-        if code != 404 or not urlsplit(self.path).path.startswith(SUB_PATH) or not os.path.isfile(not_found):
-            return super().send_error(code, message, explain)
-        with open(not_found, "rb") as f:
-            body = f.read()
-        self.send_response(404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-    def log_message(self, format, *args):
-        pass
+        if not urlsplit(self.path).path.startswith(self.sub_path):
+            SimpleHTTPRequestHandler.send_error(self, code, message, explain)
+            return
+        super().send_error(code, message, explain)
 
 
 @pytest.fixture(scope="module")
 def server(site_dir):
-    handler = functools.partial(_SubPathHandler, directory=str(site_dir))
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd = serve.make_server(site_dir, port=0, sub_path=SUB_PATH, quiet=True, handler=_SubPathHandler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:

@@ -21,45 +21,53 @@ from .markdown import (
 )
 
 
-def headline(results, lang):
-    """Every time of every variant at the seed's shape (Hugging Face's A100 figures are on
-    the comparison page, compare.py)."""
-    none = t("value.none", lang)
+def _time_cells(results, lang):
+    """Column key -> the cell of one measured row, for the tables of every variant's times."""
     base = results["variants"].get("naive_inplace", {})
     base_cuda = median(base.get("cuda_time_us")) if base.get("status") == "ok" else None
-    gap = has_idle_gap(results["variants"].values())
+
+    def vs_inplace(row):
+        cuda = median(row.get("cuda_time_us"))
+        return fmt_ratio(cuda / base_cuda, lang) if cuda and base_cuda else t("value.none", lang)
+
+    return {
+        "kernels_fwd": lambda row: kernel_count(row, lang),
+        "kernel_sum": lambda row: fmt_us(median(row.get("kernel_sum_us")), lang),
+        "cuda_time": lambda row: fmt_us(median(row.get("cuda_time_us")), lang),
+        "idle_gap": lambda row: idle_gap_cell(row, lang),
+        "cpu_time": lambda row: fmt_us(median(row["cpu_time_us"]), lang),
+        "host_time": lambda row: fmt_us(median(row.get("host_time_us")), lang),
+        "wall": lambda row: fmt_us((row.get("wall_time_us") or {}).get("median"), lang),
+        "vs_inplace": vs_inplace,
+    }
+
+
+def _times_table(results, lang, columns):
+    """One row per variant with the given columns (the idle gap only where it is not
+    negligible); a variant that did not run shows its status in the first column."""
+    if not has_idle_gap(results["variants"].values()):
+        columns = [c for c in columns if c != "idle_gap"]
+    cells, none = _time_cells(results, lang), t("value.none", lang)
     rows = []
     for name, row in results["variants"].items():
         if row["status"] != "ok":
-            rows.append([label(name, lang), status_text(row, lang)] + [none] * (6 + gap))
-            continue
-        cuda = median(row.get("cuda_time_us"))
-        ratio = fmt_ratio(cuda / base_cuda, lang) if cuda and base_cuda else none
-        rows.append([label(name, lang), kernel_count(row, lang), fmt_us(median(row.get("kernel_sum_us")), lang),
-                     fmt_us(cuda, lang)] + [idle_gap_cell(row, lang)] * gap
-                    + [fmt_us(median(row["cpu_time_us"]), lang), fmt_us(median(row.get("host_time_us")), lang),
-                       fmt_us(row["wall_time_us"]["median"], lang), ratio])
-    cols = ("variant", "kernels_fwd", "kernel_sum", "cuda_time", *("idle_gap",) * gap, "cpu_time", "host_time",
-            "wall", "vs_inplace")
-    return md_table([t(f"col.{c}", lang) for c in cols], rows)
+            rows.append([label(name, lang), status_text(row, lang)] + [none] * (len(columns) - 1))
+        else:
+            rows.append([label(name, lang)] + [cells[c](row) for c in columns])
+    return md_table([t(f"col.{c}", lang) for c in ("variant", *columns)], rows)
+
+
+def headline(results, lang):
+    """Every time of every variant at the seed's shape (Hugging Face's A100 figures are on
+    the comparison page, compare.py)."""
+    return _times_table(results, lang, ["kernels_fwd", "kernel_sum", "cuda_time", "idle_gap", "cpu_time",
+                                        "host_time", "wall", "vs_inplace"])
 
 
 def headline_home(results, lang):
     """The headline table Home shows: the times of the vocabulary a reader needs first
     (every column, and the A100's figures, are on the pages that explain them)."""
-    none = t("value.none", lang)
-    gap = has_idle_gap(results["variants"].values())
-    rows = []
-    for name, row in results["variants"].items():
-        if row["status"] != "ok":
-            rows.append([label(name, lang), status_text(row, lang)] + [none] * (3 + gap))
-            continue
-        rows.append([label(name, lang), fmt_us(median(row.get("kernel_sum_us")), lang),
-                     fmt_us(median(row.get("cuda_time_us")), lang)] + [idle_gap_cell(row, lang)] * gap
-                    + [fmt_us((row.get("wall_time_us") or {}).get("median"), lang),
-                       fmt_us(median(row.get("host_time_us")), lang)])
-    cols = ("variant", "kernel_sum", "cuda_time", *("idle_gap",) * gap, "wall", "host_time")
-    return md_table([t(f"col.{c}", lang) for c in cols], rows)
+    return _times_table(results, lang, ["kernel_sum", "cuda_time", "idle_gap", "wall", "host_time"])
 
 
 def kernels(results, lang, names):

@@ -4,7 +4,7 @@ from ...text.format import fmt_pct, fmt_ratio, fmt_us
 from ...trace.stats import median
 from ...variants import BACKEND_NAMES, FUSED
 from ..markdown import label
-from .common import cuda, ok
+from .common import cuda, ok, wall_gap
 from .registry import finding
 
 
@@ -18,11 +18,11 @@ def auto_against_pinned(results, lang):
         return None
     best = min(pinned, key=lambda n: v[n]["wall_time_us"]["median"])
     a, b = v["auto"]["wall_time_us"], v[best]["wall_time_us"]
-    spread = a["iqr"] + b["iqr"]
+    slower, spread = wall_gap(a, b)
     ran = v["auto"].get("backend_ran")
     if ran == best:
         verdict = t("finding.rec_auto_same", lang)
-    elif a["median"] - b["median"] > spread:
+    elif slower:
         verdict = t("finding.rec_auto_lost", lang, ratio=fmt_ratio(a["median"] / b["median"], lang),
                     spread=fmt_us(spread, lang))
     else:

@@ -5,6 +5,7 @@ from ...variants import BACKEND_NAMES, FUSED
 from .. import extra_tables
 from ..extra_tables import point_time
 from ..markdown import label
+from .common import wall_gap
 from .registry import finding
 
 
@@ -118,8 +119,8 @@ def small_shape_pinning(results, lang):
         return None
     best = min(pinned, key=lambda n: pinned[n]["eager_wall_us"]["median"])
     a, b = auto["eager_wall_us"], pinned[best]["eager_wall_us"]
-    spread = a["iqr"] + b["iqr"]
-    if a["median"] - b["median"] > spread:
+    slower, spread = wall_gap(a, b)
+    if slower:
         verdict = t("finding.pinning_wins", lang, ratio=fmt_ratio(a["median"] / b["median"], lang),
                     spread=fmt_us(spread, lang))
     else:

@@ -123,8 +123,9 @@ def _parser():
                    help=f"profiled (active) steps per variant, at least {MIN_STEPS} (default 50)")
     p.add_argument("--timer-seconds", type=positive_seconds, default=0.5,
                    help="minimum run time of the wall-clock timer per variant (default 0.5)")
-    p.add_argument("--host-calls", type=positive_int, default=200,
-                   help="calls timed on the host, without the profiler (default 200)")
+    p.add_argument("--host-calls", type=positive_int, default=400,
+                   help="calls per variant timed on the host, without the profiler, in slices of 10 "
+                        "(default 400)")
     p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     p.add_argument("--out", type=Path, default=None,
                    help="parent folder; results go to <out>/<gpu-slug>/ (default docs/generated "

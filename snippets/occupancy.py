@@ -7,23 +7,32 @@ Hugging Face study, and this machine's GPU if it has one.
 # --8<-- [start:limits]
 from dataclasses import dataclass
 
-# Per compute capability: facts the CUDA runtime does not report as device properties
-# (from CUDA's occupancy calculator, cuda_occupancy.h). Keys are (major, minor).
+# Per compute capability: facts the CUDA runtime does not report as device properties,
+# as CUDA 13.0's occupancy calculator (cuda_occupancy.h) has them. Keys are (major, minor).
 MAX_BLOCKS_PER_SM = {(7, 0): 32, (7, 5): 16, (8, 0): 32, (8, 6): 16, (8, 7): 16,
-                     (8, 9): 24, (9, 0): 32, (10, 0): 32, (12, 0): 32}
+                     (8, 9): 24, (9, 0): 32, (10, 0): 32, (10, 1): 24, (10, 3): 32,
+                     (11, 0): 24, (12, 0): 24, (12, 1): 24}
+_UP_TO_100 = (0, 8, 16, 32, 64, 100)
+_UP_TO_228 = (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)
 SMEM_CARVEOUTS_KB = {  # shared-memory sizes an SM can be configured to
     (7, 0): (0, 8, 16, 32, 64, 96),
     (7, 5): (32, 64),
     (8, 0): (0, 8, 16, 32, 64, 100, 132, 164),
-    (8, 6): (0, 8, 16, 32, 64, 100),
+    (8, 6): _UP_TO_100,
     (8, 7): (0, 8, 16, 32, 64, 100, 132, 164),
-    (8, 9): (0, 8, 16, 32, 64, 100),
-    (9, 0): (0, 8, 16, 32, 64, 100, 132, 164, 196, 228),
-    (10, 0): (0, 8, 16, 32, 64, 100, 132, 164, 196, 228),
-    (12, 0): (0, 8, 16, 32, 64, 100),
+    (8, 9): _UP_TO_100,
+    (9, 0): _UP_TO_228,
+    (10, 0): _UP_TO_228, (10, 1): _UP_TO_228, (10, 3): _UP_TO_228, (11, 0): _UP_TO_228,
+    (12, 0): _UP_TO_100, (12, 1): _UP_TO_100,
 }
 REG_ALLOC_UNIT = 256  # registers are handed to a warp in chunks of 256
-SMEM_ALLOC_UNIT = 128  # shared memory is handed to a block in chunks of 128 bytes
+
+
+def smem_alloc_unit(compute_capability):
+    """Shared memory is handed to a block in chunks of 128 bytes (256 before Ampere)."""
+    return 256 if compute_capability[0] <= 7 else 128
+
+
 SUB_PARTITIONS = 4  # an SM's register file is split over 4 schedulers
 
 
@@ -107,7 +116,7 @@ def blocks_per_sm(gpu, regs_per_thread, threads_per_block, smem_per_block,
         warps_per_partition = gpu.regs_per_sm // SUB_PARTITIONS // regs_per_warp
         limits["registers"] = warps_per_partition * SUB_PARTITIONS // warps_per_block
 
-    smem = _round_up(smem_per_block + gpu.reserved_smem_per_block, SMEM_ALLOC_UNIT)
+    smem = _round_up(smem_per_block + gpu.reserved_smem_per_block, smem_alloc_unit(gpu.compute_capability))
     per_block_cap = gpu.smem_per_block_optin if opted_in else gpu.smem_per_block
     if smem > per_block_cap + gpu.reserved_smem_per_block:
         limits["shared memory"] = 0

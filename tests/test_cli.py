@@ -358,11 +358,17 @@ def test_every_timer_uses_the_same_thread_count(monkeypatch, tmp_path):
     assert seen and set(seen) == {torch.get_num_threads()} == {prov["cpu_threads"]}
 
 
-def test_host_overhead_records_its_repeat_spread(tmp_path):
-    assert build_tables.main(SMALL_CPU + ["--variants", "naive", "--host-calls", "20", "--out", str(tmp_path)]) == 0
-    host = load_results(tmp_path / "cpu" / "results.json")["variants"]["naive"]["host_time_us"]
-    assert len(host["repeat_medians"]) == 10 and host["n"] == 20 and host["spread_pct"] >= 0
-    assert host["gpu_kept_busy"] is False
+def test_host_overhead_records_its_spread_and_its_cost_in_small_ops(tmp_path):
+    argv = SMALL_CPU + ["--variants", "naive,math", "--host-calls", "80", "--out", str(tmp_path)]
+    assert build_tables.main(argv) == 0
+    for name in ("naive", "math"):
+        host = load_results(tmp_path / "cpu" / "results.json")["variants"][name]["host_time_us"]
+        assert host["calls"] == 80 and host["slices"] == host["n"] == 8 and len(host["quarters"]) == 4
+        assert min(host["quarters"]) <= host["median"] <= max(host["quarters"]) and host["spread_pct"] >= 0
+        ops = host["per_small_op"]
+        # the ratio of two CPU times: a call of attention costs more than one small op
+        assert ops["n"] == 8 and ops["median"] > 1 and host["small_op_us"]["median"] > 0
+        assert host["gpu_kept_busy"] == 0  # no GPU to keep busy
 
 
 @pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="checks the no-GPU path")

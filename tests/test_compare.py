@@ -167,18 +167,36 @@ def two_gpus(other):
     return [("h200", load_results(H200)), ("other", other)]
 
 
-def test_a_difference_within_the_factor_is_not_called(tmp_path):
-    other = scaled(load_results(H200), 1.1, "Almost the same GPU")
-    render_compare(two_gpus(other), load_reference(), tmp_path)
+def with_spread(results, spread):
+    """The same results with every GPU span's steps spread by `spread` around the median."""
+    for row in results["variants"].values():
+        if row.get("cuda_time_us"):
+            m = row["cuda_time_us"]["median"]
+            row["cuda_time_us"].update(min=m * (1 - spread / 2), max=m * (1 + spread / 2))
+    return results
+
+
+def test_a_difference_within_the_recorded_spread_is_not_called(tmp_path):
+    ours = with_spread(load_results(H200), 0.02)
+    other = with_spread(scaled(load_results(H200), 1.1, "Almost the same GPU"), 0.2)  # 10 % apart, 20 % spread
+    render_compare([("h200", ours), ("other", other)], load_reference(), tmp_path)
     text = (tmp_path / "findings.en.md").read_text(encoding="utf-8")
-    ours = load_results(H200)["variants"]["flash"]["cuda_time_us"]["median"]
+    flash = ours["variants"]["flash"]["cuda_time_us"]["median"]
     a100 = load_reference()["variants"]["flash"]["cuda_time_us"]
     assert ("- SDPA flash: fastest on the NVIDIA H200 and Almost the same GPU; "
-            f"the A100 (Hugging Face) takes {fmt_ratio(a100 / ours, 'en')} as long.") in text
+            f"the A100 (Hugging Face) takes {fmt_ratio(a100 / flash, 'en')} as long.") in text
     assert "- SDPA auto (unpinned): no clear difference between the NVIDIA H200 and Almost the same GPU." in text
     assert "Almost the same GPU takes" not in text
     text = (tmp_path / "findings.nb.md").read_text(encoding="utf-8")
     assert "- SDPA auto (ikke låst): ingen klar forskjell mellom NVIDIA H200 og Almost the same GPU." in text
+
+
+def test_a_difference_beyond_the_recorded_spread_is_called(tmp_path):
+    ours = with_spread(load_results(H200), 0.02)
+    other = with_spread(scaled(load_results(H200), 1.1, "Almost the same GPU"), 0.02)  # 10 % apart, 2 % spread
+    render_compare([("h200", ours), ("other", other)], load_reference(), tmp_path)
+    text = (tmp_path / "findings.en.md").read_text(encoding="utf-8")
+    assert f"Almost the same GPU takes {fmt_ratio(1.1, 'en')} as long" in text
 
 
 def test_another_shape_is_marked_and_not_compared(tmp_path):

@@ -9,7 +9,7 @@ import math
 from pathlib import Path
 
 import pytest
-from occupancy import GpuLimits, blocks_per_sm, occupancy
+from occupancy import GpuLimits, blocks_per_sm, occupancy, smem_alloc_unit
 
 from report.trace.analyze import analyze_trace
 from report.trace.names import backend_of_kernels, short_kernel_name
@@ -254,3 +254,48 @@ def test_our_calculator_gives_ncu_theoretical_occupancy(parsed):
         limits = GpuLimits.from_trace(parsed[variant]["device_properties"])
         ours = next(k for k in add_occupancy(parsed[variant]["kernels"], limits) if k["kind"] == "kernel")
         assert kernels[ours["short_name"]]["theoretical_pct"] == pytest.approx(ours["our_optin_pct"], abs=0.01), variant
+
+
+# --- the one noise rule (report/trace/stats.py), on made-up figures -------------------------
+
+def test_a_figure_s_spread_is_the_one_its_measurement_recorded():
+    from report.trace.stats import spread
+
+    assert spread({"median": 10.0, "spread_pct": 30.0, "iqr": 1.0, "min": 9.0, "max": 11.0}) == 0.3
+    assert spread({"median": 10.0, "iqr": 1.0, "runs": 5}) == 0.1              # a wall timer
+    assert spread({"median": 10.0, "min": 9.5, "max": 10.5, "n": 50}) == 0.1   # profiled steps
+    assert spread({"median": 10.0}) == 0.0                                     # a cited figure
+
+
+@pytest.mark.parametrize("a, b, differ_", [
+    ({"median": 10.0, "min": 9.5, "max": 10.5}, {"median": 12.0, "min": 11.5, "max": 12.5}, True),
+    ({"median": 10.0, "min": 9.5, "max": 10.5}, {"median": 10.9, "min": 10.4, "max": 11.4}, False),
+    ({"median": 10.0, "iqr": 3.0}, {"median": 12.0, "iqr": 0.1}, False),      # the larger spread counts
+    ({"median": 10.0}, {"median": 11.0, "min": 10.5, "max": 11.5}, True),    # cited: ours counts
+    ({"median": 10.0}, {"median": 10.5, "min": 10.0, "max": 11.0}, False),
+])
+def test_two_figures_differ_only_beyond_the_larger_spread(a, b, differ_):
+    from report.trace.stats import differ
+
+    assert differ(a, b) is differ_ and differ(b, a) is differ_
+
+
+# --- the calculator's constants, as CUDA 13.0's cuda_occupancy.h has them --------------------
+
+def _gpu(cc, smem_per_sm=102400):
+    return GpuLimits(name="made up", compute_capability=cc, sm_count=10, max_threads_per_sm=2048,
+                     regs_per_sm=65536, regs_per_block=65536, smem_per_sm=smem_per_sm,
+                     smem_per_block=49152, smem_per_block_optin=smem_per_sm - 1024)
+
+
+@pytest.mark.parametrize("cc, blocks", [((12, 0), 24), ((10, 1), 24), ((8, 9), 24), ((9, 0), 32), ((10, 0), 32)])
+def test_blocks_per_sm_follow_cuda_occupancy_h(cc, blocks):
+    """cudaOccMaxBlocksPerMultiprocessor: a tiny block is limited by the block count only."""
+    assert blocks_per_sm(_gpu(cc), 16, 32, 0) == (blocks, ["blocks"])
+
+
+def test_shared_memory_is_allocated_in_256_bytes_before_ampere():
+    """cudaOccSMemAllocationGranularity: 256 bytes on sm7x, 128 from sm80 on. A 3,100-byte
+    block takes 3,328 bytes on Volta (29 fit in 96 KiB), 3,200 in 128-byte units (30)."""
+    assert blocks_per_sm(_gpu((7, 0), 98304), 16, 32, 3100)[0] == 29
+    assert smem_alloc_unit((8, 0)) == smem_alloc_unit((12, 0)) == 128

@@ -64,12 +64,17 @@ def _progress_line(i, total, name, row, secs):
 
 def _variants(torch, results, inputs, args, trace_dir, progress):
     q, k, v, ref = inputs
+    made = {}
     for i, name in enumerate(args.variants, 1):
         t0 = time.perf_counter()
-        row = seed.measure_variant(torch, name, results["config"], q, k, v, ref, args, trace_dir)
+        row, made[name] = seed.measure_variant(torch, name, results["config"], q, k, v, ref, args, trace_dir)
         row["label"] = name
         results["variants"][name] = row
         progress(_progress_line(i, len(args.variants), name, row, time.perf_counter() - t0))
+    t0 = time.perf_counter()
+    seed.measure_host(torch, results["variants"], made, (q, k, v), args)
+    progress(f"host overhead, every variant in turn, {args.host_calls} calls each "
+             f"({time.perf_counter() - t0:.1f} s)")
 
 
 def _sections(torch, results, args, progress):

@@ -11,7 +11,8 @@ from ..trace.names import backend_of_kernels
 from ..trace.occupancy import add_occupancy, limits_from_trace
 from ..variants import SDPA_VARIANTS
 from .guard import Refused, guarded, peak_extra_mib, timed_call_ms
-from .timing import host_time_us, wall_us
+from .host import host_overheads, small_op
+from .timing import wall_us
 from .variants import causal_flops, make_variant
 
 TRACE_FIELDS = ("steps", "cpu_time_us", "cuda_time_us", "kernel_sum_us", "launch_api_us",
@@ -27,7 +28,6 @@ def _timings(torch, fn, q, k, v, ref, args):
     if device == "cuda":
         row["peak_extra_mib"] = peak_extra_mib(torch, device, lambda: fn(q, k, v))
     row["wall_time_us"] = wall_us(lambda: fn(q, k, v), args.timer_seconds, with_number=True)
-    row["host_time_us"] = host_time_us(torch, device, lambda: fn(q, k, v), args.host_calls)
     return row
 
 
@@ -59,14 +59,15 @@ def _gpu_figures(row, analysis, name, cfg):
 
 
 def measure_variant(torch, name, cfg, q, k, v, ref, args, trace_dir):
-    """One row of results.json's "variants"; a refusal or OOM is a row with its reason."""
+    """(one row of results.json's "variants", (callable, context factory)); a refusal or
+    OOM is a row with its reason. The host overhead comes later, from measure_host."""
     fn, ctx = make_variant(name, cfg, args.device)
     try:
         with guarded(torch), ctx(), torch.no_grad():
             row = _timings(torch, fn, q, k, v, ref, args)
             row["profiler_table"], trace = _profile(fn, q, k, v, name, args, trace_dir)
     except Refused as refused:
-        return refused.row
+        return refused.row, (fn, ctx)
     analysis = analyze_trace(trace, f"{name}_fwd")
     row.update({key: analysis[key] for key in TRACE_FIELDS})
     if args.device == "cuda":
@@ -75,4 +76,16 @@ def measure_variant(torch, name, cfg, q, k, v, ref, args, trace_dir):
         row.update(cuda_time_us=None, kernel_sum_us=None, launch_api_us=None,
                    gpu_activities_per_forward=None, backend_ran=None)
         row["tflops"] = causal_flops(cfg) / (row["cpu_time_us"]["median"] * 1e-6) / 1e12
-    return row
+    return row, (fn, ctx)
+
+
+def measure_host(torch, variants, made, inputs, args):
+    """Host overhead of every variant that ran, in one pass that visits them in turn
+    (report/measure/host.py), stored as each row's "host_time_us"."""
+    q, k, v = inputs
+    calls = {name: ((lambda fn=fn: fn(q, k, v)), ctx) for name, (fn, ctx) in made.items()
+             if variants[name]["status"] == "ok"}
+    with torch.no_grad():
+        found = host_overheads(torch, args.device, calls, small_op(torch, args.device, q.dtype), args.host_calls)
+    for name, host in found.items():
+        variants[name]["host_time_us"] = host

@@ -9,21 +9,18 @@ against float64 on a slice, and the reason when a backend refuses.
 from __future__ import annotations
 
 import json
-import statistics
-import tempfile
-import time
 from contextlib import nullcontext
-from pathlib import Path
 
 from .. import snippets
-from ..trace.analyze import analyze_trace
 from ..trace.names import backend_of_kernels
 from ..variants import SHAPE_BACKENDS, SHAPES_CPU, SHAPES_GPU, SHAPES_MEMORY_SHARE
-from .guard import Refused, first_line, free, guarded, peak_extra_mib, sync, timed_call_ms
-from .timing import host_time_us, wall_us
+from .guard import Refused, first_line, free, guarded, peak_extra_mib, timed_call_ms
+from .host import host_overheads, small_op
+from .roof import measure_copy_roof
+from .timing import profile_short, wall_us
 
 REFERENCE_ROWS = 16  # query rows (the last ones) checked against float64
-KERNEL_FIELDS = ("name", "short_name", "kind", "aten_op", "per_forward", "avg_us", "grid", "block")
+KERNEL_FIELDS = ("name", "short_name", "kind", "aten_op", "per_forward", "avg_us", "grid", "block")  # kept per kernel
 
 
 def shape_config(device):
@@ -144,20 +141,6 @@ def make_call(name, shape, device):
     return sh.cache_attention, lambda: sdpa_kernel(backend), {}
 
 
-def profile(fn, inputs, name, steps, device):
-    """Times and kernels of a short profile (grid and block of each kernel kept)."""
-    profile_forward = snippets.load("profile_attention").profile_forward
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "trace.json"
-        profile_forward(fn, *inputs, name=name, steps=steps, trace_path=str(path))
-        a = analyze_trace(json.loads(path.read_text()), name)
-    out = {k: a[k] for k in ("cuda_time_us", "kernel_sum_us", "cpu_time_us", "gpu_activities_per_forward")}
-    out["kernels"] = [{f: k.get(f) for f in KERNEL_FIELDS} for k in a["kernels"]]
-    if device != "cuda":  # no GPU in this run: the GPU-side figures do not exist
-        out.update(cuda_time_us=None, kernel_sum_us=None, gpu_activities_per_forward=None)
-    return out
-
-
 def measure_variant(torch, family, name, shape, inputs, ref, args, host):
     """One row: a refusal, OOM or unexpected error is a row with its reason."""
     device = args.device
@@ -172,8 +155,10 @@ def measure_variant(torch, family, name, shape, inputs, ref, args, host):
             del out
             row["peak_extra_mib"] = peak_extra_mib(torch, device, call) if device == "cuda" else None
             row["wall_time_us"] = wall_us(call, args.sweep_timer_seconds)
-            row["host_time_us"] = host_time_us(torch, device, call, args.host_calls) if host else None
-            row.update(profile(fn, inputs, f"{family}_{name}", args.sweep_steps, device))
+            row["host_time_us"] = (host_overheads(torch, device, {name: (call, None)}, small_op(torch, device, q.dtype),
+                                                  args.host_calls)[name] if host else None)
+            row.update(profile_short(fn, inputs, f"{family}_{name}", args.sweep_steps, device,
+                                     kernel_fields=KERNEL_FIELDS))
     except Refused as refused:
         return refused.row
     except Exception as err:  # anything else: this row says what broke, the section goes on
@@ -184,34 +169,6 @@ def measure_variant(torch, family, name, shape, inputs, ref, args, host):
     row["backend_ran"] = (backend_of_kernels([k["name"] for k in row["kernels"]])
                           if device == "cuda" and is_sdpa else None)
     return row
-
-
-def measure_copy_roof(torch, device, mib):
-    """Bytes read + written per second by a large device-to-device copy (median of 10)."""
-    nbytes = mib * 2**20
-    src = torch.ones(nbytes, dtype=torch.uint8, device=device)
-    dst = torch.empty_like(src)
-    times = []
-    for i in range(13):
-        sync(torch, device)
-        t0 = time.perf_counter()
-        if device == "cuda":
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            dst.copy_(src)
-            end.record()
-            end.synchronize()
-            seconds = start.elapsed_time(end) / 1e3
-        else:
-            dst.copy_(src)
-            seconds = time.perf_counter() - t0
-        if i >= 3:  # three warm-up copies
-            times.append(seconds)
-    del src, dst
-    free(torch, device)
-    med = statistics.median(times)
-    return {"bytes": nbytes, "median_ms": med * 1e3, "gb_per_s": 2 * nbytes / med / 1e9,
-            "min_ms": min(times) * 1e3, "max_ms": max(times) * 1e3}
 
 
 def _shown(row):

@@ -1,15 +1,12 @@
-"""Timers: wall clock per call, host time per call, and short profiles read back as traces."""
+"""Timers: wall clock per call, and short profiles read back as traces (host overhead: host.py)."""
 from __future__ import annotations
 
 import json
 import tempfile
-import time
 from pathlib import Path
 
 from .. import snippets
 from ..trace.analyze import analyze_trace
-from ..trace.stats import stats
-from .guard import sync
 
 
 def wall_us(fn, seconds, with_number=False):
@@ -26,56 +23,27 @@ def wall_us(fn, seconds, with_number=False):
     return out
 
 
-HOST_REPEATS = 10
-GPU_BUSY_CYCLES = 50_000_000  # about 25 ms at 2 GHz: longer than issuing one repeat's calls
+KERNEL_FIELDS = ("name", "short_name", "kind", "aten_op", "aten_stack", "per_forward", "avg_us")
 
 
-def host_time_us(torch, device, call, calls):
-    """Host overhead: CPU time to issue one call, without the profiler.
-
-    The calls are issued in HOST_REPEATS groups. On a GPU each group is queued behind
-    torch.cuda._sleep, so the GPU is busy and issuing a call never waits for it. The
-    summary is over every call; "repeat_medians" and "spread_pct" (largest against
-    smallest repeat median) say how well the figure repeats.
-    """
-    per_repeat = max(1, calls // HOST_REPEATS)
-    every, medians = [], []
-    for _ in range(HOST_REPEATS):
-        sync(torch, device)
-        if device == "cuda":
-            torch.cuda._sleep(GPU_BUSY_CYCLES)
-        times = []
-        for _ in range(per_repeat):
-            t0 = time.perf_counter()
-            call()
-            times.append((time.perf_counter() - t0) * 1e6)
-        sync(torch, device)
-        every += times
-        medians.append(stats(times)["median"])
-    out = stats(every)
-    out.update(repeat_medians=medians, spread_pct=100 * (max(medians) - min(medians)) / min(medians),
-               gpu_kept_busy=device == "cuda")
-    return out
-
-
-def summary(trace_path, name, device, cuda_time="gpu_range"):
-    """The figures a sweep point, an overhead row or a training row keeps from one trace."""
+def summary(trace_path, name, device, cuda_time="gpu_range", kernel_fields=KERNEL_FIELDS):
+    """The figures a sweep point, a shape point, an overhead row or a training row keeps
+    from one trace."""
     a = analyze_trace(json.loads(Path(trace_path).read_text()), name, cuda_time=cuda_time)
     if device != "cuda":  # no GPU in this run: the GPU-side figures do not exist
-        a.update(kernel_sum_us=None, gpu_activities_per_forward=None)
-    keep = ("name", "short_name", "kind", "aten_op", "aten_stack", "per_forward", "avg_us")
+        a.update(cuda_time_us=None, kernel_sum_us=None, gpu_activities_per_forward=None)
     return {k: a[k] for k in ("cuda_time_us", "kernel_sum_us", "cpu_time_us",
                               "gpu_activities_per_forward")} | {
-        "kernels": [{f: k[f] for f in keep} for k in a["kernels"]]}
+        "kernels": [{f: k.get(f) for f in kernel_fields} for k in a["kernels"]]}
 
 
-def profile_short(fn, inputs, name, steps, device):
-    """CUDA time (GPU range), kernel sum, CPU time and kernel count from a short profile."""
+def profile_short(fn, inputs, name, steps, device, kernel_fields=KERNEL_FIELDS):
+    """GPU span, kernel time, profiled CPU time and kernels from a short profile."""
     profile_forward = snippets.load("profile_attention").profile_forward
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "trace.json"
         profile_forward(fn, *inputs, name=name, steps=steps, trace_path=str(path))
-        return summary(path, name, device)
+        return summary(path, name, device, kernel_fields=kernel_fields)
 
 
 def profile_train(torch, step, name, device):

@@ -5,7 +5,8 @@ a run without CUDA in its provenance (a CPU run) is left out, the others become 
 in the order of their folder names, and the cited A100 figures are the last column. The
 files have fixed names (FILES), so the page that includes them needs no edit when a GPU
 is added. Columns that measured another shape say so in the table, and the findings
-compare only columns of the same shape; they call one faster only by a clear factor.
+compare only columns of the same shape; they call one faster only beyond noise
+(trace/stats.py: differ).
 """
 from __future__ import annotations
 
@@ -14,13 +15,12 @@ from dataclasses import dataclass
 
 from ..text.catalog import t
 from ..text.format import fmt_num, fmt_pct, fmt_ratio, fmt_us
-from ..trace.stats import median
+from ..trace.stats import differ, median
 from ..variants import BACKEND_NAMES, EXTRA_VARIANTS, FUSED, LANGS, VARIANTS
-from .extra_tables import point_time
+from .extra_tables import point_figure
 from .markdown import code_safe, kernel_count, label, markdown_safe, md_table, safe_provenance, status_text
 
 FILES = ("runs", "cuda-time", "cpu-time", "wall-time", "kernels", "sweep", "findings")
-CLEAR = 1.2  # one is called faster only where the other takes at least this factor as long
 SHAPE_KEYS = ("batch", "heads", "seq_len", "head_dim", "dtype")
 
 
@@ -99,12 +99,20 @@ def kernels_cell(col, name, lang):
     return _ours(col, name, lang, lambda row: kernel_count(row, lang))
 
 
-def cuda_value(col, name):
-    """A column's GPU span of a variant in µs (Hugging Face's "CUDA time" for the A100), or None."""
+def cuda_figure(col, name):
+    """A column's recorded GPU span of a variant (Hugging Face's "CUDA time" for the A100,
+    a figure with no spread), or None."""
     row = _row(col, name) or {}
     if col.folder is None:
-        return _finite(row.get("cuda_time_us"))
-    return _finite(median(row.get("cuda_time_us"))) if row.get("status") == "ok" else None
+        x = _finite(row.get("cuda_time_us"))
+        return {"median": x} if x else None
+    if row.get("status") != "ok":
+        return None
+    return _timed(row.get("cuda_time_us"))
+
+
+def _timed(figure):
+    return figure if figure and _finite(figure.get("median")) else None
 
 
 # --- the tables ----------------------------------------------------------------------------
@@ -189,22 +197,21 @@ def sweep_tables(cols, lang):
     missing = [c.label for c in cols if c.folder and c not in swept]
     if missing:
         parts += [t("compare.sweep_missing", lang).format(gpus=", ".join(missing)), ""]
-    return "\n".join(parts + [t("compare.sweep_note", lang).format(factor=fmt_ratio(CLEAR, lang))])
+    return "\n".join(parts + [t("compare.sweep_note", lang)])
 
 
 def _fastest_cell(col, head_dim, seq_len, lang):
-    """The fastest time at a point and every variant within CLEAR of it ("auto" is left
+    """The fastest time at a point and every variant within noise of it ("auto" is left
     out: it runs one of the others)."""
     points = [p for p in col.results["sweep"]["points"]
               if p["head_dim"] == head_dim and p["seq_len"] == seq_len and p["variant"] != "auto"]
-    timed = {p["variant"]: x for p in points if p["status"] == "ok" and (x := _finite(point_time(p)))}
+    timed = {p["variant"]: x for p in points if p["status"] == "ok" and (x := _timed(point_figure(p)))}
     if not timed:
         if not points:
             return t("value.none", lang)
         return status_text(next((p for p in points if p["status"] == "oom"), points[0]), lang)
     ahead, _ = leaders(timed)
-    ahead.sort(key=lambda n: timed[n])
-    return f"{fmt_us(timed[ahead[0]], lang)} · {', '.join(label(n, lang) for n in ahead)}"
+    return f"{fmt_us(timed[ahead[0]]['median'], lang)} · {', '.join(label(n, lang) for n in ahead)}"
 
 
 # --- the findings --------------------------------------------------------------------------
@@ -214,12 +221,14 @@ def _join(items, lang):
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + t("compare.and", lang) + items[-1]
 
 
-def leaders(values):
-    """(the keys within CLEAR of the smallest value, [(key, ratio)] of the rest by ratio)."""
-    best = min(values.values())
-    ahead = [k for k, x in values.items() if x / best < CLEAR]
-    behind = sorted(((k, x / best) for k, x in values.items() if x / best >= CLEAR),
-                    key=lambda item: item[1])
+def leaders(figures):
+    """(the keys within noise of the fastest figure, fastest first; [(key, ratio)] of the
+    rest by ratio). Noise is trace/stats.py's: a cited figure with no spread is compared
+    within the other's spread."""
+    best = min(figures.values(), key=lambda f: f["median"])
+    ranked = sorted(figures, key=lambda k: figures[k]["median"])
+    ahead = [k for k in ranked if not differ(figures[k], best)]
+    behind = [(k, figures[k]["median"] / best["median"]) for k in ranked if differ(figures[k], best)]
     return ahead, behind
 
 
@@ -227,7 +236,7 @@ def speed_lines(cols, lang):
     """Per variant, which column is clearly faster in GPU span (same shape only)."""
     lines = []
     for name in variant_names(cols):
-        values = {i: v for i, c in enumerate(cols) if (v := cuda_value(c, name)) is not None}
+        values = {i: v for i, c in enumerate(cols) if (v := cuda_figure(c, name)) is not None}
         if len(values) < 2:
             continue
         ahead, behind = leaders(values)
@@ -243,13 +252,13 @@ def speed_lines(cols, lang):
 
 
 def fused_line(col, lang):
-    values = {BACKEND_NAMES[n]: v for n in FUSED if (v := cuda_value(col, n)) is not None}
+    values = {BACKEND_NAMES[n]: v for n in FUSED if (v := cuda_figure(col, n)) is not None}
     if not values:
         return []
     ahead, _ = leaders(values)
     backends = _join(ahead, lang)
     if len(ahead) > 1:
-        backends += t("compare.within", lang).format(factor=fmt_ratio(CLEAR, lang))
+        backends += t("compare.within", lang)
     if col.folder is None:
         auto = t("compare.auto_unknown", lang)
     else:
@@ -281,7 +290,7 @@ def findings(cols, lang):
     groups = {}
     for c in cols:
         groups.setdefault(c.shape, []).append(c)
-    lines = [t("compare.rule", lang).format(factor=fmt_ratio(CLEAR, lang))]
+    lines = [t("compare.rule", lang)]
     for shape, group in groups.items():
         if len(group) == 1:
             lines.append(t("compare.alone", lang).format(gpu=group[0].label, shape=shape_text(shape, lang)))

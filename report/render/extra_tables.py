@@ -3,13 +3,19 @@ from __future__ import annotations
 
 from ..text.catalog import t
 from ..text.format import fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
-from ..trace.stats import median
+from ..trace.stats import differ, median
 from .markdown import label, md_table, status_text
 
 
+def point_figure(p):
+    """The recorded figure a sweep or shape point is compared by: its kernel time (the
+    profiled CPU range without a GPU)."""
+    return p.get("kernel_sum_us") or p.get("cpu_time_us")
+
+
 def point_time(p):
-    """A sweep point's time: the sum of its kernel times (the CPU range without a GPU)."""
-    return median(p.get("kernel_sum_us")) or median(p["cpu_time_us"])
+    """A point's time: the sum of its kernel times (the CPU range without a GPU)."""
+    return median(point_figure(p))
 
 
 def _sweep_cell(p, what, lang):
@@ -86,16 +92,11 @@ def first_calls_table(first_calls, lang):
 FIRST_CALL_COLUMNS = ("first_in_process_ms", "same_shape_again_ms", "first_new_shape_ms", "new_shape_again_ms")
 
 
-def overlap(a, b):
-    """True when two measured times overlap within their min-max ranges: within noise."""
-    return a["min"] <= b["max"] and b["min"] <= a["max"]
-
-
 def auto_vs_best(sweep, d):
     """Per sequence length: (seq, auto point, fastest pinned fused point, slower beyond noise).
 
     Auto counts as slower only when it ran another backend than the fastest pinned one and
-    their min-max ranges do not overlap."""
+    the two kernel times differ beyond noise (trace/stats.py: differ)."""
     out = []
     for s in sweep["seq_lens"]:
         pts = {p["variant"]: p for p in sweep["points"] if p["head_dim"] == d and p["seq_len"] == s
@@ -107,7 +108,7 @@ def auto_vs_best(sweep, d):
         best = min(pinned, key=point_time)
         # the same backend pinned and unpinned runs the same kernels: any gap is noise
         slower = (auto.get("backend_ran") != best["variant"] and point_time(auto) > point_time(best)
-                  and not overlap(auto["kernel_sum_us"], best["kernel_sum_us"]))
+                  and differ(auto["kernel_sum_us"], best["kernel_sum_us"]))
         out.append((s, auto, best, slower))
     return out
 
@@ -121,7 +122,7 @@ def auto_vs_best_table(sweep, lang, d):
         ratio = fmt_ratio(point_time(auto) / point_time(best), lang)
         if auto.get("backend_ran") == best["variant"]:
             ratio = f"{ratio}, {t('value.same_backend', lang)}"
-        elif overlap(auto["kernel_sum_us"], best["kernel_sum_us"]):
+        elif not differ(auto["kernel_sum_us"], best["kernel_sum_us"]):
             ratio = f"{ratio}, {t('value.within_noise', lang)}"
         rows.append([fmt_num(s, lang, 0), BACKEND_NAMES.get(auto.get("backend_ran"), none),
                      fmt_us(point_time(auto), lang),

@@ -4,7 +4,8 @@ from __future__ import annotations
 import re
 
 from ..text.format import fmt_num, unit
-from ..trace.stats import median
+from ..trace.stats import differ
+from .extra_tables import point_figure, point_time
 
 # the lines of a refusal that say nothing about why: headers and the other backends
 NOT_THE_REASON = ("kernel not used because", "can't be used because", "has been runtime disabled",
@@ -22,21 +23,9 @@ def ok(p):
     return p is not None and p["status"] == "ok"
 
 
-def point_time(p):
-    """The GPU work of one call: the sum of its kernel times (the CPU range without a GPU)."""
-    return median(p.get("kernel_sum_us")) or median(p.get("cpu_time_us"))
-
-
-def spread(p):
-    """How far the profiled steps of a point spread: (max - min) / median."""
-    s = p.get("kernel_sum_us") or p.get("cpu_time_us")
-    return (s["max"] - s["min"]) / s["median"] if s and s["median"] else 0.0
-
-
 def within_noise(a, b):
-    """True when two points' times differ by no more than the larger of their spreads."""
-    ta, tb = point_time(a), point_time(b)
-    return abs(ta - tb) <= max(spread(a), spread(b)) * min(ta, tb)
+    """True when two points' times do not differ beyond noise (trace/stats.py: differ)."""
+    return not differ(point_figure(a), point_figure(b))
 
 
 def gb_per_s(p):

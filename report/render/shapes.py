@@ -10,10 +10,11 @@ from ..text.format import fmt_bytes, fmt_error, fmt_mib, fmt_num, fmt_pct, fmt_t
 from ..trace.stats import median
 from ..variants import BACKEND_NAMES
 from . import figures
+from .extra_tables import point_time
 from .findings import render_findings
 from .findings import shapes as _registers_the_shape_findings  # noqa: F401
 from .markdown import code_safe, label, md_table
-from .shape_points import fmt_gbs, gb_per_s, grouped, ok, point_time, points, refusal_line, tflops
+from .shape_points import fmt_gbs, gb_per_s, grouped, ok, points, refusal_line, tflops
 
 FINDING_FILES = {
     "shapes-findings-decode": ("shapes_decode_answer", "shapes_decode_auto", "shapes_decode_launch",

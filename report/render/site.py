@@ -27,6 +27,7 @@ def seed_tables(results, ref, lang):
         "provenance": tables.provenance(results, lang),
         "attribution": causes.attribution_table(results, lang),
         "occupancy-ncu": tables.ncu_occupancy(results, lang),
+        "host-overhead": tables.host_overhead(results, lang),
     }
     for name in results["variants"]:
         out[f"profiler-{name}"] = tables.profiler_table(results, name, lang)

@@ -139,9 +139,12 @@ def vocabulary(results, ref, lang):
     """The words for time every table, finding and figure uses: what each is, and which
     figure of it is shown (the A100's last, as Hugging Face's)."""
     steps = t("stat.median_steps", lang, steps=fmt_num(results["config"]["steps"], lang, 0))
-    host_n = next((r["host_time_us"]["n"] for r in results["variants"].values()
-                   if r.get("status") == "ok" and r.get("host_time_us")), None)
-    host = t("stat.host", lang, n=fmt_num(host_n, lang, 0)) if host_n else t("value.none", lang)
+    h = next((r["host_time_us"] for r in results["variants"].values()
+              if r.get("status") == "ok" and r.get("host_time_us")), None)
+    host = t("value.none", lang)
+    if h:
+        host = t("stat.host", lang, slices=fmt_num(h["slices"], lang, 0),
+                 calls=fmt_num(h["calls"] // h["slices"], lang, 0))
     rows = [
         ("kernel_sum", "kernel_time", steps),
         ("cuda_time", "gpu_span", steps),
@@ -156,6 +159,29 @@ def vocabulary(results, ref, lang):
     body = [[f"**{t(f'col.{col}', lang)}**", t(f"vocab.{what}", lang).format(pct=pct), stat]
             for col, what, stat in rows]
     return md_table([t(f"col.{c}", lang) for c in ("term", "meaning", "statistic")], body, ["l", "l", "l"])
+
+
+def host_overhead(results, lang):
+    """Per variant: host overhead in µs and in small ops, how far each moved between the
+    quarters of the pass and what the small op itself cost; the note says in how many
+    slices (at least) the GPU was still busy when the last call had been issued."""
+    rows = []
+    for name, row in results["variants"].items():
+        h = row.get("host_time_us") if row["status"] == "ok" else None
+        if not h:
+            continue
+        op, per_op = h["small_op_us"], h["per_small_op"]
+        rows.append([label(name, lang), fmt_us(h["median"], lang), fmt_pct(h["spread_pct"], lang, 0),
+                     fmt_ratio(per_op["median"], lang), fmt_pct(per_op["spread_pct"], lang, 0),
+                     f"{fmt_us(min(op['quarters']), lang)} – {fmt_us(max(op['quarters']), lang)}"])
+    if not rows:
+        return t("finding.missing", lang)
+    cols = ("variant", "host_time", "host_spread", "host_small_ops", "host_small_ops_spread", "small_op")
+    hs = [r["host_time_us"] for r in results["variants"].values() if r["status"] == "ok" and r.get("host_time_us")]
+    note = t("note.host_overhead", lang, slices=fmt_num(hs[0]["slices"], lang, 0),
+             calls=fmt_num(hs[0]["calls"] // hs[0]["slices"], lang, 0),
+             busy=fmt_pct(100 * min(h["gpu_kept_busy"] for h in hs), lang, 0))
+    return md_table([t(f"col.{c}", lang) for c in cols], rows) + "\n\n" + note
 
 
 def cpu_ops(results, lang, names):

@@ -15,10 +15,3 @@ def cuda(results, name):
 def compute_kernel(row):
     """The first real kernel of a variant (not a Memcpy or Memset)."""
     return next((k for k in row["kernels"] if k["kind"] == "kernel"), None)
-
-
-def wall_gap(a, b):
-    """(a slower than b beyond noise, the noise): two wall-clock timer summaries
-    ({"median", "iqr"}), where the noise is the sum of their interquartile ranges."""
-    noise = a["iqr"] + b["iqr"]
-    return a["median"] - b["median"] > noise, noise

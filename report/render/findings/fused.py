@@ -4,9 +4,8 @@ from itertools import pairwise
 
 from ...text.catalog import t
 from ...text.format import fmt_pct, fmt_us
-from ...trace.stats import median
+from ...trace.stats import differ, median
 from ...variants import BACKEND_NAMES, FUSED
-from ..extra_tables import overlap
 from ..markdown import GAP_SHOWN, idle_gap, label
 from .common import cuda, ok
 from .registry import finding
@@ -14,8 +13,8 @@ from .registry import finding
 
 @finding("fused_rank")
 def fused_rank(results, ref, lang):
-    """The fused backends by GPU span; one is put before the next (<) only where their
-    min-max ranges do not overlap (Hugging Face's order is on the comparison page)."""
+    """The fused backends by GPU span; one is put before the next (<) only where the two
+    differ beyond noise (Hugging Face's order is on the comparison page)."""
     v = results["variants"]
     ours = sorted((n for n in FUSED if ok(results, n)), key=lambda n: cuda(results, n))
     if not ours:
@@ -24,7 +23,7 @@ def fused_rank(results, ref, lang):
     tied = False
     for a, b in pairwise(ours):
         ra, rb = v[a]["cuda_time_us"], v[b]["cuda_time_us"]
-        even = all("min" in r and "max" in r for r in (ra, rb)) and overlap(ra, rb)
+        even = not differ(ra, rb)
         tied |= even
         ranking += f" {'≈' if even else '<'} {BACKEND_NAMES[b]} ({fmt_us(cuda(results, b), lang)})"
     line = t("finding.fused_rank", lang, gpu=results["provenance"]["gpu_name"], ranking=ranking)
@@ -91,3 +90,21 @@ def idle_gap_finding(results, ref, lang):
     if not shown:
         return [t("finding.idle_gap_none", lang, pct=pct)]
     return [t("finding.idle_gap", lang, pct=pct, list="; ".join(shown))]
+
+
+@finding("host_drift")
+def host_drift(results, ref, lang):
+    """How far the CPU's speed moved during the host-overhead pass (the small op's quarters),
+    how far the µs figures moved with it, and how far the figures counted in small ops did."""
+    hs = {n: r["host_time_us"] for n, r in results["variants"].items()
+          if r["status"] == "ok" and (r.get("host_time_us") or {}).get("per_small_op")}
+    if not hs:
+        return []
+    op = [h["small_op_us"] for h in hs.values()]
+    worst_us = max(hs, key=lambda n: hs[n]["spread_pct"])
+    worst_ops = max(hs, key=lambda n: hs[n]["per_small_op"]["spread_pct"])
+    return [t("finding.host_drift", lang, low=fmt_us(min(q for o in op for q in o["quarters"]), lang),
+              high=fmt_us(max(q for o in op for q in o["quarters"]), lang),
+              us_spread=fmt_pct(hs[worst_us]["spread_pct"], lang, 0), us_worst=label(worst_us, lang),
+              ops_spread=fmt_pct(hs[worst_ops]["per_small_op"]["spread_pct"], lang, 0),
+              ops_worst=label(worst_ops, lang))]

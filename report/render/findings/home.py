@@ -2,10 +2,9 @@
 what math costs, when to measure CPU time and when to pin, every figure from this run."""
 from ...text.catalog import t
 from ...text.format import fmt_pct, fmt_ratio, fmt_us
-from ...trace.stats import median
+from ...trace.stats import differ, median
 from ...variants import BACKEND_NAMES, FUSED
 from .. import extra_tables
-from ..extra_tables import overlap
 from ..markdown import label
 from .naive_math import cause_diffs
 from .recommendations import auto_against_pinned, host_ranked
@@ -26,9 +25,9 @@ def home_auto(results, ref, lang):
 
 def _against(k, other, what, lang):
     """"45× as much as <what> (58.3 µs)", or "as much as …, within noise" where the two
-    kernel times' min-max ranges overlap."""
+    kernel times do not differ beyond noise."""
     time = fmt_us(median(other), lang)
-    if overlap(k, other):
+    if not differ(k, other):
         return t("finding.home_even", lang, what=what, time=time)
     return t("finding.home_times", lang, ratio=fmt_ratio(k["median"] / other["median"], lang), what=what, time=time)
 
@@ -45,7 +44,7 @@ def home_math(results, ref, lang):
     fused = sorted((n for n in FUSED if n in ks), key=lambda n: ks[n]["median"])
     if not ("math" in ks and "naive_inplace" in ks and fused):
         return []
-    tied = [n for n in fused[1:] if overlap(ks[fused[0]], ks[n])]
+    tied = [n for n in fused[1:] if not differ(ks[fused[0]], ks[n])]
     if tied:
         what = t("finding.home_fused_tied", lang, backends=", ".join(BACKEND_NAMES[n] for n in [fused[0], *tied]))
     else:

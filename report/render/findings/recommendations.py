@@ -1,32 +1,31 @@
 """Findings behind the three recommendations."""
 from ...text.catalog import t
 from ...text.format import fmt_pct, fmt_ratio, fmt_us
-from ...trace.stats import median
+from ...trace.stats import differ, median, noise, spread
 from ...variants import BACKEND_NAMES, FUSED
 from ..markdown import label
-from .common import cuda, ok, wall_gap
+from .common import cuda, ok
 from .registry import finding
 
 
 def auto_against_pinned(results, lang):
     """Auto against the fastest pinned fused backend, in wall time per call: (auto's wall
     time, the backend it ran, the fastest pinned variant, its wall time, the verdict), or
-    None where the run lacks them. Auto is said to lose only beyond the two timers' IQRs."""
+    None where the run lacks them. Auto is said to lose only beyond noise (trace/stats.py)."""
     v = results["variants"]
     pinned = [n for n in FUSED if ok(results, n) and v[n].get("wall_time_us")]
     if not (ok(results, "auto") and pinned and v["auto"].get("wall_time_us")):
         return None
     best = min(pinned, key=lambda n: v[n]["wall_time_us"]["median"])
     a, b = v["auto"]["wall_time_us"], v[best]["wall_time_us"]
-    slower, spread = wall_gap(a, b)
+    spread = fmt_pct(100 * noise(a, b), lang, 0)
     ran = v["auto"].get("backend_ran")
     if ran == best:
         verdict = t("finding.rec_auto_same", lang)
-    elif slower:
-        verdict = t("finding.rec_auto_lost", lang, ratio=fmt_ratio(a["median"] / b["median"], lang),
-                    spread=fmt_us(spread, lang))
+    elif differ(a, b) and a["median"] > b["median"]:
+        verdict = t("finding.rec_auto_lost", lang, ratio=fmt_ratio(a["median"] / b["median"], lang), spread=spread)
     else:
-        verdict = t("finding.rec_auto_noise", lang, spread=fmt_us(spread, lang))
+        verdict = t("finding.rec_auto_noise", lang, spread=spread)
     return a["median"], ran, best, b["median"], verdict
 
 
@@ -42,41 +41,46 @@ def rec_auto(results, ref, lang):
               verdict=verdict)]
 
 
-def _host_share(v, n):
-    return median(v[n]["host_time_us"]) / median(v[n]["kernel_sum_us"])
-
-
-def within_noise(a, b, spread_pct):
-    """True when two values differ by no more than the measured spread (percent)."""
-    return abs(a - b) <= spread_pct / 100 * min(a, b)
+def host_share(row):
+    """Host overhead against kernel time, as a figure the noise rule can compare: built on
+    the cost in small ops (which does not move with the CPU's speed), with the larger of
+    that figure's spread and the kernel time's."""
+    per_op, kernel = row["host_time_us"]["per_small_op"], row["kernel_sum_us"]
+    return {"median": per_op["median"] / kernel["median"],
+            "spread_pct": 100 * max(spread(per_op), spread(kernel))}
 
 
 def host_ranked(results):
     """The fused backends with a host overhead, largest share of their kernel time first."""
     v = results["variants"]
-    names = [n for n in FUSED if ok(results, n) and (v[n].get("host_time_us") or {}).get("spread_pct") is not None
+    names = [n for n in FUSED if ok(results, n) and (v[n].get("host_time_us") or {}).get("per_small_op")
              and median(v[n].get("kernel_sum_us"))]
-    return sorted(names, key=lambda n: -_host_share(v, n))
+    return sorted(names, key=lambda n: -host_share(v[n])["median"])
 
 
 @finding("rec_cpu")
 def rec_cpu(results, ref, lang):
     """The fused backend whose host overhead is largest next to its kernel time; the order
-    is stated only when it is larger than the spread between repeats."""
+    is stated only where it is beyond noise."""
     v = results["variants"]
-    ranked = names = host_ranked(results)
-    if not names:
+    ranked = host_ranked(results)
+    if not ranked:
         return []
     n = ranked[0]
-    spread = max(v[m]["host_time_us"]["spread_pct"] for m in names)
-    if len(ranked) > 1 and within_noise(_host_share(v, n), _host_share(v, ranked[1]), spread):
-        order = t("finding.rec_cpu_noise", lang, other=label(ranked[1], lang),
-                  other_host=fmt_us(median(v[ranked[1]]["host_time_us"]), lang), spread=fmt_pct(spread, lang, 0))
+    host = fmt_us(median(v[n]["host_time_us"]), lang)
+    if len(ranked) > 1:
+        a, b = host_share(v[n]), host_share(v[ranked[1]])
+        spread_text = fmt_pct(100 * noise(a, b), lang, 0)
+        if differ(a, b):
+            order = t("finding.rec_cpu_highest", lang, spread=spread_text)
+        else:
+            order = t("finding.rec_cpu_noise", lang, other=label(ranked[1], lang),
+                      other_host=fmt_us(median(v[ranked[1]]["host_time_us"]), lang), spread=spread_text)
     else:
-        order = t("finding.rec_cpu_highest", lang, spread=fmt_pct(spread, lang, 0))
-    return [t("finding.rec_cpu", lang, variant=label(n, lang), host=fmt_us(median(v[n]["host_time_us"]), lang),
+        order = ""
+    return [t("finding.rec_cpu", lang, variant=label(n, lang), host=host,
               kernel=fmt_us(median(v[n]["kernel_sum_us"]), lang), first=fmt_us(v[n]["first_call_ms"] * 1000, lang),
-              order=order)]
+              order=order).rstrip()]
 
 
 @finding("rec_inplace")

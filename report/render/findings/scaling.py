@@ -1,11 +1,11 @@
 """Findings of the scaling page: where variants run out of memory, growth, the fastest."""
 from ...text.catalog import t
 from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
+from ...trace.stats import differ, noise
 from ...variants import BACKEND_NAMES, FUSED
 from .. import extra_tables
 from ..extra_tables import point_time
 from ..markdown import label
-from .common import wall_gap
 from .registry import finding
 
 
@@ -110,8 +110,9 @@ def auto_vs_best(results, ref, lang):
 
 def small_shape_pinning(results, lang):
     """At the small shape of the overhead section: auto's eager wall time against the
-    fastest pinned fused backend, with the timers' IQRs as the noise. (auto's median, the
-    fastest pinned variant, its median, the verdict), or None where the run lacks them."""
+    fastest pinned fused backend, within noise unless they differ (trace/stats.py).
+    (auto's median, the fastest pinned variant, its median, the verdict), or None where
+    the run lacks them."""
     rows = (results.get("overhead") or {}).get("rows", {}).get("small", {})
     auto = rows.get("auto", {})
     pinned = {n: r for n, r in rows.items() if n in FUSED and r.get("status") == "ok"}
@@ -119,12 +120,11 @@ def small_shape_pinning(results, lang):
         return None
     best = min(pinned, key=lambda n: pinned[n]["eager_wall_us"]["median"])
     a, b = auto["eager_wall_us"], pinned[best]["eager_wall_us"]
-    slower, spread = wall_gap(a, b)
-    if slower:
-        verdict = t("finding.pinning_wins", lang, ratio=fmt_ratio(a["median"] / b["median"], lang),
-                    spread=fmt_us(spread, lang))
+    spread = fmt_pct(100 * noise(a, b), lang, 0)
+    if differ(a, b) and a["median"] > b["median"]:
+        verdict = t("finding.pinning_wins", lang, ratio=fmt_ratio(a["median"] / b["median"], lang), spread=spread)
     else:
-        verdict = t("finding.pinning_noise", lang, spread=fmt_us(spread, lang))
+        verdict = t("finding.pinning_noise", lang, spread=spread)
     return a["median"], best, b["median"], verdict
 
 

@@ -7,10 +7,11 @@ import math
 
 from ...text.catalog import t
 from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us, unit
-from ...trace.stats import median
+from ...trace.stats import differ, median, noise
 from ...variants import BACKEND_NAMES, SHAPE_BACKENDS
+from ..extra_tables import point_figure, point_time
 from ..markdown import label
-from ..shape_points import fastest, fmt_gbs, gb_per_s, grouped, ok, point_time, points, spread, tflops, within_noise
+from ..shape_points import fastest, fmt_gbs, gb_per_s, grouped, ok, points, tflops, within_noise
 from .registry import finding
 
 PINNED = tuple(n for n in SHAPE_BACKENDS if n != "auto")
@@ -36,7 +37,8 @@ def _at(p, lang):
 def _compare(a, b, lang):
     """"1,8× as long" / "within noise (spread 3 %)": a against b."""
     if within_noise(a, b):
-        return t("finding.shapes_within_noise", lang, spread=fmt_pct(100 * max(spread(a), spread(b)), lang, 0))
+        spread = noise(point_figure(a), point_figure(b))
+        return t("finding.shapes_within_noise", lang, spread=fmt_pct(100 * spread, lang, 0))
     return t("finding.shapes_times", lang, ratio=fmt_ratio(point_time(a) / point_time(b), lang))
 
 
@@ -132,9 +134,9 @@ def _ends(sorted_points):
 
 def _launch_line(p, lang):
     kernel, host, wall = point_time(p), median(p["host_time_us"]), p["wall_time_us"]["median"]
-    s = p["host_time_us"]["spread_pct"] / 100
-    key = ("finding.shapes_cpu_paces" if host > kernel * (1 + s) else
-           "finding.shapes_gpu_paces" if kernel > host * (1 + s) else "finding.shapes_even")
+    s = noise(p["host_time_us"], p["kernel_sum_us"])
+    key = ("finding.shapes_even" if not differ(p["host_time_us"], p["kernel_sum_us"]) else
+           "finding.shapes_cpu_paces" if host > kernel else "finding.shapes_gpu_paces")
     return t("finding.shapes_launch", lang, at=_at(p, lang), variant=label(p["variant"], lang),
              kernel=fmt_us(kernel, lang), host=fmt_us(host, lang), wall=fmt_us(wall, lang),
              verdict=t(key, lang, spread=fmt_pct(100 * s, lang, 0)))

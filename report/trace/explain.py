@@ -11,8 +11,8 @@ GPU activity belongs to a range when the CPU call that launched it lies in the r
 A trace without ranges is read as one range, the whole trace.
 
 The verdict, per range name (medians over its ranges):
-    CPU time (host)  the range on the CPU, less the time the CPU spent in CUDA's
-                     synchronize calls (there it waits for the GPU)
+    profiled CPU time (host)  the range on the CPU, less the time the CPU spent in
+                     CUDA's synchronize calls (there it waits for the GPU)
     GPU span (span)  from the start of the range's first GPU activity to the end of its last
     GPU busy (busy)  the time the GPU ran at least one of the range's activities
 GPU-bound: busy >= 90 % of span (the GPU ran the range's work back to back) and
@@ -335,18 +335,18 @@ def _range_lines(r):
         head = f"{WHOLE_TRACE}: no record_function ranges, so the trace as one range"
     lines = [head]
     if r["span_us"] is None:
-        return lines + [f"  CPU time {_us(r['host_us'])}; no GPU activity launched in it",
+        return lines + [f"  profiled CPU time {_us(r['host_us'])}; no GPU activity launched in it",
                         f"  verdict: {r['verdict']}: {r['why']}"]
     wait = f" (after {_us(r['sync_wait_us'])} in synchronize calls)" if r["sync_wait_us"] else ""
     some = (f" ({r['with_gpu_work']:,} of them with GPU work)"
             if r["with_gpu_work"] != r["ranges"] else "")
     lines += [f"  per range, median{some}:",
-              f"    CPU time     {_us(r['host_us']):>12}{wait}",
-              f"    GPU span     {_us(r['span_us']):>12}  first activity start to last end, "
+              f"    profiled CPU time {_us(r['host_us']):>12}{wait}",
+              f"    GPU span          {_us(r['span_us']):>12}  first activity start to last end, "
               f"{_plural(r['activities_per_range'], 'activity', 'activities')}",
-              f"    GPU busy     {_us(r['busy_us']):>12}  "
+              f"    GPU busy          {_us(r['busy_us']):>12}  "
               f"{_pct(100 * r['busy_us'] / r['span_us'] if r['span_us'] else 100, 0)} of the span",
-              f"    GPU idle     {_us(r['idle_us']):>12}  between its activities"]
+              f"    GPU idle          {_us(r['idle_us']):>12}  between its activities"]
     gaps = [g for g in r["gaps"] if g["total_us"] > 0][:MAX_GAPS]
     if gaps:
         lines.append("  idle gaps on the GPU, largest first (median gap, times per range):")
@@ -381,7 +381,7 @@ def report(found):
     if more:
         lines.append(f"    … and {len(more):,} more ({_us(sum(k['total_us'] for k in more))} in all)")
     lines += ["", "Ranges (record_function). GPU-bound: the GPU is busy for at least "
-              f"{BUSY_SHARE:.0%} of its span, and the CPU time is shorter than the span:"]
+              f"{BUSY_SHARE:.0%} of its span, and the profiled CPU time is shorter than the span:"]
     for r in found["ranges"]:
         lines += [""] + _range_lines(r)
     if found["ranges_left_out"]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..text.catalog import t
 from ..text.format import fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
 from ..trace.stats import differ, median
-from .markdown import label, md_table, status_text
+from .markdown import label, md_table, not_run_row, status_text
 
 
 def point_figure(p):
@@ -46,7 +46,7 @@ def overhead_table(overhead, lang, shape_name):
     rows = []
     for name, r in rows_in.items():
         if r["status"] != "ok":
-            rows.append([label(name, lang), status_text(r, lang)] + [none] * 4)
+            rows.append(not_run_row(name, r, lang, 4))
             continue
         graph = r.get("graph_wall_us")
         rows.append([label(name, lang), fmt_us(median(r["kernel_sum_us"]), lang),
@@ -62,7 +62,7 @@ def backward_table(backward, lang):
     rows = []
     for name, r in backward["rows"].items():
         if r["status"] != "ok":
-            rows.append([label(name, lang), status_text(r, lang)] + [none] * 4)
+            rows.append(not_run_row(name, r, lang, 4))
             continue
         acts = r.get("gpu_activities_per_forward")
         rows.append([label(name, lang), fmt_us(median(r["cuda_time_us"]), lang),
@@ -79,7 +79,7 @@ def first_calls_table(first_calls, lang):
     rows = []
     for name, r in first_calls["rows"].items():
         if r["status"] != "ok":
-            rows.append([label(name, lang), status_text(r, lang)] + [none] * 3)
+            rows.append(not_run_row(name, r, lang, 3))
             continue
         rows.append([label(name, lang)] + [fmt_us(r[k] * 1000, lang) if r.get(k) is not None else none
                                            for k in FIRST_CALL_COLUMNS])

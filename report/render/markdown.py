@@ -55,6 +55,12 @@ def status_text(row, lang):
         row["status"], t("value.error", lang))
 
 
+def not_run_row(name, row, lang, empty_cells, fill=None):
+    """A table row for a variant that did not run: its name, its status, then empty cells
+    ("–" unless fill says otherwise)."""
+    return [label(name, lang), status_text(row, lang)] + [t("value.none", lang) if fill is None else fill] * empty_cells
+
+
 def limits_text(limited_by, lang):
     """What limits a kernel's occupancy, in words of the language."""
     return ", ".join(t(f"limit.{w.replace(' ', '_')}", lang) for w in limited_by)

@@ -17,6 +17,7 @@ from .markdown import (
     limits_text,
     markdown_safe,
     md_table,
+    not_run_row,
     status_text,
 )
 
@@ -47,11 +48,11 @@ def _times_table(results, lang, columns):
     negligible); a variant that did not run shows its status in the first column."""
     if not has_idle_gap(results["variants"].values()):
         columns = [c for c in columns if c != "idle_gap"]
-    cells, none = _time_cells(results, lang), t("value.none", lang)
+    cells = _time_cells(results, lang)
     rows = []
     for name, row in results["variants"].items():
         if row["status"] != "ok":
-            rows.append([label(name, lang), status_text(row, lang)] + [none] * (len(columns) - 1))
+            rows.append(not_run_row(name, row, lang, len(columns) - 1))
         else:
             rows.append([label(name, lang)] + [cells[c](row) for c in columns])
     return md_table([t(f"col.{c}", lang) for c in ("variant", *columns)], rows)
@@ -77,7 +78,7 @@ def kernels(results, lang, names):
         if not row:
             continue
         if row["status"] != "ok":
-            rows.append([label(name, lang), status_text(row, lang)] + [""] * 5)
+            rows.append(not_run_row(name, row, lang, 5, fill=""))
             continue
         for k in row["kernels"]:
             rows.append([label(name, lang), f"`{k['short_name']}`", t(f"kind.{k['kind']}", lang),
@@ -119,7 +120,7 @@ def details(results, lang):
     rows = []
     for name, row in results["variants"].items():
         if row["status"] != "ok":
-            rows.append([label(name, lang), status_text(row, lang)] + [none] * (6 + gap))
+            rows.append(not_run_row(name, row, lang, 6 + gap))
             continue
         cuda = row.get("cuda_time_us")
         spread = f"{fmt_us(cuda['min'], lang)} – {fmt_us(cuda['max'], lang)}" if cuda else none
@@ -223,7 +224,7 @@ def _ncu_rows(results, lang):
         # ncu and Kineto spell kernels differently (namespaces, template arguments)
         ours = {base_name(k["name"]): k for k in results["variants"][name]["kernels"] if k["kind"] == "kernel"}
         if r["status"] != "ok":
-            rows.append([label(name, lang), status_text(r, lang)] + [t("value.none", lang)] * 5)
+            rows.append(not_run_row(name, r, lang, 5))
             continue
         for kernel, m in r["kernels"].items():
             k = ours.get(base_name(kernel), {})

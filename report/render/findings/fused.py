@@ -7,7 +7,7 @@ from ...text.format import fmt_pct, fmt_us
 from ...trace.stats import differ, median
 from ...variants import BACKEND_NAMES, FUSED
 from ..markdown import GAP_SHOWN, idle_gap, label
-from .common import cuda, ok
+from .common import cuda, ok, ran_fused
 from .registry import finding
 
 
@@ -16,7 +16,7 @@ def fused_rank(results, ref, lang):
     """The fused backends by GPU span; one is put before the next (<) only where the two
     differ beyond noise (Hugging Face's order is on the comparison page)."""
     v = results["variants"]
-    ours = sorted((n for n in FUSED if ok(results, n)), key=lambda n: cuda(results, n))
+    ours = sorted(ran_fused(results), key=lambda n: cuda(results, n))
     if not ours:
         return []
     ranking = f"{BACKEND_NAMES[ours[0]]} ({fmt_us(cuda(results, ours[0]), lang)})"
@@ -41,7 +41,7 @@ def auto(results, ref, lang):
 @finding("cpu_cuda")
 def cpu_cuda(results, ref, lang):
     v = results["variants"]
-    names = [n for n in FUSED if ok(results, n)]
+    names = ran_fused(results)
     if not names:
         return []
     return [t("finding.cpu_cuda", lang,
@@ -64,7 +64,7 @@ def first_call(results, ref, lang):
 @finding("gpu_busy")
 def gpu_busy(results, ref, lang):
     v = results["variants"]
-    names = [n for n in FUSED if ok(results, n)]
+    names = ran_fused(results)
     if not names:
         return []
     # the fused variant whose kernels are shortest is the one most likely to wait

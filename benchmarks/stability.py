@@ -106,7 +106,7 @@ def main(argv):
         low, high = min(q for o in ops for q in o["quarters"]), max(q for o in ops for q in o["quarters"])
         print(f"one small op (torch.add, one element): the medians of the quarters of both runs' host passes "
               f"lie between {low:.2f} and {high:.2f} µs per call ({100 * (high - low) / low:.0f} %): "
-              f"how far the CPU's speed moved")
+              f"how far the time of the same CPU work moved")
     print(f"largest run-to-run difference over variants (times >= {FLOOR_US:.0f} µs only, host overhead at any size):")
     print(f"{'quantity':<26} {f'{steps} steps':>24} {'3 steps':>24}")
     for label in QUANTITIES:

@@ -27,6 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from report.measure.host import PER_SLICE, WARM
 from report.paths import COMPARE, DEFAULT_OUT, ROOT, SCRATCH_OUT
 from report.results import UsageError, load_reference, load_results, replace_dir, write_results
 from report.variants import DTYPES, EXTRA_VARIANTS, VARIANTS
@@ -124,8 +125,8 @@ def _parser():
     p.add_argument("--timer-seconds", type=positive_seconds, default=0.5,
                    help="minimum run time of the wall-clock timer per variant (default 0.5)")
     p.add_argument("--host-calls", type=positive_int, default=400,
-                   help="calls per variant timed on the host, without the profiler, in slices of 10 "
-                        "(default 400)")
+                   help="calls per variant timed on the host, without the profiler, in slices of "
+                        f"{PER_SLICE}, each after {WARM} untimed ones (default 400)")
     p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     p.add_argument("--out", type=Path, default=None,
                    help="parent folder; results go to <out>/<gpu-slug>/ (default docs/generated "

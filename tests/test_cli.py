@@ -10,6 +10,7 @@ import pytest
 
 import build_tables
 from report.measure import backward, run, seed, sweep
+from report.measure.host import PER_SLICE
 from report.paths import DEFAULT_OUT as GENERATED
 from report.paths import ROOT, SCRATCH_OUT
 from report.render import site
@@ -363,12 +364,14 @@ def test_host_overhead_records_its_spread_and_its_cost_in_small_ops(tmp_path):
     assert build_tables.main(argv) == 0
     for name in ("naive", "math"):
         host = load_results(tmp_path / "cpu" / "results.json")["variants"][name]["host_time_us"]
-        assert host["calls"] == 80 and host["slices"] == host["n"] == 8 and len(host["quarters"]) == 4
+        assert host["calls"] == 80 and host["slices"] == host["n"] == 80 // PER_SLICE and len(host["quarters"]) == 4
         assert min(host["quarters"]) <= host["median"] <= max(host["quarters"]) and host["spread_pct"] >= 0
         ops = host["per_small_op"]
         # the ratio of two CPU times: a call of attention costs more than one small op
-        assert ops["n"] == 8 and ops["median"] > 1 and host["small_op_us"]["median"] > 0
+        assert ops["n"] == host["slices"] and ops["median"] > 1 and host["small_op_us"]["median"] > 0
         assert host["gpu_kept_busy"] == 0  # no GPU to keep busy
+        assert host["warm"] >= 1 and {"after_wait", "after_switch"} == set(host["first_calls"])
+        assert all(f["n"] == host["slices"] and f["median"] > 0 for f in host["first_calls"].values())
 
 
 @pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="checks the no-GPU path")

@@ -233,6 +233,19 @@ def test_an_order_is_stated_only_outside_the_spread(per_op, spread, says):
     assert says in line and "SDPA cuDNN" in line
 
 
+def test_first_calls_finding_gives_the_lowest_and_highest_variant():
+    from report.render.findings.fused import host_first_calls
+
+    def row(wait, switch):
+        return {"status": "ok", "host_time_us": {"warm": 3, "first_calls": {
+            "after_wait": {"median": wait}, "after_switch": {"median": switch}}}}
+    results = {"variants": {"flash": row(4.0, 5.25), "cudnn": row(6.5, 1.5), "math": {"status": "oom"}}}
+    en, nb = host_first_calls(results, {}, "en")[0], host_first_calls(results, {}, "nb")[0]
+    assert "4.0–6.5 times" in en and "1.5–5.2 times" in en and "after 3 untimed calls" in en
+    assert "4,0–6,5 ganger" in nb and "etter 3 kall" in nb
+    assert host_first_calls({"variants": {"math": {"status": "oom"}}}, {}, "en") == []
+
+
 def sweep_of(points):
     return {"seq_lens": sorted({p["seq_len"] for p in points}), "head_dims": [64], "points": points}
 

@@ -308,9 +308,10 @@ def _stat(median, spread=0.02):
 def _row(kernel_us, ran, host=None, grid=(1, 32, 8), wall=None, mem=100.0):
     return {"status": "ok", "reason": None, "first_call_ms": 2.0, "rel_error": 2e-3, "peak_extra_mib": mem,
             "wall_time_us": {"median": wall or max(kernel_us, host or 0) * 1.05, "iqr": 0.1, "runs": 5},
-            "host_time_us": ({**_stat(host), "quarters": [host] * 4, "spread_pct": 5.0, "calls": 400, "slices": 40,
+            "host_time_us": ({**_stat(host), "quarters": [host] * 4, "spread_pct": 5.0, "calls": 400, "slices": 40, "warm": 3,
                               "per_small_op": {**_stat(host / 7), "spread_pct": 5.0},
-                              "small_op_us": _stat(7.0), "gpu_kept_busy": 1.0} if host else None),
+                              "small_op_us": _stat(7.0), "gpu_kept_busy": 1.0,
+                              "first_calls": {"after_wait": _stat(3.0), "after_switch": _stat(2.0)}} if host else None),
             "cuda_time_us": _stat(kernel_us * 1.1), "kernel_sum_us": _stat(kernel_us),
             "cpu_time_us": _stat(host or 30.0), "gpu_activities_per_forward": _stat(2),
             "kernels": [{"name": f"void {ran}_fwd_kernel<...>(...)", "short_name": f"{ran}_fwd_kernel",

@@ -20,7 +20,7 @@ from .roof import measure_copy_roof
 from .timing import profile_short, wall_us
 
 REFERENCE_ROWS = 16  # query rows (the last ones) checked against float64
-KERNEL_FIELDS = ("name", "short_name", "kind", "aten_op", "per_forward", "avg_us", "grid", "block")  # kept per kernel
+KERNEL_FIELDS = ("name", "short_name", "kind", "aten_op", "per_forward", "avg_us", "grid", "block")
 
 
 def shape_config(device):

@@ -145,7 +145,7 @@ def vocabulary(results, ref, lang):
     host = t("value.none", lang)
     if h:
         host = t("stat.host", lang, slices=fmt_num(h["slices"], lang, 0),
-                 calls=fmt_num(h["calls"] // h["slices"], lang, 0))
+                 calls=fmt_num(h["calls"] // h["slices"], lang, 0), warm=fmt_num(h["warm"], lang, 0))
     rows = [
         ("kernel_sum", "kernel_time", steps),
         ("cuda_time", "gpu_span", steps),
@@ -180,7 +180,7 @@ def host_overhead(results, lang):
     cols = ("variant", "host_time", "host_spread", "host_small_ops", "host_small_ops_spread", "small_op")
     hs = [r["host_time_us"] for r in results["variants"].values() if r["status"] == "ok" and r.get("host_time_us")]
     note = t("note.host_overhead", lang, slices=fmt_num(hs[0]["slices"], lang, 0),
-             calls=fmt_num(hs[0]["calls"] // hs[0]["slices"], lang, 0),
+             calls=fmt_num(hs[0]["calls"] // hs[0]["slices"], lang, 0), warm=fmt_num(hs[0]["warm"], lang, 0),
              busy=fmt_pct(100 * min(h["gpu_kept_busy"] for h in hs), lang, 0))
     return md_table([t(f"col.{c}", lang) for c in cols], rows) + "\n\n" + note
 

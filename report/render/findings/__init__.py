@@ -25,7 +25,7 @@ FILES = {
     "findings-math-why": ("math_why",),
     "findings-math-switches": ("math_switches",),
     "findings-fused": ("fused_rank", "auto", "cpu_cuda", "idle_gap", "first_call", "gpu_busy"),
-    "findings-host-overhead": ("host_drift",),
+    "findings-host-overhead": ("host_drift", "host_first_calls"),
     "findings-occupancy": ("occ_flash", "occ_zero", "occ_zero_all"),
     "findings-occupancy-launch": ("occ_launch_api",),
     "finding-rec-auto": ("rec_auto",),

@@ -3,7 +3,7 @@ GPU span, idle time inside the span, first call, how busy the GPU is."""
 from itertools import pairwise
 
 from ...text.catalog import t
-from ...text.format import fmt_pct, fmt_us
+from ...text.format import fmt_num, fmt_pct, fmt_us
 from ...trace.stats import differ, median
 from ...variants import BACKEND_NAMES, FUSED
 from ..markdown import GAP_SHOWN, idle_gap, label
@@ -94,8 +94,9 @@ def idle_gap_finding(results, ref, lang):
 
 @finding("host_drift")
 def host_drift(results, ref, lang):
-    """How far the CPU's speed moved during the host-overhead pass (the small op's quarters),
-    how far the µs figures moved with it, and how far the figures counted in small ops did."""
+    """How far the time of the same CPU work moved during the host-overhead pass (the small
+    op's quarters), how far the µs figures moved with it, and how far the figures counted in
+    small ops did."""
     hs = {n: r["host_time_us"] for n, r in results["variants"].items()
           if r["status"] == "ok" and (r.get("host_time_us") or {}).get("per_small_op")}
     if not hs:
@@ -108,3 +109,19 @@ def host_drift(results, ref, lang):
               us_spread=fmt_pct(hs[worst_us]["spread_pct"], lang, 0), us_worst=label(worst_us, lang),
               ops_spread=fmt_pct(hs[worst_ops]["per_small_op"]["spread_pct"], lang, 0),
               ops_worst=label(worst_ops, lang))]
+
+
+@finding("host_first_calls")
+def host_first_calls(results, ref, lang):
+    """What the first call of a timed run cost against the steady ones, lowest and highest
+    variant: after the wait for the GPU (small op) and after the switch (variant)."""
+    fs = [r["host_time_us"] for r in results["variants"].values()
+          if r["status"] == "ok" and (r.get("host_time_us") or {}).get("first_calls")]
+    if not fs:
+        return []
+    def lo_hi(key):
+        m = [h["first_calls"][key]["median"] for h in fs]
+        return fmt_num(min(m), lang, 1), fmt_num(max(m), lang, 1)
+    (wait_low, wait_high), (switch_low, switch_high) = lo_hi("after_wait"), lo_hi("after_switch")
+    return [t("finding.host_first_calls", lang, wait_low=wait_low, wait_high=wait_high,
+              switch_low=switch_low, switch_high=switch_high, warm=fmt_num(fs[0]["warm"], lang, 0))]

@@ -43,8 +43,8 @@ def rec_auto(results, ref, lang):
 
 def host_share(row):
     """Host overhead against kernel time, as a figure the noise rule can compare: built on
-    the cost in small ops (which does not move with the CPU's speed), with the larger of
-    that figure's spread and the kernel time's."""
+    the cost in small ops (in which what slows the small op and the call alike cancels),
+    with the larger of that figure's spread and the kernel time's."""
     per_op, kernel = row["host_time_us"]["per_small_op"], row["kernel_sum_us"]
     return {"median": per_op["median"] / kernel["median"],
             "spread_pct": 100 * max(spread(per_op), spread(kernel))}

@@ -50,6 +50,13 @@ def label(name, lang):
     return t(f"variant.{name}", lang)
 
 
+def host_figures(results):
+    """{variant: its host overhead figure} for every variant that ran and has one, in the
+    results' order."""
+    return {n: r["host_time_us"] for n, r in results["variants"].items()
+            if r["status"] == "ok" and r.get("host_time_us")}
+
+
 def status_text(row, lang):
     return {"unsupported": t("value.not_supported", lang), "oom": t("value.oom", lang)}.get(
         row["status"], t("value.error", lang))

@@ -11,6 +11,7 @@ from ..trace.stats import median
 from .markdown import (
     GAP_SHOWN,
     has_idle_gap,
+    host_figures,
     idle_gap_cell,
     kernel_count,
     label,
@@ -140,8 +141,7 @@ def vocabulary(results, ref, lang):
     """The words for time every table, finding and figure uses: what each is, and which
     figure of it is shown (the A100's last, as Hugging Face's)."""
     steps = t("stat.median_steps", lang, steps=fmt_num(results["config"]["steps"], lang, 0))
-    h = next((r["host_time_us"] for r in results["variants"].values()
-              if r.get("status") == "ok" and r.get("host_time_us")), None)
+    h = next(iter(host_figures(results).values()), None)
     host = t("value.none", lang)
     if h:
         host = t("stat.host", lang, slices=fmt_num(h["slices"], lang, 0),
@@ -166,22 +166,20 @@ def host_overhead(results, lang):
     """Per variant: host overhead in µs and in small ops, how far each moved between the
     quarters of the pass and what the small op itself cost; the note says in how many
     slices (at least) the GPU was still busy when the last call had been issued."""
+    hs = host_figures(results)
+    if not hs:
+        return t("finding.missing", lang)
     rows = []
-    for name, row in results["variants"].items():
-        h = row.get("host_time_us") if row["status"] == "ok" else None
-        if not h:
-            continue
+    for name, h in hs.items():
         op, per_op = h["small_op_us"], h["per_small_op"]
         rows.append([label(name, lang), fmt_us(h["median"], lang), fmt_pct(h["spread_pct"], lang, 0),
                      fmt_ratio(per_op["median"], lang), fmt_pct(per_op["spread_pct"], lang, 0),
                      f"{fmt_us(min(op['quarters']), lang)} – {fmt_us(max(op['quarters']), lang)}"])
-    if not rows:
-        return t("finding.missing", lang)
     cols = ("variant", "host_time", "host_spread", "host_small_ops", "host_small_ops_spread", "small_op")
-    hs = [r["host_time_us"] for r in results["variants"].values() if r["status"] == "ok" and r.get("host_time_us")]
-    note = t("note.host_overhead", lang, slices=fmt_num(hs[0]["slices"], lang, 0),
-             calls=fmt_num(hs[0]["calls"] // hs[0]["slices"], lang, 0), warm=fmt_num(hs[0]["warm"], lang, 0),
-             busy=fmt_pct(100 * min(h["gpu_kept_busy"] for h in hs), lang, 0))
+    first = next(iter(hs.values()))
+    note = t("note.host_overhead", lang, slices=fmt_num(first["slices"], lang, 0),
+             calls=fmt_num(first["calls"] // first["slices"], lang, 0), warm=fmt_num(first["warm"], lang, 0),
+             busy=fmt_pct(100 * min(h["gpu_kept_busy"] for h in hs.values()), lang, 0))
     return md_table([t(f"col.{c}", lang) for c in cols], rows) + "\n\n" + note
 
 

@@ -6,7 +6,7 @@ from ...text.catalog import t
 from ...text.format import fmt_num, fmt_pct, fmt_us
 from ...trace.stats import differ, median
 from ...variants import BACKEND_NAMES, FUSED
-from ..markdown import GAP_SHOWN, idle_gap, label
+from ..markdown import GAP_SHOWN, host_figures, idle_gap, label
 from .common import cuda, ok, ran_fused
 from .registry import finding
 
@@ -97,8 +97,7 @@ def host_drift(results, ref, lang):
     """How far the time of the same CPU work moved during the host-overhead pass (the small
     op's quarters), how far the µs figures moved with it, and how far the figures counted in
     small ops did."""
-    hs = {n: r["host_time_us"] for n, r in results["variants"].items()
-          if r["status"] == "ok" and (r.get("host_time_us") or {}).get("per_small_op")}
+    hs = host_figures(results)
     if not hs:
         return []
     op = [h["small_op_us"] for h in hs.values()]
@@ -115,8 +114,7 @@ def host_drift(results, ref, lang):
 def host_first_calls(results, ref, lang):
     """What the first call of a timed run cost against the steady ones, lowest and highest
     variant: after the wait for the GPU (small op) and after the switch (variant)."""
-    fs = [r["host_time_us"] for r in results["variants"].values()
-          if r["status"] == "ok" and (r.get("host_time_us") or {}).get("first_calls")]
+    fs = list(host_figures(results).values())
     if not fs:
         return []
     def lo_hi(key):

@@ -3,7 +3,7 @@ from ...text.catalog import t
 from ...text.format import fmt_pct, fmt_ratio, fmt_us
 from ...trace.stats import differ, median, noise, spread
 from ...variants import BACKEND_NAMES, FUSED
-from ..markdown import label
+from ..markdown import host_figures, label
 from .common import cuda, ok
 from .registry import finding
 
@@ -52,9 +52,8 @@ def host_share(row):
 
 def host_ranked(results):
     """The fused backends with a host overhead, largest share of their kernel time first."""
-    v = results["variants"]
-    names = [n for n in FUSED if ok(results, n) and (v[n].get("host_time_us") or {}).get("per_small_op")
-             and median(v[n].get("kernel_sum_us"))]
+    v, hs = results["variants"], host_figures(results)
+    names = [n for n in FUSED if n in hs and ok(results, n) and median(v[n].get("kernel_sum_us"))]
     return sorted(names, key=lambda n: -host_share(v[n])["median"])
 
 

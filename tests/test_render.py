@@ -285,3 +285,14 @@ def test_our_calculator_matches_ncu_for_every_recorded_kernel(folder):
             assert ours[tables.base_name(kernel)]["our_optin_pct"] == pytest.approx(metrics["theoretical_pct"], abs=0.1)
             checked += 1
     assert checked >= 3
+
+
+def test_host_overhead_note_rounds_the_busy_share_down():
+    """'at least' must not round up: 79 of 80 slices busy is 98.75 %, so the note says 98 %."""
+    from report.render.tables import host_overhead
+
+    quarters = {"median": 10.0, "quarters": [9.0, 11.0], "spread_pct": 22.0}
+    h = {"median": 30.0, "spread_pct": 5.0, "per_small_op": {"median": 3.0, "spread_pct": 4.0},
+         "small_op_us": quarters, "slices": 80, "calls": 400, "warm": 3, "gpu_kept_busy": 79 / 80}
+    text = host_overhead({"variants": {"flash": {"status": "ok", "host_time_us": h}}}, "en")
+    assert "in at least 98% of the slices" in text and "80 slices" in text

@@ -3,6 +3,7 @@ the profiler's own table and provenance."""
 from __future__ import annotations
 
 import hashlib
+import math
 
 from ..text.catalog import t
 from ..text.format import fmt_bytes, fmt_error, fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
@@ -179,7 +180,7 @@ def host_overhead(results, lang):
     first = next(iter(hs.values()))
     note = t("note.host_overhead", lang, slices=fmt_num(first["slices"], lang, 0),
              calls=fmt_num(first["calls"] // first["slices"], lang, 0), warm=fmt_num(first["warm"], lang, 0),
-             busy=fmt_pct(100 * min(h["gpu_kept_busy"] for h in hs.values()), lang, 0))
+             busy=fmt_pct(math.floor(100 * min(h["gpu_kept_busy"] for h in hs.values())), lang, 0))  # "at least"
     return md_table([t(f"col.{c}", lang) for c in cols], rows) + "\n\n" + note
 
 

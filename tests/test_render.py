@@ -296,3 +296,17 @@ def test_host_overhead_note_rounds_the_busy_share_down():
          "small_op_us": quarters, "slices": 80, "calls": 400, "warm": 3, "gpu_kept_busy": 79 / 80}
     text = host_overhead({"variants": {"flash": {"status": "ok", "host_time_us": h}}}, "en")
     assert "in at least 98% of the slices" in text and "80 slices" in text
+
+
+def test_time_growth_is_over_the_last_doubling_and_skips_a_variant_that_did_not_run_at_both():
+    from report.render.findings.scaling import time_growth
+
+    oom = {"variant": "math", "seq_len": 2048, "head_dim": 64, "status": "oom"}
+    sweep = sweep_of([point("naive", 1024, 100.0, 99, 101), point("naive", 2048, 320.0, 318, 322),
+                      point("flash", 1024, 10.0, 9, 11), point("flash", 2048, 39.0, 38, 40),
+                      point("math", 1024, 50.0, 49, 51), oom])
+    en = time_growth({"sweep": sweep}, {}, "en")[0]
+    assert "From sequence length 1,024 to 2,048" in en
+    assert "naive (`masked_fill`) 3.2×, SDPA flash 3.9×." in en and "math" not in en
+    assert "causal triangle grows 4.0×" in en
+    assert time_growth({"sweep": None}, {}, "en") == []

@@ -35,7 +35,7 @@ FILES = {
 }
 # findings of the --all measurements
 EXTRA_FILES = {
-    "findings-scaling": ("oom", "fits_all", "growth", "fastest", "best_tflops"),
+    "findings-scaling": ("oom", "fits_all", "growth", "time_growth", "fastest", "best_tflops"),
     "findings-auto-vs-best": ("auto_vs_best", "auto_small"),
     "findings-first-calls": ("first_calls",),
     "findings-overhead": ("overhead",),

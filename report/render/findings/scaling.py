@@ -62,6 +62,24 @@ def growth(results, ref, lang):
               naive_label=label("naive", lang), flash_label=label("flash", lang))]
 
 
+@finding("time_growth")
+def time_growth(results, ref, lang):
+    """How much each variant's kernel time grew over the sweep's last doubling of the
+    sequence length, beside how much the causal arithmetic grew."""
+    sweep = results.get("sweep")
+    if not sweep or len(sweep["seq_lens"]) < 2:
+        return []
+    d, (a, b) = sweep["head_dims"][0], sweep["seq_lens"][-2:]
+    time = {(p["variant"], p["seq_len"]): point_time(p) for p in sweep["points"]
+            if p["head_dim"] == d and p["status"] == "ok"}
+    grew = [f"{label(n, lang)} {fmt_ratio(time[(n, b)] / time[(n, a)], lang)}" for n in _names(sweep)
+            if time.get((n, a)) and time.get((n, b))]
+    if not grew:
+        return []
+    return [t("finding.time_growth", lang, a=fmt_num(a, lang, 0), b=fmt_num(b, lang, 0), d=d,
+              list=", ".join(grew), work=fmt_ratio(b * (b + 1) / (a * (a + 1)), lang))]
+
+
 @finding("fastest")
 def fastest(results, ref, lang):
     sweep = results.get("sweep")

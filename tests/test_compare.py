@@ -248,6 +248,13 @@ def test_gpu_names_are_escaped(tmp_path):
 
 
 def test_made_up_gpu_json_is_written_only_into_tmp(made_up_gpu):
-    assert GENERATED not in made_up_gpu.parents
+    """The fixture and a --render-only of its folder write under tmp only: every file of
+    docs/generated is byte for byte what it was."""
+    def snapshot():
+        return {p: p.read_bytes() for p in GENERATED.rglob("*") if p.is_file()}
+
+    before = snapshot()
+    assert build_tables.main(["--render-only", "--out", str(made_up_gpu)]) == 0
+    assert GENERATED not in made_up_gpu.parents and snapshot() == before
     assert json.loads((made_up_gpu / "made-up-gpu" / "results.json").read_text())["provenance"][
         "gpu_name"] == "Made-up GPU 48GB"

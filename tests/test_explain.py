@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from test_trace import FIXTURES
 
 import build_tables
 from report.paths import DEFAULT_OUT, ROOT
@@ -18,7 +19,6 @@ from report.trace.explain import STEP_NAME, WHOLE_TRACE, TraceError, explain, lo
 from report.variants import VARIANTS
 
 TRACES = DEFAULT_OUT / "h200" / "traces"
-FIXTURES = ROOT / "tests" / "fixtures" / "h200"
 CUDNN = "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0"
 
 

@@ -6,18 +6,16 @@ from __future__ import annotations
 
 import copy
 import re
-from pathlib import Path
 
 import pytest
+from pagecode import DOCS, GENERATED, LANGS
+from test_vocabulary import table_header
 
 from report.render import findings, tables
 from report.results import load_reference, load_results
 from report.text.catalog import t
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCS = ROOT / "docs"
-H200 = DOCS / "generated" / "h200"
-LANGS = ("nb", "en")
+H200 = GENERATED / "h200"
 NUMBER = re.compile(r"\d")
 
 
@@ -49,12 +47,7 @@ def test_the_short_answer_has_four_lines_each_with_a_figure(lang):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_home_table_has_fewer_columns_and_the_full_one_has_a_page(lang):
-    def header(name):
-        line = next(x for x in (H200 / "tables" / f"{name}.{lang}.md").read_text("utf-8").splitlines()
-                    if x.startswith("| "))
-        return [c.strip() for c in line.strip("|").split("|")]
-
-    home, full = header("headline-home"), header("headline")
+    home, full = (table_header(H200 / "tables" / f"{name}.{lang}.md") for name in ("headline-home", "headline"))
     assert len(home) < len(full) and set(home) <= set(full)
     shown_on = [p.name for p in DOCS.glob(f"*.{lang}.md") if "headline" in includes(p.read_text("utf-8"))]
     assert shown_on == [f"gpu-waits.{lang}.md"]

@@ -5,15 +5,13 @@ A100 figure, where it appears, is labelled as Hugging Face's."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from pagecode import DOCS, LANGS
 from test_vocabulary import HUGGING_FACE, markdown_places
 
 from report.text.catalog import catalog
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
-LANGS = ("nb", "en")
 ONE_PAGE = {
     "generated/h200/tables/findings-fused": "fused-backends",
     "generated/h200/tables/findings-auto-vs-best": "fused-backends",

@@ -3,8 +3,6 @@
 The traces under tests/fixtures/h200/ were recorded by build_tables.py and cut down by
 tests/fixtures/make_fixtures.py; the facts asserted here are facts of those traces.
 """
-import gzip
-import json
 import math
 from pathlib import Path
 
@@ -12,6 +10,7 @@ import pytest
 from occupancy import GpuLimits, blocks_per_sm, occupancy, smem_alloc_unit
 
 from report.trace.analyze import analyze_trace
+from report.trace.explain import load_trace
 from report.trace.names import backend_of_kernels, short_kernel_name
 from report.trace.occupancy import add_occupancy
 from report.variants import VARIANTS
@@ -22,9 +21,12 @@ FUSED_BACKEND_OPS = {"flash": "aten::_flash_attention_forward",
                      "cudnn": "aten::_cudnn_attention_forward"}
 
 
+def raw_fixture(variant):
+    return load_trace(FIXTURES / f"{variant}.json.gz")
+
+
 def fixture(variant):
-    with gzip.open(FIXTURES / f"{variant}.json.gz", "rt") as fh:
-        return analyze_trace(json.load(fh), f"{variant}_fwd")
+    return analyze_trace(raw_fixture(variant), f"{variant}_fwd")
 
 
 @pytest.fixture(scope="module")
@@ -96,8 +98,7 @@ def test_cudnn_kernel_is_launched_through_the_driver_api(parsed):
 
 
 def test_cuda_time_without_gpu_ranges_falls_back_to_kernel_span():
-    with gzip.open(FIXTURES / "flash.json.gz", "rt") as fh:
-        trace = json.load(fh)
+    trace = raw_fixture("flash")
     full = analyze_trace(trace, "flash_fwd")
     trace["traceEvents"] = [e for e in trace["traceEvents"] if e.get("cat") != "gpu_user_annotation"]
     bare = analyze_trace(trace, "flash_fwd")
@@ -105,8 +106,7 @@ def test_cuda_time_without_gpu_ranges_falls_back_to_kernel_span():
 
 
 def test_missing_range_is_a_clear_error():
-    with gzip.open(FIXTURES / "flash.json.gz", "rt") as fh:
-        trace = json.load(fh)
+    trace = raw_fixture("flash")
     with pytest.raises(ValueError, match="no record_function range named 'nope'"):
         analyze_trace(trace, "nope")
 
@@ -181,8 +181,7 @@ def test_register_allocation_granularity_and_other_limits():
 
 
 def test_kernel_span_covers_kernels_the_gpu_range_misses():
-    with gzip.open(FIXTURES / "naive.json.gz", "rt") as fh:
-        trace = json.load(fh)
+    trace = raw_fixture("naive")
     # hide the GPU-side range of the first step: kernel_span must not need it
     span = analyze_trace(trace, "naive_fwd", cuda_time="kernel_span")
     ranged = analyze_trace(trace, "naive_fwd")

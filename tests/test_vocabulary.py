@@ -21,17 +21,13 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
+from pagecode import DOCS, GENERATED, LANGS
+from test_render import committed_result_dirs
 from test_terms import prose_lines
 
 from report.text.catalog import catalog, t
-
-ROOT = Path(__file__).resolve().parent.parent
-DOCS = ROOT / "docs"
-GENERATED = DOCS / "generated"
-LANGS = ("nb", "en")
 
 CUDA_TIME = re.compile(r"\bCUDA[ -]tid\w*|\bCUDA times?\b", re.IGNORECASE)
 GPU_WORK = re.compile(r"\bGPU[ -]work\b|\bGPU-arbeid\w*", re.IGNORECASE)
@@ -126,12 +122,8 @@ def vocabulary_terms(folder, lang):
     return re.findall(r"^\| \*\*(.+?)\*\* \|", text, flags=re.M)
 
 
-def gpu_folders():
-    return sorted(p.parent for p in GENERATED.glob("*/results.json"))
-
-
 @pytest.mark.parametrize("lang", LANGS)
-@pytest.mark.parametrize("folder", gpu_folders(), ids=lambda p: p.name)
+@pytest.mark.parametrize("folder", committed_result_dirs(), ids=lambda p: p.name)
 def test_every_time_header_is_a_term_of_the_vocabulary(folder, lang):
     terms = vocabulary_terms(folder, lang)
     assert [t(f"col.{c}", lang) for c in TIME_COLUMNS] == [x for x in terms if x in

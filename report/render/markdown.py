@@ -58,8 +58,8 @@ def host_figures(results):
 
 
 def status_text(row, lang):
-    return {"unsupported": t("value.not_supported", lang), "oom": t("value.oom", lang)}.get(
-        row["status"], t("value.error", lang))
+    return t({"unsupported": "value.not_supported", "oom": "value.oom",
+              "skipped": "value.shapes_skipped"}.get(row["status"], "value.error"), lang)
 
 
 def not_run_row(name, row, lang, empty_cells, fill=None):

@@ -5,6 +5,7 @@ import re
 
 from ..text.format import fmt_num, unit
 from ..trace.stats import differ
+from ..variants import BACKEND_NAMES
 from .extra_tables import point_figure, point_time
 
 # the lines of a refusal that say nothing about why: headers and the other backends
@@ -17,6 +18,16 @@ MAX_REASON = 240
 def points(results, family):
     shapes = results.get("shapes") or {}
     return [p for p in shapes.get("points", []) if p["family"] == family]
+
+
+def backend_name(name):
+    """The name of a backend that ran ("flash", "cuDNN"), read off the trace."""
+    return BACKEND_NAMES.get(name, name)
+
+
+def ran_suffix(p):
+    """" (cuDNN)": the backend unpinned SDPA ran at a point, from the trace; "" if unknown."""
+    return f" ({backend_name(p['backend_ran'])})" if p.get("backend_ran") else ""
 
 
 def ok(p):

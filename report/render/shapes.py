@@ -8,13 +8,12 @@ from __future__ import annotations
 from ..text.catalog import t
 from ..text.format import fmt_bytes, fmt_error, fmt_mib, fmt_num, fmt_pct, fmt_tflops, fmt_us, unit
 from ..trace.stats import median
-from ..variants import BACKEND_NAMES
 from . import figures
 from .extra_tables import point_time
 from .findings import render_findings
 from .findings import shapes as _registers_the_shape_findings  # noqa: F401
-from .markdown import code_safe, label, md_table
-from .shape_points import fmt_gbs, gb_per_s, grouped, ok, points, refusal_line, tflops
+from .markdown import code_safe, label, md_table, status_text
+from .shape_points import backend_name, fmt_gbs, gb_per_s, grouped, ok, points, ran_suffix, refusal_line, tflops
 
 FINDING_FILES = {
     "shapes-findings-decode": ("shapes_decode_answer", "shapes_decode_auto", "shapes_decode_launch",
@@ -29,35 +28,16 @@ TABLE_FILES = ("shapes-decode-time", "shapes-decode-bandwidth", "shapes-decode-d
 FIGURES = ("decode", "prefill", "gqa", "sliding")
 
 
-def status_cell(p, lang):
-    return t({"unsupported": "value.not_supported", "oom": "value.oom",
-              "skipped": "value.shapes_skipped"}.get(p["status"], "value.error"), lang)
-
-
-def variant_label(name, lang):
-    return label(name, lang)
-
-
 # --------------------------------------------------------------------------- tables
-
-
-def _ran(p, lang):
-    """" (SDPA flash)": the backend unpinned SDPA ran, from the trace."""
-    return f" ({backend_name(p['backend_ran'], lang)})" if p.get("backend_ran") else ""
-
-
-def backend_name(name, lang):
-    """The name of a backend that ran ("flash", "cuDNN"), read off the trace."""
-    return BACKEND_NAMES.get(name, name)
 
 
 def _decode_cell(p, what, lang, roof):
     if p is None:
         return t("value.none", lang)
     if not ok(p):
-        return status_cell(p, lang)
+        return status_text(p, lang)
     if what == "time":
-        return fmt_us(point_time(p), lang) + (_ran(p, lang) if p["variant"] == "auto" else "")
+        return fmt_us(point_time(p), lang) + (ran_suffix(p) if p["variant"] == "auto" else "")
     share = f" ({fmt_pct(100 * gb_per_s(p) / roof, lang, 0)})" if roof else ""
     return fmt_gbs(gb_per_s(p), lang) + share
 
@@ -71,7 +51,7 @@ def decode_pivots(results, lang, what):
     parts = []
     for (q_len, batch), by_variant in grouped(pts).items():
         kvs = sorted({kv for cells in by_variant.values() for kv in cells})
-        rows = [[variant_label(n, lang)] + [_decode_cell(cells.get(kv), what, lang, roof) for kv in kvs]
+        rows = [[label(n, lang)] + [_decode_cell(cells.get(kv), what, lang, roof) for kv in kvs]
                 for n, cells in by_variant.items()]
         head = t(f"page.shapes_decode_{what}", lang, q_len=q_len, batch=batch)
         parts.append(f"**{head}**\n\n" + md_table(
@@ -112,13 +92,13 @@ def details(pts, lang, shape_cols, roofs, rate_col):
     none = t("value.none", lang)
     rows = []
     for p in pts:
-        head = _shape_cells(p, shape_cols, lang) + [variant_label(p["variant"], lang)]
+        head = _shape_cells(p, shape_cols, lang) + [label(p["variant"], lang)]
         if not ok(p):
-            rows.append(head + [status_cell(p, lang)] + [none] * 9)
+            rows.append(head + [status_text(p, lang)] + [none] * 9)
             continue
         acts = p.get("gpu_activities_per_forward")
         rows.append(head + [
-            backend_name(p["backend_ran"], lang) if p.get("backend_ran") else none,
+            backend_name(p["backend_ran"]) if p.get("backend_ran") else none,
             fmt_us(median(p.get("kernel_sum_us")), lang), fmt_us(median(p.get("cuda_time_us")), lang),
             fmt_us(p["wall_time_us"]["median"], lang), fmt_us(median(p.get("cpu_time_us")), lang),
             fmt_us(median(p.get("host_time_us")), lang), fmt_mib(p.get("peak_extra_mib"), lang, 0),
@@ -148,9 +128,9 @@ def sliding_table(results, lang):
     rows = []
     for p in pts:
         sparsity = p.get("block_sparsity_pct")
-        rows.append([variant_label(p["variant"], lang),
+        rows.append([label(p["variant"], lang),
                      fmt_pct(sparsity, lang, 1) if sparsity is not None else none,
-                     fmt_us(p["first_call_ms"] * 1000, lang) if ok(p) else status_cell(p, lang)])
+                     fmt_us(p["first_call_ms"] * 1000, lang) if ok(p) else status_text(p, lang)])
     extra = md_table([t("col.variant", lang), t("col.shapes_sparsity", lang), t("col.first_call", lang)],
                      rows)
     return family_table(results, lang, ("sliding",), SHAPE_COLUMNS["sliding"], "tflops") + "\n\n" + extra
@@ -186,8 +166,8 @@ def refusals(results, lang):
         seen.setdefault((variant, p["status"], why), []).append(p)
     if not seen:
         return t("page.shapes_no_refusals", lang)
-    rows = [[", ".join(variant_label(n, lang) for n in dict.fromkeys(p["variant"] for p in pts)),
-             status_cell(pts[0], lang), why, _where([p for p in pts if p["variant"] == pts[0]["variant"]], lang)]
+    rows = [[", ".join(label(n, lang) for n in dict.fromkeys(p["variant"] for p in pts)),
+             status_text(pts[0], lang), why, _where([p for p in pts if p["variant"] == pts[0]["variant"]], lang)]
             for (_, _, why), pts in seen.items()]
     return md_table([t("col.variant", lang), t("col.shapes_status", lang), t("col.shapes_reason", lang),
                      t("col.shapes_where", lang)], rows, ["l", "l", "l", "l"])

@@ -1,5 +1,7 @@
 """Small lookups the findings share."""
-from ...trace.stats import median
+from ...text.catalog import t
+from ...text.format import fmt_pct, fmt_ratio
+from ...trace.stats import differ, median, noise
 from ...variants import FUSED
 
 
@@ -12,6 +14,16 @@ def ok(results, name):
 def ran_fused(results):
     """The fused backends that ran and have GPU times, in FUSED's order."""
     return [n for n in FUSED if ok(results, n)]
+
+
+def lost_or_noise(a, b, lost_key, lang):
+    """The verdict on unpinned SDPA's figure a against the fastest pinned backend's b: the
+    text `lost_key` with the ratio where a is larger beyond noise (trace/stats.py),
+    otherwise "within noise"; both name the spread."""
+    spread = fmt_pct(100 * noise(a, b), lang, 0)
+    if differ(a, b) and a["median"] > b["median"]:
+        return t(lost_key, lang, ratio=fmt_ratio(a["median"] / b["median"], lang), spread=spread)
+    return t("finding.rec_auto_noise", lang, spread=spread)
 
 
 def cuda(results, name):

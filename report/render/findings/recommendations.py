@@ -1,10 +1,10 @@
 """Findings behind the three recommendations."""
 from ...text.catalog import t
-from ...text.format import fmt_pct, fmt_ratio, fmt_us
+from ...text.format import fmt_pct, fmt_us
 from ...trace.stats import differ, median, noise, spread
 from ...variants import BACKEND_NAMES, FUSED
 from ..markdown import host_figures, label
-from .common import cuda, ok
+from .common import cuda, lost_or_noise, ok
 from .registry import finding
 
 
@@ -18,14 +18,8 @@ def auto_against_pinned(results, lang):
         return None
     best = min(pinned, key=lambda n: v[n]["wall_time_us"]["median"])
     a, b = v["auto"]["wall_time_us"], v[best]["wall_time_us"]
-    spread = fmt_pct(100 * noise(a, b), lang, 0)
     ran = v["auto"].get("backend_ran")
-    if ran == best:
-        verdict = t("finding.rec_auto_same", lang)
-    elif differ(a, b) and a["median"] > b["median"]:
-        verdict = t("finding.rec_auto_lost", lang, ratio=fmt_ratio(a["median"] / b["median"], lang), spread=spread)
-    else:
-        verdict = t("finding.rec_auto_noise", lang, spread=spread)
+    verdict = t("finding.rec_auto_same", lang) if ran == best else lost_or_noise(a, b, "finding.rec_auto_lost", lang)
     return a["median"], ran, best, b["median"], verdict
 
 

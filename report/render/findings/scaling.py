@@ -1,11 +1,11 @@
 """Findings of the scaling page: where variants run out of memory, growth, the fastest."""
 from ...text.catalog import t
 from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
-from ...trace.stats import differ, noise
 from ...variants import BACKEND_NAMES, FUSED
 from .. import extra_tables
 from ..extra_tables import point_time
 from ..markdown import label
+from .common import lost_or_noise
 from .registry import finding
 
 
@@ -138,12 +138,7 @@ def small_shape_pinning(results, lang):
         return None
     best = min(pinned, key=lambda n: pinned[n]["eager_wall_us"]["median"])
     a, b = auto["eager_wall_us"], pinned[best]["eager_wall_us"]
-    spread = fmt_pct(100 * noise(a, b), lang, 0)
-    if differ(a, b) and a["median"] > b["median"]:
-        verdict = t("finding.pinning_wins", lang, ratio=fmt_ratio(a["median"] / b["median"], lang), spread=spread)
-    else:
-        verdict = t("finding.pinning_noise", lang, spread=spread)
-    return a["median"], best, b["median"], verdict
+    return a["median"], best, b["median"], lost_or_noise(a, b, "finding.pinning_wins", lang)
 
 
 @finding("auto_small")

@@ -8,18 +8,24 @@ import math
 from ...text.catalog import t
 from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us, unit
 from ...trace.stats import differ, median, noise
-from ...variants import BACKEND_NAMES, SHAPE_BACKENDS
+from ...variants import SHAPE_BACKENDS
 from ..extra_tables import point_figure, point_time
 from ..markdown import label
-from ..shape_points import fastest, fmt_gbs, gb_per_s, grouped, ok, points, tflops, within_noise
+from ..shape_points import (
+    backend_name,
+    fastest,
+    fmt_gbs,
+    gb_per_s,
+    grouped,
+    ok,
+    points,
+    ran_suffix,
+    tflops,
+    within_noise,
+)
 from .registry import finding
 
 PINNED = tuple(n for n in SHAPE_BACKENDS if n != "auto")
-
-
-def _backend(name, lang):
-    """The name of a backend that ran ("flash", "cuDNN"), read off the trace."""
-    return BACKEND_NAMES.get(name, name)
 
 
 def _at(p, lang):
@@ -62,7 +68,7 @@ def _ran(by_variant, lang):
             counts[auto["backend_ran"]] = counts.get(auto["backend_ran"], 0) + 1
     if not counts:
         return t("finding.shapes_ran_unknown", lang)
-    return ", ".join(f"{_backend(n, lang)} ×{fmt_num(c, lang, 0)}" for n, c in counts.items())
+    return ", ".join(f"{backend_name(n)} ×{fmt_num(c, lang, 0)}" for n, c in counts.items())
 
 
 def _answer(cells, family, lang):
@@ -120,7 +126,7 @@ def decode_auto(results, ref, lang):
     pts = points(results, "decode")
     lines = []
     for (q_len, batch), by_variant in grouped(pts).items():
-        ran = [f"{fmt_num(kv, lang, 0)}: {_backend(p['backend_ran'], lang)}"
+        ran = [f"{fmt_num(kv, lang, 0)}: {backend_name(p['backend_ran'])}"
                for kv, p in by_variant.get("auto", {}).items() if ok(p) and p.get("backend_ran")]
         if ran:
             lines.append(t("finding.shapes_auto_ran", lang, q_len=q_len, batch=batch, list=", ".join(ran)))
@@ -236,7 +242,7 @@ def prefill(results, ref, lang):
         auto = cell.get("auto")
         if best is None:
             continue
-        ran = (t("finding.shapes_prefill_auto", lang, backend=_backend(auto["backend_ran"], lang),
+        ran = (t("finding.shapes_prefill_auto", lang, backend=backend_name(auto["backend_ran"]),
                  time=fmt_us(point_time(auto), lang))
                if ok(auto) and auto.get("backend_ran") else "")
         lines.append(t("finding.shapes_prefill_len", lang, at=_at(best, lang), best=label(best["variant"], lang),
@@ -279,7 +285,7 @@ def gqa(results, ref, lang):
         a, r = cell.get("auto"), cell.get("repeat_kv")
         if not (ok(a) and ok(r)):
             continue
-        ran = f" ({_backend(a['backend_ran'], lang)})" if a.get("backend_ran") else ""
+        ran = ran_suffix(a)
         mem = ""
         if a.get("peak_extra_mib") is not None and r.get("peak_extra_mib") is not None:
             mem = t("finding.shapes_gqa_memory", lang, native=fmt_bytes(a["peak_extra_mib"] * 2**20, lang),
@@ -310,7 +316,7 @@ def sliding(results, ref, lang):
                compare=_compare(s, c, lang),
                first=fmt_us(s["first_call_ms"] * 1000, lang))]
     if ok(a):
-        ran = f" ({_backend(a['backend_ran'], lang)})" if a.get("backend_ran") else ""
+        ran = ran_suffix(a)
         lines.append(t("finding.shapes_sliding_sdpa", lang, ran=ran, t_sdpa=fmt_us(point_time(a), lang),
                        compare=_compare(c, a, lang)))
     return lines

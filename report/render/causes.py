@@ -4,9 +4,10 @@ from __future__ import annotations
 from ..text.catalog import t
 from ..text.format import fmt_num, fmt_us
 from ..trace.causes import CAUSES
+from ..variants import MATH_SWITCHES
 from .markdown import label, md_table
 
-NAMES = ("naive", "naive_inplace", "math", "math_bf16_reduction", "math_tf32")
+NAMES = ("naive", "naive_inplace", "math", *MATH_SWITCHES)
 
 
 def _cell(entry, lang):

@@ -18,6 +18,7 @@ from ..text.format import fmt_num, fmt_pct, fmt_ratio, fmt_us
 from ..trace.stats import differ, median
 from ..variants import BACKEND_NAMES, EXTRA_VARIANTS, FUSED, LANGS, VARIANTS
 from .extra_tables import point_figure
+from .findings.common import compute_kernel
 from .markdown import code_safe, kernel_count, label, markdown_safe, md_table, safe_provenance, status_text
 
 FILES = ("runs", "cuda-time", "cpu-time", "wall-time", "kernels", "sweep", "findings")
@@ -192,7 +193,7 @@ def sweep_tables(cols, lang):
         for s in seqs:
             rows.append([fmt_num(s, lang, 0)] + [_fastest_cell(c, d, s, lang) for c in have])
         parts += [t("compare.head_dim", lang).format(head_dim=d), "",
-                  md_table([t("compare.seq_len", lang)] + [c.label for c in have], rows), ""]
+                  md_table([t("figure.seq", lang)] + [c.label for c in have], rows), ""]
         parts += [t("compare.shapes_differ", lang), ""] if differ else []
     missing = [c.label for c in cols if c.folder and c not in swept]
     if missing:
@@ -277,8 +278,8 @@ def occupancy_line(cols, lang):
             if c.folder is None:
                 pct = row.get("est_occupancy_pct")
             else:
-                k = next((k for k in row.get("kernels") or [] if k["kind"] == "kernel"), None)
-                pct = k.get("kineto_occupancy_pct") if k and row.get("status") == "ok" else None
+                k = compute_kernel(row) if row.get("status") == "ok" else None
+                pct = k.get("kineto_occupancy_pct") if k else None
             if pct is not None:
                 occ.append(f"{BACKEND_NAMES[n]} {fmt_pct(pct, lang, 0)}")
         if occ:

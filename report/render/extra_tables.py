@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..text.catalog import t
 from ..text.format import fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
 from ..trace.stats import differ, median
+from ..variants import BACKEND_NAMES, FUSED
 from .markdown import label, md_table, not_run_row, status_text
 
 
@@ -102,7 +103,7 @@ def auto_vs_best(sweep, d):
         pts = {p["variant"]: p for p in sweep["points"] if p["head_dim"] == d and p["seq_len"] == s
                and p["status"] == "ok" and p.get("kernel_sum_us")}
         auto = pts.get("auto")
-        pinned = [p for n, p in pts.items() if n in ("flash", "efficient", "cudnn")]
+        pinned = [p for n, p in pts.items() if n in FUSED]
         if not (auto and pinned):
             continue
         best = min(pinned, key=point_time)
@@ -114,8 +115,6 @@ def auto_vs_best(sweep, d):
 
 
 def auto_vs_best_table(sweep, lang, d):
-    from ..variants import BACKEND_NAMES
-
     none = t("value.none", lang)
     rows = []
     for s, auto, best, _slower in auto_vs_best(sweep, d):

@@ -106,7 +106,7 @@ def details(pts, lang, shape_cols, roofs, rate_col):
             fmt_num(median(acts), lang, 0) if acts else none])
     cols = ([t(f"col.shapes_{c}", lang) for c in shape_cols]
             + [t(f"col.{c}", lang) for c in ("variant", "backend_ran", "kernel_sum")]
-            + [t("col.shapes_span", lang), t("col.wall", lang), t("col.cpu_time", lang),
+            + [t("col.cuda_time", lang), t("col.wall", lang), t("col.cpu_time", lang),
                t("col.host_time", lang), t("col.peak_mem", lang), t(f"col.shapes_{rate_col}", lang),
                t("col.rel_err", lang), t("col.shapes_kernels", lang)])
     return md_table(cols, rows, ["r"] * len(shape_cols) + ["l", "l"] + ["r"] * 9)

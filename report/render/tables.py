@@ -145,8 +145,7 @@ def vocabulary(results, ref, lang):
     h = next(iter(host_figures(results).values()), None)
     host = t("value.none", lang)
     if h:
-        host = t("stat.host", lang, slices=fmt_num(h["slices"], lang, 0),
-                 calls=fmt_num(h["calls"] // h["slices"], lang, 0), warm=fmt_num(h["warm"], lang, 0))
+        host = t("stat.host", lang, **_slicing(h, lang))
     rows = [
         ("kernel_sum", "kernel_time", steps),
         ("cuda_time", "gpu_span", steps),
@@ -161,6 +160,12 @@ def vocabulary(results, ref, lang):
     body = [[f"**{t(f'col.{col}', lang)}**", t(f"vocab.{what}", lang).format(pct=pct), stat]
             for col, what, stat in rows]
     return md_table([t(f"col.{c}", lang) for c in ("term", "meaning", "statistic")], body, ["l", "l", "l"])
+
+
+def _slicing(h, lang):
+    """How a host-overhead figure was sampled: slices, timed calls per slice, untimed ones."""
+    return {"slices": fmt_num(h["slices"], lang, 0), "calls": fmt_num(h["calls"] // h["slices"], lang, 0),
+            "warm": fmt_num(h["warm"], lang, 0)}
 
 
 def host_overhead(results, lang):
@@ -178,8 +183,7 @@ def host_overhead(results, lang):
                      f"{fmt_us(min(op['quarters']), lang)} – {fmt_us(max(op['quarters']), lang)}"])
     cols = ("variant", "host_time", "host_spread", "host_small_ops", "host_small_ops_spread", "small_op")
     first = next(iter(hs.values()))
-    note = t("note.host_overhead", lang, slices=fmt_num(first["slices"], lang, 0),
-             calls=fmt_num(first["calls"] // first["slices"], lang, 0), warm=fmt_num(first["warm"], lang, 0),
+    note = t("note.host_overhead", lang, **_slicing(first, lang),
              busy=fmt_pct(math.floor(100 * min(h["gpu_kept_busy"] for h in hs.values())), lang, 0))  # "at least"
     return md_table([t(f"col.{c}", lang) for c in cols], rows) + "\n\n" + note
 

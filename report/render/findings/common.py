@@ -26,6 +26,11 @@ def lost_or_noise(a, b, lost_key, lang):
     return t("finding.rec_auto_noise", lang, spread=spread)
 
 
+def eager_over_kernel(row):
+    """An overhead row's eager wall time per call against its kernel time (1.0: equal)."""
+    return row["eager_wall_us"]["median"] / median(row["kernel_sum_us"])
+
+
 def cuda(results, name):
     return median(results["variants"][name]["cuda_time_us"])
 

@@ -3,18 +3,14 @@ from ...text.catalog import t
 from ...text.format import fmt_num, fmt_us
 from ...trace.names import backend_of_kernels
 from ...trace.stats import median
+from .common import ok
 from .registry import finding
-
-
-def _both_ok(v, a, b):
-    return v.get(a, {}).get("status") == "ok" and v.get(b, {}).get("status") == "ok" \
-        and v[a].get("cuda_time_us")
 
 
 @finding("compiled")
 def compiled(results, ref, lang):
     v = results["variants"]
-    if not _both_ok(v, "compiled_naive", "naive_inplace"):
+    if not (ok(results, "compiled_naive") and ok(results, "naive_inplace")):
         return []
     c, e = v["compiled_naive"], v["naive_inplace"]
     fused = backend_of_kernels([k["name"] for k in c["kernels"]]) != "math"
@@ -28,7 +24,7 @@ def compiled(results, ref, lang):
 @finding("flex")
 def flex(results, ref, lang):
     v = results["variants"]
-    if not _both_ok(v, "flex", "flash"):
+    if not (ok(results, "flex") and ok(results, "flash")):
         return []
     fx = v["flex"]
     kernels = ", ".join(f"`{k['short_name']}`" for k in fx["kernels"] if k["kind"] == "kernel")

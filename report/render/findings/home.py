@@ -6,6 +6,7 @@ from ...trace.stats import differ, median
 from ...variants import BACKEND_NAMES, FUSED
 from .. import extra_tables
 from ..markdown import label
+from .common import eager_over_kernel
 from .naive_math import cause_diffs
 from .recommendations import auto_against_pinned, host_ranked
 from .registry import finding
@@ -73,7 +74,7 @@ def home_cpu(results, ref, lang):
     small = [r for r in (results.get("overhead") or {}).get("rows", {}).get("small", {}).values()
              if r.get("status") == "ok" and median(r.get("kernel_sum_us"))]
     if small:
-        hi = max(r["eager_wall_us"]["median"] / median(r["kernel_sum_us"]) for r in small)
+        hi = max(eager_over_kernel(r) for r in small)
         line += " " + t("finding.home_cpu_small", lang, hi=fmt_ratio(hi, lang))
     return [line]
 

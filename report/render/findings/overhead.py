@@ -3,6 +3,7 @@ from ...text.catalog import t
 from ...text.format import fmt_pct, fmt_us
 from ...trace.stats import median
 from ..markdown import label
+from .common import eager_over_kernel
 from .registry import finding
 
 
@@ -27,7 +28,7 @@ def overhead(results, ref, lang):
         ok = {n: r for n, r in rows.items() if r["status"] == "ok"}
         if not ok:
             continue
-        ratios = [r["eager_wall_us"]["median"] / median(r["kernel_sum_us"]) for r in ok.values()]
+        ratios = [eager_over_kernel(r) for r in ok.values()]
         shape = t(f"finding.shape_{shape_name}", lang)
         lines.append(t("finding.eager_vs_kernels", lang, shape=shape,
                        lo=fmt_pct(100 * min(ratios), lang, 0), hi=fmt_pct(100 * max(ratios), lang, 0)))

@@ -25,9 +25,11 @@ import shutil
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from report.measure.host import PER_SLICE, WARM
+from report.measure.run import SECTIONS
 from report.paths import COMPARE, DEFAULT_OUT, ROOT, SCRATCH_OUT
 from report.results import UsageError, load_reference, load_results, replace_dir, write_results
 from report.variants import DTYPES, EXTRA_VARIANTS, VARIANTS
@@ -37,7 +39,8 @@ MAX_ELEMENTS = 2**34  # per tensor: impossible on any GPU
 MIN_STEPS = 3  # a median of fewer means little
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
 # what --render-only uses; every other option is for measuring
-SECTION_FLAGS = ("sweep", "overhead", "backward", "first_calls", "shapes", "ncu")  # results.json keys
+SECTION_FLAGS = tuple(key for key, _, _ in SECTIONS)  # results.json keys, each with its own flag
+ALL_SECTIONS = tuple(key for key in SECTION_FLAGS if key != "ncu")  # what --all turns on
 RENDER_OPTIONS = {"out", "slug", "render_only"}
 
 
@@ -182,7 +185,9 @@ def parse_args(argv):
     if args.out is None:
         args.out = SCRATCH_OUT if args.device == "cpu" and not args.render_only else DEFAULT_OUT
     if args.all:
-        args.extra = args.sweep = args.overhead = args.backward = args.first_calls = args.shapes = True
+        args.extra = True
+        for key in ALL_SECTIONS:
+            setattr(args, key, True)
     if args.variants is None:
         args.variants = list(VARIANTS) + (list(EXTRA_VARIANTS) if args.extra else [])
     return args
@@ -193,26 +198,34 @@ def shown_traces(slug):
     return (DEFAULT_OUT / slug / "traces").relative_to(ROOT).as_posix()
 
 
+@contextmanager
+def staged(parent, prefix, damaged=None):
+    """A fresh folder under `parent` to build into; whatever of it the body did not move
+    away is removed, on success or failure. With damaged=(what, consequence), an error
+    that results of another version raise while rendering becomes one UsageError line."""
+    staging = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    try:
+        yield staging
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        if damaged is None:
+            raise
+        what, consequence = damaged
+        raise UsageError(f"{what} is damaged or was written by another version of build_tables.py "
+                         f"({type(err).__name__}: {err}); {consequence}") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
 def render_folder(folder, ref):
     """Re-render one GPU's tables and figures from its results.json, all or nothing."""
     from report.render.site import render_all
 
     results = load_results(folder / "results.json")
-    staging = Path(tempfile.mkdtemp(prefix=".render-", dir=folder))
-    try:
+    with staged(folder, ".render-", (folder / "results.json", "nothing was changed: measure again")) as staging:
         render_all(results, ref, staging / "tables", staging / "figures", folder / "traces",
                    shown_traces(folder.name))
         for part in ("tables", "figures"):
             replace_dir(staging / part, folder / part)
-        staging.rmdir()
-    except (KeyError, TypeError, ValueError, AttributeError) as err:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise UsageError(f"{folder / 'results.json'} is damaged or was written by another "
-                         f"version of build_tables.py ({type(err).__name__}: {err}); "
-                         "nothing was changed: measure again") from None
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
 
 
 def result_folders(out):
@@ -230,19 +243,9 @@ def render_comparison(out, ref):
         return None
     final = out / COMPARE / "tables"
     final.parent.mkdir(exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".render-", dir=final.parent))
-    try:
+    with staged(final.parent, ".render-", (f"a results.json under {out}", f"{final} was not changed")) as staging:
         render_compare(runs, ref, staging / "tables")
         replace_dir(staging / "tables", final)
-        staging.rmdir()
-    except (KeyError, TypeError, ValueError, AttributeError) as err:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise UsageError(f"a results.json under {out} is damaged or was written by another "
-                         f"version of build_tables.py ({type(err).__name__}: {err}); "
-                         f"{final} was not changed") from None
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return final
 
 
@@ -318,16 +321,12 @@ def write_run(results, trace_tmp, out, slug):
     from report.render.site import render_all
 
     out.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{slug}-", dir=out))
-    try:
+    with staged(out, f".{slug}-") as staging:
         write_results(results, staging / "results.json")
         shutil.copytree(trace_tmp, staging / "traces")
         render_all(results, load_reference(), staging / "tables", staging / "figures",
                    staging / "traces", shown_traces(slug))
         replace_dir(staging, out / slug)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
 
 
 def measure(args, argv):
@@ -361,10 +360,13 @@ def explain(path):
     from report.trace.explain import TraceError, explain, load_trace, report
 
     try:
-        text = report(explain(load_trace(path)))
-    except TraceError as err:
-        message = str(err) if str(err).startswith(str(path)) else f"{path}: {err}"
-        raise UsageError(message) from None
+        trace = load_trace(path)
+    except TraceError as err:  # names the file itself
+        raise UsageError(str(err)) from None
+    try:
+        text = report(explain(trace))
+    except TraceError as err:  # about the trace's content
+        raise UsageError(f"{path}: {err}") from None
     sys.stdout.write(text)
 
 

@@ -21,10 +21,12 @@ from pathlib import Path
 
 import build_tables
 from report.measure.run import run_measurements
+from report.results import UsageError
+from report.trace.stats import median
 
 QUANTITIES = {  # the guide's words for time (its vocabulary table)
-    "GPU span": lambda r: r["cuda_time_us"] and r["cuda_time_us"]["median"],
-    "kernel time": lambda r: r["kernel_sum_us"] and r["kernel_sum_us"]["median"],
+    "GPU span": lambda r: median(r["cuda_time_us"]),
+    "kernel time": lambda r: median(r["kernel_sum_us"]),
     "profiled CPU time": lambda r: r["cpu_time_us"]["median"],
     "wall time per call": lambda r: r["wall_time_us"]["median"],
     "host overhead, µs": lambda r: r["host_time_us"]["median"],
@@ -61,34 +63,18 @@ def largest_difference(a, b):
     return rows
 
 
-def without_steps(argv):
-    """argv without --steps N / --steps=N: the benchmark sets the steps itself."""
-    out, skip = [], False
-    for a in argv:
-        if skip:
-            skip = False
-        elif a == "--steps":
-            skip = True
-        elif not a.startswith("--steps="):
-            out.append(a)
-    return out
-
-
 def main(argv):
-    base = without_steps(argv)
-    args = build_tables.parse_args(base)
-    if args.device == "cuda":
-        import torch
-
-        if not torch.cuda.is_available():
-            print("stability.py: error: no CUDA device found: run on a machine with an NVIDIA GPU, "
-                  "or pass --device cpu", file=sys.stderr)
-            return 2
-    first, seconds = measure(base)
-    second, _ = measure(base)
-    three_a, _ = measure(base + ["--steps", "3"])
-    three_b, _ = measure(base + ["--steps", "3"])
-    steps = build_tables.parse_args(base).steps
+    # the benchmark sets the steps itself: a later --steps wins over one the caller gave
+    steps = build_tables.parse_args([]).steps
+    many, few = argv + ["--steps", str(steps)], argv + ["--steps", "3"]
+    try:
+        first, seconds = measure(many)
+    except UsageError as err:
+        print(f"stability.py: error: {err}", file=sys.stderr)
+        return 2
+    second, _ = measure(many)
+    three_a, _ = measure(few)
+    three_b, _ = measure(few)
     many, few = largest_difference(first, second), largest_difference(three_a, three_b)
     print(f"one full measurement took {seconds:.1f} s (wall, in-process, CUDA already started)")
     print(f"per variant, run 1 / run 2 with {steps} steps (µs; small ops: a ratio):")

@@ -8,6 +8,8 @@
 PYTHON=${PYTHON:-python3}
 SCRIPT=${SCRIPT:-$(basename "$0")}
 VENV=.venv
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+export NO_MKDOCS_2_WARNING=1  # Material 9.8's end-of-life notice; it does not affect the build
 
 die() {  # die MESSAGE: one line on stderr, exit 1
   echo "$SCRIPT: $*" >&2
@@ -25,24 +27,35 @@ venv_works() {  # .venv exists, its Python runs, and it has pip (a failed `-m ve
   [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -m pip --version >/dev/null 2>&1 </dev/null
 }
 
+# venv_plan [--no-install]: set VENV_PLAN to what a working .venv takes: "exists", "venv"
+# (python -m venv) or "apt PKG" (apt-get install PKG first); where it cannot be had (with
+# --no-install and no .venv, or with no venv module), one line on stderr and exit 1.
+venv_plan() {
+  if venv_works; then
+    VENV_PLAN=exists
+  elif [ "${1:-}" = --no-install ]; then
+    die "--no-install, but there is no working $VENV yet: run once without --no-install"
+  else
+    case "$PLAN" in
+      venv) VENV_PLAN=venv ;;
+      venv-apt\ *) VENV_PLAN="apt ${PLAN#venv-apt }" ;;
+      *) die "$PYTHON has no venv module: use a Python that has one, or run inside a virtualenv" ;;
+    esac
+  fi
+}
+
 # describe_python [--no-install]: one line saying which Python use_python would take
 # (for --dry-run); where use_python would stop, the same one line on stderr and exit 1.
 describe_python() {
-  case "$PLAN" in
-    here) echo "python: $PYTHON, used as is (it runs inside a virtualenv)" ;;
-    *)
-      if venv_works; then
-        echo "python: $VENV/bin/python (exists; made earlier)"
-      elif [ "${1:-}" = --no-install ]; then
-        die "--no-install, but there is no working $VENV yet: run once without --no-install"
-      else
-        case "$PLAN" in
-          venv) echo "python: $VENV/bin/python, made first by $PYTHON -m venv $VENV" ;;
-          venv-apt\ *) echo "python: $VENV/bin/python, made first by $PYTHON -m venv $VENV after apt-get install ${PLAN#venv-apt }" ;;
-          *) die "$PYTHON has no venv module: use a Python that has one, or run inside a virtualenv" ;;
-        esac
-      fi
-      ;;
+  if [ "$PLAN" = here ]; then
+    echo "python: $PYTHON, used as is (it runs inside a virtualenv)"
+    return
+  fi
+  venv_plan "$@"
+  case "$VENV_PLAN" in
+    exists) echo "python: $VENV/bin/python (exists; made earlier)" ;;
+    venv) echo "python: $VENV/bin/python, made first by $PYTHON -m venv $VENV" ;;
+    apt\ *) echo "python: $VENV/bin/python, made first by $PYTHON -m venv $VENV after apt-get install ${VENV_PLAN#apt }" ;;
   esac
 }
 
@@ -55,19 +68,16 @@ use_python() {
     return
   fi
   PY=$VENV/bin/python
-  if venv_works; then
-    echo "== python: $PY"
-    return
-  fi
-  if [ "${1:-}" = --no-install ]; then
-    die "--no-install, but there is no working $VENV yet: run once without --no-install"
-  fi
-  case "$PLAN" in
-    venv-apt\ *)
-      echo "== apt-get install ${PLAN#venv-apt } (the venv module of Debian's and Ubuntu's system Python)"
-      apt_install "${PLAN#venv-apt }"
+  venv_plan "$@"
+  case "$VENV_PLAN" in
+    exists)
+      echo "== python: $PY"
+      return
       ;;
-    venv-none) die "$PYTHON has no venv module: use a Python that has one, or run inside a virtualenv" ;;
+    apt\ *)
+      echo "== apt-get install ${VENV_PLAN#apt } (the venv module of Debian's and Ubuntu's system Python)"
+      apt_install "${VENV_PLAN#apt }"
+      ;;
   esac
   echo "== $PYTHON -m venv $VENV (the project's virtualenv; later runs reuse it)"
   "$PYTHON" -m venv --clear "$VENV" </dev/null || die "$PYTHON -m venv $VENV failed (see above)"
@@ -84,6 +94,11 @@ apt_install() {  # apt_install PACKAGE...: as root, or through sudo; never reads
   "${sudo[@]}" apt-get update -q </dev/null
   # env: sudo drops the caller's environment
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" </dev/null
+}
+
+build_site() {  # the site into site/, strictly: a warning fails it
+  echo "== mkdocs build --strict"
+  "$PY" -m mkdocs build --strict --site-dir site </dev/null
 }
 
 pip_install() {  # the pinned requirements (torch: the machine's pip config picks the CPU build)

@@ -72,17 +72,13 @@ if [ "$dry_run" -eq 1 ]; then
   exit 0
 fi
 
-export PIP_DISABLE_PIP_VERSION_CHECK=1
-export NO_MKDOCS_2_WARNING=1  # Material 9.8's end-of-life notice; it does not affect the build
-
 if [ "$install" -eq 1 ]; then
   use_python
   pip_install
 else
   use_python --no-install
 fi
-echo "== mkdocs build --strict"
-"$PY" -m mkdocs build --strict --site-dir site </dev/null
+build_site
 if [ "$build_only" -eq 1 ]; then
   exit 0
 fi

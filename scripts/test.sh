@@ -20,8 +20,6 @@ EOF
 fi
 
 source scripts/common.sh
-export PIP_DISABLE_PIP_VERSION_CHECK=1
-export NO_MKDOCS_2_WARNING=1  # Material 9.8's end-of-life notice; it does not affect the build
 
 plan_python
 use_python
@@ -35,8 +33,7 @@ fi
 echo "== ruff check"
 "$PY" -m ruff check . </dev/null
 
-echo "== mkdocs build --strict"
-"$PY" -m mkdocs build --strict --site-dir site </dev/null
+build_site
 
 echo "== pytest"
 run_pytest -q tests "$@"

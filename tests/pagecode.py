@@ -42,7 +42,8 @@ def _plain_config():
         name, options = next(iter(entry.items())) if isinstance(entry, dict) else (entry, None)
         names.append(name)
         configs[name] = options or {}
-    return {"markdown_extensions": names, "mdx_configs": configs, "nav": raw["nav"]}
+    return {"markdown_extensions": names, "mdx_configs": configs, "nav": raw["nav"],
+            "extra": raw.get("extra", {})}
 
 
 @functools.cache
@@ -118,14 +119,39 @@ def rel(path: Path) -> str:
 # --------------------------------------------------------------------------- snippets
 
 
-def expand_snippets(text: str, base_path=None) -> str:
-    """Run pymdownx.snippets' own preprocessor on a page, with mkdocs.yml's config.
+@functools.cache
+def gpu_hook():
+    """hooks/gpu.py, the MkDocs hook that puts the chosen run in place of generated/GPU/."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("sdpa_gpu_hook", ROOT / "hooks" / "gpu.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def site_run(setting=None):
+    """(name, folder, preview) of the run the site shows: `setting`, else SDPA_GPU, else
+    mkdocs.yml's extra.gpu, resolved as hooks/gpu.py does for the build."""
+    hook = gpu_hook()
+    chosen = setting or os.environ.get(hook.ENV) or mkdocs_config()["extra"]["gpu"]
+    return hook.resolve(chosen, GENERATED, cwd=ROOT)
+
+
+def expand_snippets(text: str, base_path=None, run=None) -> str:
+    """Run pymdownx.snippets' own preprocessor on a page, with mkdocs.yml's config, after
+    hooks/gpu.py's rewrite of generated/GPU/ for `run` (default: the run the site shows).
 
     Raises pymdownx.snippets.SnippetMissingError for a missing file or section
     (check_paths: true in mkdocs.yml).
     """
     import markdown
 
+    name, folder, preview = run or site_run()
+    text = gpu_hook().rewrite(text, name, folder, preview)
+    if preview:
+        base_path = list(base_path or mkdocs_config()["mdx_configs"]["pymdownx.snippets"]["base_path"])
+        base_path.append(str(folder))
     md = markdown.Markdown(
         extensions=["pymdownx.snippets"],
         extension_configs={"pymdownx.snippets": snippet_config(base_path)},

@@ -7,6 +7,7 @@ from ..text.catalog import t
 from ..trace.explain import TraceError, explain, load_trace, report
 from ..variants import FUSED, LANGS
 from . import causes, extra_tables, figures, findings, shapes, tables
+from .downloads import trace_links
 from .markdown import caption, safe_provenance
 
 
@@ -101,6 +102,7 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, trac
         bodies = {name: (body, [shape]) for name, body in seed_tables(results, ref, lang).items()}
         bodies.update({name: (body, []) for name, body in extra(results, ref, lang).items()})
         bodies.update({name: (body, [shape]) for name, body in explanations.items()})
+        bodies["traces"] = (trace_links(results, traces_dir, lang), [shape])
         for name, (body, notes) in bodies.items():
             foot = ["", caption(results, lang) + ("  " if notes else "")] + notes
             path = tables_dir / f"{name}.{lang}.md"

@@ -8,6 +8,7 @@ from ..trace.explain import TraceError, explain, load_trace, report
 from ..variants import FUSED, LANGS
 from . import causes, extra_tables, figures, findings, shapes, tables
 from .downloads import trace_links
+from .kernel_names import kernel_names
 from .markdown import caption, safe_provenance
 
 
@@ -21,6 +22,7 @@ def seed_tables(results, ref, lang):
         "headline-home": tables.headline_home(results, lang),
         "kernels-naive-math": tables.kernels(results, lang, naive_math),
         "kernels-fused": tables.kernels(results, lang, fused),
+        "kernel-names": kernel_names(results, lang, fused),
         "resources": tables.resources(results, lang, fused),
         "details": tables.details(results, lang),
         "cpu-ops-naive-math": tables.cpu_ops(results, lang, naive_math),

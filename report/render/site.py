@@ -67,8 +67,9 @@ def extra(results, ref, lang):
 EXPLAINED = ("cudnn", "naive")
 
 
-def explained(traces_dir, traces_shown):
-    """name -> Markdown body: the command and what it prints, for each trace of EXPLAINED.
+def explained(traces_dir):
+    """name -> Markdown body: the command and what it prints, for each trace of EXPLAINED,
+    named as a reader has it after downloading it from the page "Reproduce the numbers".
 
     The output is the command's own (English, en numbers) in both languages. A trace that
     is missing or has no GPU activity (a CPU run's) gets no file.
@@ -82,20 +83,19 @@ def explained(traces_dir, traces_shown):
             text = report(explain(load_trace(path)))
         except TraceError:
             continue
-        command = f"$ python build_tables.py --explain {traces_shown}/{variant}.json.gz"
+        command = f"$ python build_tables.py --explain {variant}.json.gz"
         out[f"explain-{variant}"] = "\n".join(["```text", command, text + "```"])
     return out
 
 
-def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, traces_shown=None):
+def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None):
     """Write tables/<name>.<lang>.md (and figures/*.svg) in both languages; returns the paths.
 
     With traces_dir (the folder's traces/), also the --explain output of some of its
-    traces, with the command line naming the folder as traces_shown.
+    traces and the list of its traces to download.
     """
     written = []
-    traces_shown = traces_shown or (Path(traces_dir).as_posix() if traces_dir else None)
-    explanations = explained(traces_dir, traces_shown)
+    explanations = explained(traces_dir)
     tables_dir.mkdir(parents=True, exist_ok=True)
     plain, results = results, safe_provenance(results)  # figures draw text, pages read Markdown
     for lang in LANGS:

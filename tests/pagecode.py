@@ -316,3 +316,47 @@ def notebooks() -> dict[str, Path]:
     """The notebook page in each language: {'nb': docs/explore.nb.ipynb, ...}."""
     stems = [p["stem"] for p in nav_pages() if p["ext"] == ".ipynb"]
     return {lang: DOCS / f"{stem}.{lang}.ipynb" for stem in stems for lang in LANGS}
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def pinned_version(package: str) -> str | None:
+    """The version requirements.txt pins `package` to (None where it pins none)."""
+    for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines():
+        match = re.match(rf"{re.escape(package)}==([^\s;#]+)", line.strip(), re.IGNORECASE)
+        if match:
+            return match.group(1)
+    return None
+
+
+def matplotlib_differs() -> str | None:
+    """A one-line reason when this matplotlib is not the pinned one (a reader's GPU machine),
+    so that SVG bytes cannot match; None where it is the pin."""
+    import matplotlib
+
+    pin = pinned_version("matplotlib")
+    if pin is None or matplotlib.__version__ == pin:
+        return None
+    return (f"matplotlib {matplotlib.__version__} is not the pinned {pin}: figures are compared "
+            "by what they show (their text, element counts), not byte for byte")
+
+
+def figure_view(svg: bytes) -> tuple:
+    """What an SVG figure shows, not how one matplotlib version laid it out: every text in
+    document order, and how many elements of each kind are drawn."""
+    import xml.etree.ElementTree as ET
+    from collections import Counter
+
+    root = ET.fromstring(svg)
+    texts = [" ".join("".join(el.itertext()).split()) for el in root.iter() if el.tag.rsplit("}", 1)[-1] == "text"]
+    kinds = Counter(el.tag.rsplit("}", 1)[-1] for el in root.iter())
+    return tuple(texts), tuple(sorted(kinds.items()))
+
+
+def comparable(path: Path, data: bytes):
+    """The bytes of a generated file, or for an SVG figure under another matplotlib than the
+    pin, what it shows (figure_view): tables are always compared byte for byte."""
+    if Path(path).suffix == ".svg" and matplotlib_differs():
+        return figure_view(data)
+    return data

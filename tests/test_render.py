@@ -6,6 +6,7 @@ import subprocess
 import tomllib
 
 import pytest
+from pagecode import comparable
 
 from report.paths import DEFAULT_OUT as GENERATED
 from report.paths import ROOT
@@ -50,7 +51,7 @@ def test_committed_tables_and_figures_are_exactly_what_results_json_renders(fold
     assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == committed
     for path in written:
         rel = path.relative_to(tmp_path)
-        assert path.read_bytes() == (folder / rel).read_bytes(), rel
+        assert comparable(path, path.read_bytes()) == comparable(path, (folder / rel).read_bytes()), rel
 
 
 @pytest.mark.parametrize("folder", committed_result_dirs(), ids=lambda p: p.name)

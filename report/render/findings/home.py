@@ -13,7 +13,7 @@ from .registry import finding
 from .scaling import small_shape_pinning
 
 
-@finding("home_auto")
+@finding("findings-home")
 def home_auto(results, ref, lang):
     found = auto_against_pinned(results, lang)
     if found is None or found[1] is None:
@@ -39,7 +39,7 @@ def _kernel_times(results, names):
             if v.get(n, {}).get("status") == "ok" and (v[n].get("kernel_sum_us") or {}).get("min") is not None}
 
 
-@finding("home_math")
+@finding("findings-home")
 def home_math(results, ref, lang):
     ks = _kernel_times(results, ("math", "naive_inplace", *FUSED))
     fused = sorted((n for n in FUSED if n in ks), key=lambda n: ks[n]["median"])
@@ -62,7 +62,7 @@ def home_math(results, ref, lang):
     return [line]
 
 
-@finding("home_cpu")
+@finding("findings-home")
 def home_cpu(results, ref, lang):
     ranked = host_ranked(results)
     if not ranked:
@@ -79,7 +79,7 @@ def home_cpu(results, ref, lang):
     return [line]
 
 
-@finding("home_pin")
+@finding("findings-home")
 def home_pin(results, ref, lang):
     sweep = results.get("sweep")
     parts = []

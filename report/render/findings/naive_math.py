@@ -11,7 +11,7 @@ MASK_OPS = ("aten::ones", "aten::tril", "aten::scalar_tensor", "aten::fill_", "a
 SAFE_SOFTMAX_OPS = ("aten::isneginf", "aten::all", "aten::where", "aten::fill_")
 
 
-@finding("math_ratio")
+@finding("findings-naive-math")
 def math_ratio(results, ref, lang):
     if not (ok(results, "math") and ok(results, "naive_inplace")):
         return []
@@ -26,7 +26,7 @@ def math_ratio(results, ref, lang):
               a100_inplace=fmt_us(rv["naive_inplace"]["cuda_time_us"], lang))]
 
 
-@finding("memcpy")
+@finding("findings-naive-math")
 def memcpy(results, ref, lang):
     if not (ok(results, "naive") and ok(results, "naive_inplace")):
         return []
@@ -38,7 +38,7 @@ def memcpy(results, ref, lang):
               inplace=fmt_us(cuda(results, "naive_inplace"), lang))]
 
 
-@finding("memset")
+@finding("findings-naive-math")
 def memset(results, ref, lang):
     v, rv = results["variants"], ref["variants"]
     if not (ok(results, "naive") and ok(results, "naive_inplace")):
@@ -53,7 +53,7 @@ def memset(results, ref, lang):
               a100_inplace=rv["naive_inplace"]["kernels_per_forward"])]
 
 
-@finding("math_gemms")
+@finding("findings-naive-math")
 def math_gemms(results, ref, lang):
     if not (ok(results, "math") and ok(results, "naive_inplace")):
         return []
@@ -64,7 +64,7 @@ def math_gemms(results, ref, lang):
     return [t("finding.math_gemms", lang, math_gemms=gemms("math"), naive_gemms=gemms("naive_inplace"))]
 
 
-@finding("math_ops")
+@finding("findings-naive-math")
 def math_ops(results, ref, lang):
     if not ok(results, "math"):
         return []
@@ -92,7 +92,7 @@ def cause_diffs(results):
     return sorted(diffs, key=lambda cd: -abs(cd[1]))
 
 
-@finding("math_why")
+@finding("findings-math-why")
 def math_why(results, ref, lang):
     v = results["variants"]
     if not (ok(results, "math") and ok(results, "naive_inplace") and "attribution" in v["math"]
@@ -109,7 +109,7 @@ def math_why(results, ref, lang):
               inplace=fmt_us(total("naive_inplace"), lang), list="; ".join(parts))]
 
 
-@finding("math_switches")
+@finding("findings-math-switches")
 def math_switches(results, ref, lang):
     v = results["variants"]
     names = [n for n in MATH_SWITCHES if ok(results, n)]

@@ -20,7 +20,7 @@ def _best_graph(ok, shape, lang):
               best=fmt_us(best, lang))]
 
 
-@finding("overhead")
+@finding("findings-overhead")
 def overhead(results, ref, lang):
     """Per shape: the eager wall time's range against kernel time, then the best graph."""
     lines = []

@@ -2,7 +2,6 @@
 import copy
 import math
 import string
-import tomllib
 
 import pytest
 from pagecode import committed_result_dirs, generated_by
@@ -15,7 +14,6 @@ from report.render.figures import render_figures
 from report.render.header import written_by
 from report.render.site import render_all
 from report.results import code_hashes, load_reference, load_results, snippet_hashes
-from report.text.catalog import CATALOG_FILE, catalog, placeholders, t
 from report.text.format import fmt_num, fmt_pct, fmt_ratio, fmt_us
 from report.variants import LANGS, SNIPPET_FILES
 
@@ -152,37 +150,7 @@ def test_figures_are_deterministic(tmp_path):
     assert generated_by(text.splitlines()[1], "nb") == [("report/render/figures.py", ["cuda_vs_cpu"])]
 
 
-# --- the string catalog --------------------------------------------------------------
-
-def test_catalog_has_both_languages_with_the_same_placeholders():
-    with CATALOG_FILE.open("rb") as fh:
-        tomllib.load(fh)  # valid TOML
-    entries = catalog()
-    assert len(entries) > 100
-    for key, texts in entries.items():
-        assert set(texts) == set(LANGS), key
-        assert texts["nb"].strip() and texts["en"].strip(), key
-        assert placeholders(texts["nb"]) == placeholders(texts["en"]), key
-
-
-def test_a_catalog_entry_missing_a_language_is_not_a_string():
-    # _flatten only takes tables with exactly nb and en as strings: a lone nb is no entry
-    assert "col.variant" in catalog() and "col" not in catalog()
-    with pytest.raises(KeyError):
-        t("col.no_such_column", "nb")
-
-
-def test_every_key_the_code_names_is_in_the_catalog():
-    import re
-
-    from report.paths import PACKAGE
-
-    groups = sorted({key.split(".")[0] for key in catalog()})
-    pattern = re.compile(r"""["'](?:""" + "|".join(groups) + r""")\.[a-z0-9_]+["']""")
-    named = {m.group(0)[1:-1] for path in PACKAGE.rglob("*.py") for m in pattern.finditer(path.read_text())}
-    assert len(named) > 40
-    assert named - set(catalog()) == set()
-
+# --- the rendered text -------------------------------------------------------------
 
 def test_placeholders_are_filled_in_every_rendered_file(tmp_path):
     results = load_results(GENERATED / "h200" / "results.json")
@@ -215,13 +183,6 @@ def test_text_from_provenance_is_escaped(tmp_path):
         assert "`rm -rf`" not in text, path.name
     headline = (tmp_path / "t" / "headline.en.md").read_text(encoding="utf-8")
     assert "&lt;script&gt;" in headline and r"\*GPU\*" in headline and r"\[x\](http" in headline
-
-
-def test_catalog_norwegian_follows_the_term_list():
-    from test_terms import check_nb
-
-    problems = [p for key, texts in catalog().items() for p in check_nb(texts["nb"], key)]
-    assert problems == []
 
 
 def made_up(per_op, spread, kernel=100.0):

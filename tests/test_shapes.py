@@ -420,7 +420,7 @@ def test_made_up_results_render_in_both_languages(tmp_path):
     assert "GQA, decode ×2; GQA, prefill ×2" in en["shapes-refusals"]
     assert "hoppet over (minne)" in nb["shapes-decode-time"] and "(flash)" in nb["shapes-decode-time"]
     assert "4\u00a0295\u00a0GB/s" in nb["shapes-method"]
-    from test_terms import check_nb
+    from nbterms import check_nb
 
     problems = [p for name, text in nb.items() for p in check_nb(text, name, markdown=True)]
     assert problems == []

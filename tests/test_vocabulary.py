@@ -23,8 +23,8 @@ import json
 import re
 
 import pytest
+from nbterms import prose_lines
 from pagecode import DOCS, GENERATED, LANGS, committed_result_dirs
-from test_terms import prose_lines
 
 from report.text.catalog import catalog, t
 

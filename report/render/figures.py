@@ -7,11 +7,12 @@ from ..text.catalog import t
 from ..trace.stats import median
 from .extra_tables import point_time
 from .header import header
+from .markdown import label
 
 
 def display_name(name, lang):
     """A variant's display name as figure text (no Markdown backticks)."""
-    return t(f"variant.{name}", lang).replace("`", "")
+    return label(name, lang).replace("`", "")
 
 
 def pyplot():
@@ -67,14 +68,15 @@ def _sweep_lines(ax, sweep, d, what, lang):
 
 
 def sweep_figure(plt, results, lang, folder, d, what):
-    axis, title = {"time": ("time_axis", "time_title"), "memory": ("mem_axis", "mem_title")}[what]
+    axis, title = {"time": ("figure.time_axis", "figure.time_title"),
+                   "memory": ("figure.mem_axis", "figure.mem_title")}[what]
     fig, ax = plt.subplots(figsize=(7, 4))
     _sweep_lines(ax, results["sweep"], d, what, lang)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel(t("figure.seq", lang))
-    ax.set_ylabel(t(f"figure.{axis}", lang, steps=results["sweep"]["steps"]))
-    ax.set_title(t(f"figure.{title}", lang, d=d) + f" · {results['provenance']['gpu_name']}")
+    ax.set_ylabel(t(axis, lang, steps=results["sweep"]["steps"]))
+    ax.set_title(t(title, lang, d=d) + f" · {results['provenance']['gpu_name']}")
     ax.minorticks_off()  # a log axis draws dozens of minor ticks: weight, no help
     ax.grid(True, which="major", alpha=0.3)
     if ax.get_lines():

@@ -11,6 +11,7 @@ from ..trace.stats import median
 from . import figures
 from .extra_tables import point_time
 from .header import call_writers
+from .keyed import keyed
 from .markdown import code_safe, label, md_table, status_text
 from .shape_points import backend_name, fmt_gbs, gb_per_s, grouped, point_ok, points, ran_suffix, refusal_line, tflops
 
@@ -44,7 +45,8 @@ def decode_pivots(results, lang, what):
         kvs = sorted({kv for cells in by_variant.values() for kv in cells})
         rows = [[label(n, lang)] + [_decode_cell(cells.get(kv), what, lang, roof) for kv in kvs]
                 for n, cells in by_variant.items()]
-        head = t(f"page.shapes_decode_{what}", lang, q_len=q_len, batch=batch)
+        head = t({"time": "page.shapes_decode_time", "bandwidth": "page.shapes_decode_bandwidth"}[what], lang,
+                 q_len=q_len, batch=batch)
         parts.append(f"**{head}**\n\n" + md_table(
             [t("col.variant", lang)] + [fmt_num(kv, lang, 0) for kv in kvs], rows))
     return "\n\n".join(parts)
@@ -63,13 +65,15 @@ SHAPE_COLUMNS = {
     "gqa": ("phase", "kv_heads"),
     "sliding": ("window",),
 }
+SHAPE_HEADERS = {"q_len": "col.shapes_q_len", "batch": "col.shapes_batch", "kv_len": "col.shapes_kv_len",
+                 "phase": "col.shapes_phase", "kv_heads": "col.shapes_kv_heads", "window": "col.shapes_window"}
 
 
 def _shape_cells(p, cols, lang):
     cells = []
     for c in cols:
         if c == "phase":
-            cells.append(t(f"word.shapes_{p['family']}", lang))
+            cells.append(keyed("word.shapes_", p["family"], lang))
         elif c == "window":
             cells.append(fmt_num(p["window"], lang, 0) if p["variant"] == "flex_sliding"
                          else t("value.none", lang))
@@ -95,10 +99,10 @@ def details(pts, lang, shape_cols, roofs, rate_col):
             fmt_us(median(p.get("host_time_us")), lang), fmt_mib(p.get("peak_extra_mib"), lang, 0),
             _rate(p, lang, roofs), fmt_error(p["rel_error"], lang),
             fmt_num(median(acts), lang, 0) if acts else none])
-    cols = ([t(f"col.shapes_{c}", lang) for c in shape_cols]
-            + [t(f"col.{c}", lang) for c in ("variant", "backend_ran", "kernel_sum")]
+    cols = ([t(SHAPE_HEADERS[c], lang) for c in shape_cols]
+            + [t(c, lang) for c in ("col.variant", "col.backend_ran", "col.kernel_sum")]
             + [t("col.cuda_time", lang), t("col.wall", lang), t("col.cpu_time", lang),
-               t("col.host_time", lang), t("col.peak_mem", lang), t(f"col.shapes_{rate_col}", lang),
+               t("col.host_time", lang), t("col.peak_mem", lang), t(rate_col, lang),
                t("col.rel_err", lang), t("col.shapes_kernels", lang)])
     return md_table(cols, rows, ["r"] * len(shape_cols) + ["l", "l"] + ["r"] * 9)
 
@@ -124,14 +128,14 @@ def sliding_table(results, lang):
                      fmt_us(p["first_call_ms"] * 1000, lang) if point_ok(p) else status_text(p, lang)])
     extra = md_table([t("col.variant", lang), t("col.shapes_sparsity", lang), t("col.first_call", lang)],
                      rows)
-    return family_table(results, lang, ("sliding",), SHAPE_COLUMNS["sliding"], "tflops") + "\n\n" + extra
+    return family_table(results, lang, ("sliding",), SHAPE_COLUMNS["sliding"], "col.shapes_tflops") + "\n\n" + extra
 
 
 def _where(pts, lang):
     counts = {}
     for p in pts:
         counts[p["family"]] = counts.get(p["family"], 0) + 1
-    return "; ".join(f"{t(f'word.shapes_family_{f}', lang)} ×{fmt_num(n, lang, 0)}" for f, n in counts.items())
+    return "; ".join(f"{keyed('word.shapes_family_', f, lang)} ×{fmt_num(n, lang, 0)}" for f, n in counts.items())
 
 
 def skip_text(p, config, lang):
@@ -189,10 +193,10 @@ def render_tables(results, ref, lang):
     out = call_writers({
         "shapes-decode-time": (decode_pivots, results, lang, "time"),
         "shapes-decode-bandwidth": (decode_pivots, results, lang, "bandwidth"),
-        "shapes-decode-details": (family_table, results, lang, ("decode",), SHAPE_COLUMNS["decode"], "gbs"),
-        "shapes-prefill": (family_table, results, lang, ("prefill",), SHAPE_COLUMNS["prefill"], "tflops"),
-        "shapes-gqa": (family_table, results, lang, ("gqa_decode", "gqa_prefill"), SHAPE_COLUMNS["gqa"], "rate",
-                       t("page.shapes_gqa_rate", lang)),
+        "shapes-decode-details": (family_table, results, lang, ("decode",), SHAPE_COLUMNS["decode"], "col.shapes_gbs"),
+        "shapes-prefill": (family_table, results, lang, ("prefill",), SHAPE_COLUMNS["prefill"], "col.shapes_tflops"),
+        "shapes-gqa": (family_table, results, lang, ("gqa_decode", "gqa_prefill"), SHAPE_COLUMNS["gqa"],
+                       "col.shapes_rate", t("page.shapes_gqa_rate", lang)),
         "shapes-sliding": (sliding_table, results, lang),
         "shapes-refusals": (refusals, results, lang),
         "shapes-method": (method, results, lang),
@@ -290,7 +294,7 @@ def gqa_figure(plt, results, lang):
     pts = points(results, "gqa_decode") + points(results, "gqa_prefill")
     groups = {}
     for p in pts:
-        key = t("figure.shapes_gqa_group", lang, phase=t(f"word.shapes_{p['family']}", lang),
+        key = t("figure.shapes_gqa_group", lang, phase=keyed("word.shapes_", p["family"], lang),
                 q_heads=p["q_heads"], kv_heads=p["kv_heads"])
         groups.setdefault(key, {})[p["variant"]] = p
     _bars(ax, list(groups.items()), list(dict.fromkeys(p["variant"] for p in pts)), lang)

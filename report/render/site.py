@@ -8,6 +8,7 @@ from ..trace.explain import TraceError, explain, load_trace, report
 from ..variants import FUSED, LANGS
 from . import attribution, extra_tables, figures, findings, shape_tables, tables
 from .header import call_writers, header
+from .keyed import keyed
 from .markdown import caption, safe_provenance
 
 
@@ -52,7 +53,7 @@ def extra(results, ref, lang):
                                          (extra_tables.sweep_table,))
     overhead = results.get("overhead")
     for shape_name, cfg in overhead["shapes"].items() if overhead else ():
-        out[f"overhead-{shape_name}"] = (t(f"page.shape_{shape_name}", lang).format(**cfg) + "\n\n"
+        out[f"overhead-{shape_name}"] = (keyed("page.shape_", shape_name, lang).format(**cfg) + "\n\n"
                                          + extra_tables.overhead_table(overhead, lang, shape_name),
                                          (extra_tables.overhead_table,))
     calls = {}

@@ -5,6 +5,7 @@ from ...text.format import fmt_pct, fmt_ratio, fmt_us
 from ...trace.stats import differ, median
 from ...variants import BACKEND_NAMES, FUSED
 from .. import extra_tables
+from ..keyed import keyed
 from ..markdown import label
 from .common import eager_over_kernel
 from .naive_math import cause_diffs
@@ -57,7 +58,7 @@ def home_math(results, ref, lang):
     if "attribution" in v["math"] and "attribution" in v["naive_inplace"]:
         cause, extra = max(cause_diffs(results), key=lambda cd: cd[1])
         if extra > 0:
-            line += " " + t("finding.home_math_cause", lang, cause=t(f"cause.{cause}", lang),
+            line += " " + t("finding.home_math_cause", lang, cause=keyed("cause.", cause, lang),
                             extra="+" + fmt_us(extra, lang))
     return [line]
 

@@ -3,6 +3,7 @@ from ...text.catalog import t
 from ...text.format import fmt_error, fmt_num, fmt_pct, fmt_ratio, fmt_us
 from ...trace.stats import median
 from ...variants import MATH_SWITCHES
+from ..keyed import keyed
 from ..markdown import label
 from .common import cuda, ok
 from .registry import finding
@@ -103,7 +104,7 @@ def math_why(results, ref, lang):
     if extra <= 0:
         return []
     sign = lambda x: ("+" if x >= 0 else "\u2212") + fmt_us(abs(x), lang)  # noqa: E731
-    parts = [f"{t(f'cause.{c}', lang)} {sign(d)} ({fmt_pct(100 * d / extra, lang, 0)})"
+    parts = [f"{keyed('cause.', c, lang)} {sign(d)} ({fmt_pct(100 * d / extra, lang, 0)})"
              for c, d in cause_diffs(results) if abs(d) >= 0.005 * extra]
     return [t("finding.math_why", lang, extra=fmt_us(extra, lang), math=fmt_us(total("math"), lang),
               inplace=fmt_us(total("naive_inplace"), lang), list="; ".join(parts))]

@@ -10,6 +10,7 @@ from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, f
 from ...trace.stats import differ, median, noise
 from ...variants import SHAPE_BACKENDS
 from ..extra_tables import point_figure, point_time
+from ..keyed import keyed
 from ..markdown import label
 from ..shape_points import (
     backend_name,
@@ -36,7 +37,7 @@ def _at(p, lang):
     if p["family"] == "prefill":
         return t("finding.shapes_at_prefill", lang, seq=fmt_num(p["q_len"], lang, 0))
     key = "finding.shapes_at_gqa_one" if p["kv_heads"] == 1 else "finding.shapes_at_gqa"
-    return t(key, lang, phase=t(f"word.shapes_{p['family']}", lang), q_heads=p["q_heads"],
+    return t(key, lang, phase=keyed("word.shapes_", p["family"], lang), q_heads=p["q_heads"],
              kv_heads=p["kv_heads"])
 
 
@@ -88,7 +89,7 @@ def _answer(cells, family, lang):
     top = max(PINNED, key=lambda b: counts[b])
     good = sum(g for *_, g in scored)
     ran = _ran([cell for cell, *_ in scored], lang)
-    what = t(f"word.shapes_{family}", lang)
+    what = keyed("word.shapes_", family, lang)
     if good == n:
         return [t("finding.shapes_answer_auto", lang, family=what, n=n, ran=ran)]
     worst = max((s for s in scored if point_ok(s[0].get("auto"))),

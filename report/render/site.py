@@ -10,6 +10,7 @@ from . import attribution, extra_tables, figures, findings, shape_tables, tables
 from .downloads import trace_links
 from .header import call_writers, header
 from .kernel_names import kernel_names
+from .memory_model import fused_check, hand_written_check, model_text
 from .keyed import keyed
 from .markdown import caption, safe_provenance
 
@@ -25,6 +26,9 @@ def seed_tables(results, ref, lang):
         "kernels-naive-math": (tables.kernels, results, lang, naive_math),
         "kernels-fused": (tables.kernels, results, lang, fused),
         "kernel-names": (kernel_names, results, lang, fused),
+        "model": (model_text, results, lang),
+        "model-hand-written": (hand_written_check, results, lang),
+        "model-fused": (fused_check, results, lang, list(FUSED)),
         "resources": (tables.resources, results, lang, fused),
         "details": (tables.details, results, lang),
         "cpu-ops-naive-math": (tables.cpu_ops, results, lang, naive_math),

@@ -10,9 +10,9 @@ from . import attribution, extra_tables, figures, findings, shape_tables, tables
 from .downloads import trace_links
 from .header import call_writers, header
 from .kernel_names import kernel_names
-from .memory_model import fused_check, hand_written_check, model_text
 from .keyed import keyed
 from .markdown import caption, safe_provenance
+from .memory_model import fused_check, hand_written_check, model_text
 
 
 def seed_tables(results, ref, lang):

@@ -13,10 +13,10 @@ from test_vocabulary import HUGGING_FACE, markdown_places
 from report.text.catalog import catalog
 
 ONE_PAGE = {
-    "generated/h200/tables/findings-fused": "fused-backends",
-    "generated/h200/tables/findings-auto-vs-best": "fused-backends",
-    "generated/h200/tables/headline": "gpu-waits",
-    "generated/h200/figures/cuda-vs-cpu": "gpu-waits",
+    "generated/GPU/tables/findings-fused": "fused-backends",
+    "generated/GPU/tables/findings-auto-vs-best": "fused-backends",
+    "generated/GPU/tables/headline": "gpu-waits",
+    "generated/GPU/figures/cuda-vs-cpu": "gpu-waits",
     "generated/compare/tables/cuda-time": "compare-gpus",
     "generated/compare/tables/cpu-time": "compare-gpus",
     "generated/compare/tables/findings": "compare-gpus",

@@ -88,13 +88,15 @@ def test_readme_names_the_torch_pin_and_the_torch_of_the_committed_numbers():
         assert f"torch {torch}" in readme, torch
 
 
-def test_generated_tables_carry_header_and_gpu_caption():
+def test_generated_tables_carry_a_header_and_only_measured_on_names_the_run():
+    """Provenance once per page: the caption (GPU, driver, versions, command) is in
+    measured-on.<lang>.md alone, which each page includes once, at its end."""
     for folder in committed_result_dirs():
         gpu = load_results(folder / "results.json")["provenance"]["gpu_name"]
         for path in (folder / "tables").glob("*.md"):
             text = path.read_text(encoding="utf-8")
             assert generated_by(text.splitlines()[0], path.name.split(".")[-2]), path.name
-            assert f"**{gpu}**" in text, path.name
+            assert (f"**{gpu}**" in text) == path.name.startswith("measured-on."), path.name
 
 
 def test_every_generated_header_names_functions_that_exist():
@@ -180,8 +182,8 @@ def test_text_from_provenance_is_escaped(tmp_path):
         text = path.read_text(encoding="utf-8")
         assert "<script>" not in text and " [x](http://evil)" not in text, path.name
         assert "`rm -rf`" not in text, path.name
-    headline = (tmp_path / "t" / "headline.en.md").read_text(encoding="utf-8")
-    assert "&lt;script&gt;" in headline and r"\*GPU\*" in headline and r"\[x\](http" in headline
+    shown = (tmp_path / "t" / "measured-on.en.md").read_text(encoding="utf-8")
+    assert "&lt;script&gt;" in shown and r"\*GPU\*" in shown and r"\[x\](http" in shown
 
 
 def made_up(per_op, spread, kernel=100.0):

@@ -140,8 +140,8 @@ def test_every_time_header_is_a_term_of_the_vocabulary(folder, lang):
 @pytest.mark.parametrize("lang", LANGS)
 def test_home_defines_the_words_before_the_headline_table(lang):
     text = (DOCS / f"index.{lang}.md").read_text(encoding="utf-8")
-    vocabulary = text.index(f"generated/h200/tables/vocabulary.{lang}.md")
-    first_table = min(text.index(f"generated/h200/tables/{name}.{lang}.md")
+    vocabulary = text.index(f"generated/GPU/tables/vocabulary.{lang}.md")
+    first_table = min(text.index(f"generated/GPU/tables/{name}.{lang}.md")
                       for name in ("headline", "headline-home") if f"tables/{name}.{lang}.md" in text)
     assert vocabulary < first_table
 

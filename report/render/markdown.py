@@ -46,6 +46,13 @@ def caption(results, lang):
                                date=p["date"], command=p["command"])
 
 
+def measured_on(results, lang):
+    """The block a page ends with: the GPU, software and command of the run every table and
+    figure on it comes from, and the seed's shape for those that name no shape of their own."""
+    shape = t("page.shape", lang).format(**results["config"])
+    return t("page.measured_on", lang, caption=caption(results, lang), shape=shape)
+
+
 def label(name, lang):
     """A variant's display name."""
     return keyed("variant.", name, lang)

@@ -7,12 +7,13 @@ from report.paths import PACKAGE
 ALLOWED = {
     "paths": set(),
     "variants": set(),
+    "schema": set(),
     "snippets": {"paths"},
     "trace": {"trace", "snippets", "paths", "variants"},
-    "results": {"paths", "variants"},
+    "results": {"paths", "variants", "schema"},
     "text": {"text"},
-    "measure": {"measure", "trace", "results", "variants", "snippets", "paths"},
-    "render": {"render", "text", "trace", "variants"},
+    "measure": {"measure", "trace", "results", "schema", "variants", "snippets", "paths"},
+    "render": {"render", "text", "trace", "schema", "variants"},
 }
 
 

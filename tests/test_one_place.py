@@ -7,8 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from pagecode import DOCS, LANGS
-from test_vocabulary import HUGGING_FACE, markdown_places
+from pagecode import DOCS, HUGGING_FACE, LANGS, markdown_places
 
 from report.text.catalog import catalog
 

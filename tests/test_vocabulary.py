@@ -1,4 +1,4 @@
-"""One vocabulary of time (issue 8 §1), used everywhere.
+"""One vocabulary of time, used everywhere.
 
 Home defines the words once, in a generated table (tables.vocabulary): kernel time, GPU
 span, idle gap, wall time per call, latency of one call, host overhead, profiled CPU time,

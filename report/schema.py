@@ -32,7 +32,7 @@ Number = Annotated[float, "number"]  # any other figure: a count, a ratio, bytes
 
 
 class Stats(TypedDict, total=False):
-    """trace/stats.py: summary, the summary every time of profiled steps is stored as."""
+    """trace/stats.py: stats, the summary every time of profiled steps is stored as."""
     median: Time
     min: Time
     max: Time
@@ -92,27 +92,28 @@ class Attribution(TypedDict, total=False):
 
 
 class VariantRow(TypedDict, total=False):
-    """measure/seed.py: one variant at the seed's shape."""
-    status: str  # "ok", "oom", "unsupported", "error"
+    """measure/seed.py: one variant at the seed's shape. Beside each figure, the code that
+    measures it."""
+    status: str  # "ok", or measure/guard.py's "oom", "unsupported", "error"
     reason: str | None
-    first_call_ms: Time | None
-    rel_error: Number | None
-    peak_extra_mib: Number | None
-    wall_time_us: Wall | None
-    profiler_table: str
+    first_call_ms: Time | None  # measure/guard.py: timed_call_ms
+    rel_error: Number | None  # measure/seed.py: _timings, against a float64 reference
+    peak_extra_mib: Number | None  # measure/guard.py: peak_extra_mib
+    wall_time_us: Wall | None  # measure/timing.py: wall_us
+    profiler_table: str  # measure/seed.py: _profile, torch.profiler's key_averages table
     steps: int
-    cpu_time_us: Stats | None
-    cuda_time_us: Stats | None
-    kernel_sum_us: Stats | None
-    launch_api_us: Stats | None
-    gpu_activities_per_forward: Stats | None
-    kernels: list[Kernel]
-    attribution: dict[str, Attribution]
-    cpu_ops_per_forward: dict[str, Number]
-    backend_ran: str | None
-    tflops: Number | None
+    cpu_time_us: Stats | None  # trace/analyze.py: analyze_trace, the profiled CPU range
+    cuda_time_us: Stats | None  # trace/analyze.py: _gpu_times, the GPU span per forward
+    kernel_sum_us: Stats | None  # trace/analyze.py: _gpu_times, the sum of GPU activity per forward
+    launch_api_us: Stats | None  # trace/analyze.py: activities_per_step
+    gpu_activities_per_forward: Stats | None  # trace/analyze.py: _gpu_times
+    kernels: list[Kernel]  # trace/analyze.py: _kernel_table; occupancy: trace/kernel_occupancy.py
+    attribution: dict[str, Attribution]  # trace/analyze.py: attribution, causes from trace/causes.py
+    cpu_ops_per_forward: dict[str, Number]  # trace/analyze.py: analyze_trace
+    backend_ran: str | None  # trace/names.py: backend_of_kernels
+    tflops: Number | None  # measure/seed.py: _gpu_figures
     label: str
-    host_time_us: HostStats | None
+    host_time_us: HostStats | None  # measure/host.py: host_overheads, stored by measure/seed.py: measure_host
 
 
 class FirstCallsRow(TypedDict, total=False):

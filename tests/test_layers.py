@@ -114,3 +114,14 @@ def test_every_findings_module_has_its_test_module():
     modules = {fn.__module__.rsplit(".", 1)[-1] for fn in findings.FINDINGS.values()}
     tested = {p.stem.removeprefix("test_") for p in (TESTS / "test_findings").glob("test_*.py")}
     assert modules == tested
+
+
+def test_the_functions_contributing_names_exist():
+    """CONTRIBUTING's path of one number names files and functions: they must be there."""
+    import re
+
+    root = PACKAGE.parent
+    named = re.findall(r"`([\w/]+\.py): (\w+)`", (root / "CONTRIBUTING.md").read_text(encoding="utf-8"))
+    assert len(named) >= 4
+    for path, name in named:
+        assert f"\ndef {name}(" in (root / path).read_text(encoding="utf-8"), (path, name)

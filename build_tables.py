@@ -30,7 +30,7 @@ from pathlib import Path
 
 from report.measure.host import PER_SLICE, WARM
 from report.measure.run import SECTIONS
-from report.paths import COMPARE, DEFAULT_OUT, ROOT, SCRATCH_OUT
+from report.paths import COMPARE, DEFAULT_OUT, SCRATCH_OUT
 from report.results import UsageError, load_reference, load_results, replace_dir, write_results
 from report.variants import DTYPES, EXTRA_VARIANTS, VARIANTS
 
@@ -193,11 +193,6 @@ def parse_args(argv):
     return args
 
 
-def shown_traces(slug):
-    """The traces folder as a reader names it from the repository: where the site's are."""
-    return (DEFAULT_OUT / slug / "traces").relative_to(ROOT).as_posix()
-
-
 @contextmanager
 def staged(parent, prefix, damaged=None):
     """A fresh folder under `parent` to build into; whatever of it the body did not move
@@ -222,8 +217,7 @@ def render_folder(folder, ref):
 
     results = load_results(folder / "results.json")
     with staged(folder, ".render-", (folder / "results.json", "nothing was changed: measure again")) as staging:
-        render_all(results, ref, staging / "tables", staging / "figures", folder / "traces",
-                   shown_traces(folder.name))
+        render_all(results, ref, staging / "tables", staging / "figures", folder / "traces")
         for part in ("tables", "figures"):
             replace_dir(staging / part, folder / part)
 
@@ -325,7 +319,7 @@ def write_run(results, trace_tmp, out, slug):
         write_results(results, staging / "results.json")
         shutil.copytree(trace_tmp, staging / "traces")
         render_all(results, load_reference(), staging / "tables", staging / "figures",
-                   staging / "traces", shown_traces(slug))
+                   staging / "traces")
         replace_dir(staging, out / slug)
 
 

@@ -12,7 +12,7 @@ from report.render.keyed import NAMES
 from report.text.catalog import CATALOG_FILE, catalog, placeholders, t
 from report.variants import LANGS
 
-CODE = [*PACKAGE.rglob("*.py"), ROOT / "build_tables.py"]
+CODE = [*PACKAGE.rglob("*.py"), ROOT / "build_tables.py", *(ROOT / "hooks").glob("*.py")]
 GROUPS = sorted({key.split(".")[0] for key in catalog()})
 KEY = re.compile(r"""["']((?:""" + "|".join(GROUPS) + r""")\.[a-z0-9_]+)["']""")
 KEYED = ROOT / "report" / "render" / "keyed.py"

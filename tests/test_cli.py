@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from factory import SMALL_CPU
+from pagecode import comparable
 
 import build_tables
 from report.measure import backward, run, seed, sweep
@@ -62,7 +63,8 @@ def copy_committed(tmp_path):
 
 
 def snapshot(folder):
-    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    """Every file under folder; figures as pagecode.comparable sees them."""
+    return {p.relative_to(folder): comparable(p, p.read_bytes()) for p in folder.rglob("*") if p.is_file()}
 
 
 def test_render_only_reproduces_and_leaves_no_staging(tmp_path, capsys):
@@ -374,9 +376,11 @@ def test_host_overhead_records_its_spread_and_its_cost_in_small_ops(tmp_path):
 
 
 @pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="checks the no-GPU path")
-def test_stability_benchmark_without_a_gpu_is_one_line():
-    proc = subprocess.run([sys.executable, "-m", "benchmarks.stability"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+@pytest.mark.parametrize("how", [["-m", "benchmarks.stability"], ["benchmarks/stability.py"],
+                                 [str(ROOT / "benchmarks" / "stability.py")]])
+def test_stability_benchmark_without_a_gpu_is_one_line(how, tmp_path):
+    cwd = tmp_path if Path(how[-1]).is_absolute() else ROOT  # the path form from anywhere
+    proc = subprocess.run([sys.executable, *how], cwd=cwd, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "no CUDA device" in proc.stderr
 
 

@@ -146,7 +146,7 @@ def runs_table(cols, ref, lang):
     none = t("value.none", lang)
     src = ref["source"]
     items = [
-        ("compare.row_folder", lambda c: f"`docs/generated/{code_safe(c.folder)}/`" if c.folder
+        ("compare.row_folder", lambda c: f"`{code_safe(c.folder)}`" if c.folder
          else f"[{src['publisher']}]({src['url']})"),
         ("compare.row_gpu", lambda c: c.results["provenance"]["gpu_name"] if c.folder
          else markdown_safe(src["gpu_name"])),

@@ -7,7 +7,9 @@ from ..text.catalog import t
 from ..trace.explain import TraceError, explain, load_trace, report
 from ..variants import FUSED, LANGS
 from . import attribution, extra_tables, figures, findings, shape_tables, tables
+from .downloads import trace_links
 from .header import call_writers, header
+from .kernel_names import kernel_names
 from .keyed import keyed
 from .markdown import caption, safe_provenance
 
@@ -22,6 +24,7 @@ def seed_tables(results, ref, lang):
         "headline-home": (tables.headline_home, results, lang),
         "kernels-naive-math": (tables.kernels, results, lang, naive_math),
         "kernels-fused": (tables.kernels, results, lang, fused),
+        "kernel-names": (kernel_names, results, lang, fused),
         "resources": (tables.resources, results, lang, fused),
         "details": (tables.details, results, lang),
         "cpu-ops-naive-math": (tables.cpu_ops, results, lang, naive_math),
@@ -72,9 +75,10 @@ def extra(results, ref, lang):
 EXPLAINED = ("cudnn", "naive")
 
 
-def explained(traces_dir, traces_shown):
+def explained(traces_dir):
     """name -> (Markdown body, the functions that wrote it): the command and what it prints,
-    for each trace of EXPLAINED.
+    for each trace of EXPLAINED, named as a reader has it after downloading it from the
+    page "Reproduce the numbers".
 
     The output is the command's own (English, en numbers) in both languages. A trace that
     is missing or has no GPU activity (a CPU run's) gets no file.
@@ -88,20 +92,19 @@ def explained(traces_dir, traces_shown):
             text = report(explain(load_trace(path)))
         except TraceError:
             continue
-        command = f"$ python build_tables.py --explain {traces_shown}/{variant}.json.gz"
+        command = f"$ python build_tables.py --explain {variant}.json.gz"
         out[f"explain-{variant}"] = ("\n".join(["```text", command, text + "```"]), (explain, report))
     return out
 
 
-def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, traces_shown=None):
+def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None):
     """Write tables/<name>.<lang>.md (and figures/*.svg) in both languages; returns the paths.
 
     With traces_dir (the folder's traces/), also the --explain output of some of its
-    traces, with the command line naming the folder as traces_shown.
+    traces and the list of its traces to download.
     """
     written = []
-    traces_shown = traces_shown or (Path(traces_dir).as_posix() if traces_dir else None)
-    explanations = explained(traces_dir, traces_shown)
+    explanations = explained(traces_dir)
     tables_dir.mkdir(parents=True, exist_ok=True)
     plain, results = results, safe_provenance(results)  # figures draw text, pages read Markdown
     for lang in LANGS:
@@ -109,6 +112,7 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, trac
         bodies = {name: (body, fns, [shape]) for name, (body, fns) in seed_tables(results, ref, lang).items()}
         bodies.update({name: (body, fns, []) for name, (body, fns) in extra(results, ref, lang).items()})
         bodies.update({name: (body, fns, [shape]) for name, (body, fns) in explanations.items()})
+        bodies["traces"] = (trace_links(results, traces_dir, lang), (trace_links,), [shape])
         for name, (body, fns, notes) in bodies.items():
             head = [header(lang, fns), ""]
             foot = ["", caption(results, lang) + ("  " if notes else "")] + notes

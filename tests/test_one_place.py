@@ -1,4 +1,4 @@
-"""Each fact in one place (issue 9 §3): the fused-backend findings, the A100 comparison and
+"""Each fact in one place: the fused-backend findings, the A100 comparison and
 the GPU-span-vs-CPU chart each live on one page, and the other pages link to them; every
 A100 figure, where it appears, is labelled as Hugging Face's."""
 
@@ -7,8 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from pagecode import DOCS, LANGS
-from test_vocabulary import HUGGING_FACE, markdown_places
+from pagecode import DOCS, HUGGING_FACE, LANGS, markdown_places
 
 from report.text.catalog import catalog
 

@@ -1,6 +1,5 @@
 """The noise rule across rounds (report/trace/stats.py), on made-up rounds."""
-from report.trace.stats import (compare_rounds, order_holds, round_median, round_range, rounds_of,
-                                rows_differ, stats)
+from report.trace.stats import compare_rounds, order_holds, round_median, round_range, rounds_of, rows_differ, stats
 
 
 def fig(median, spread=0.0):

@@ -7,5 +7,7 @@ roof        the matmul roof of this GPU
 timing      wall-clock timer, host time and short profiles
 seed        every variant at the seed's shape, with its trace
 sweep, overhead, backward   the --all measurements
-run         one whole run: inputs, roof, variants, sections
+first_calls, first_call_child   a fused backend's first calls, in process and in fresh processes
+rounds      the figures findings compare, again in each of --rounds rounds
+run         one whole run: inputs, roof, variants, sections, rounds, phase times
 """

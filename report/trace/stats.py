@@ -102,22 +102,27 @@ def order_holds(a_rounds, b_rounds):
     return gap > max(max(a_vals) - min(a_vals), max(b_vals) - min(b_vals))
 
 
-def rounds_of(row, key):
+def rounds_of(row, key, part=None):
     """The figure `key` of each of a row's rounds (None for a round without it), or None
-    where the row has no rounds (results files written before rounds existed)."""
+    where the row has no rounds (results files written before rounds existed). With
+    part, that part of each round's figure: rounds_of(row, "host_time_us", "per_small_op")."""
     rounds = row.get("rounds") if isinstance(row, dict) else None
     if not rounds:
         return None
-    return [r.get(key) if isinstance(r, dict) else None for r in rounds]
+    figures = [r.get(key) if isinstance(r, dict) else None for r in rounds]
+    if part is not None:
+        figures = [f.get(part) if isinstance(f, dict) else None for f in figures]
+    return figures
 
 
-def rows_differ(a_row, b_row, key):
+def rows_differ(a_row, b_row, key, part=None):
     """The rule a finding asks: across the rounds where both rows have them
     (order_holds), else `differ` on the rows' own figure (old files)."""
-    a_rounds, b_rounds = rounds_of(a_row, key), rounds_of(b_row, key)
+    a_rounds, b_rounds = rounds_of(a_row, key, part), rounds_of(b_row, key, part)
     if a_rounds is not None and b_rounds is not None:
         return order_holds(a_rounds, b_rounds)
-    return differ(a_row[key], b_row[key])
+    a, b = a_row[key], b_row[key]
+    return differ(a[part], b[part]) if part is not None else differ(a, b)
 
 
 def compare_rounds(a_rounds, b_rounds):

@@ -57,7 +57,11 @@ def rendered_findings(results_path, tmp):
 
     results = load_results(results_path)
     tables = Path(tmp) / "tables"
-    render_all(results, load_reference(), tables)
+    try:
+        render_all(results, load_reference(), tables)
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise UsageError(f"{results_path} does not render ({type(err).__name__}: {err}): damaged, or "
+                         "written by another version of build_tables.py") from None
     found = {}
     for path in sorted(tables.glob("*.md")):
         if "finding" not in path.name:
@@ -100,7 +104,10 @@ def report(runs, langs):
                              for run, found in runs.items()})
     lines = []
     for name, lang, masked, said in diffs:
-        lines.append(f"{name}.{lang}: said by {', '.join(said)} only: {masked}")
+        by = ", ".join(run + (f" ({len(s)} times)" if len(s) > 1 else "") for run, s in said.items())
+        missing = [run for run in runs if run not in said]
+        lines.append(f"{name}.{lang}: said by {by}" + (f", not by {', '.join(missing)}" if missing else "")
+                     + f": {masked}")
         lines += [f"    {run}: {sentence}" for run, sentences in said.items() for sentence in sentences]
     lines.append(f"{len(diffs)} sentence(s) differ in words between the runs; {same} are the same "
                  f"in every run, numbers aside ({len(runs)} runs, {', '.join(langs)})")

@@ -53,8 +53,13 @@ def test_the_command_prints_both_versions_and_exits_0(reversed_run, capsys):
     assert any("efficient (92.4 µs) < flash (176.7 µs)" in line for line in out)
 
 
-def test_a_missing_folder_is_one_line_exit_2(tmp_path, capsys):
+def test_a_missing_folder_or_a_file_that_does_not_render_is_one_line_exit_2(tmp_path, capsys):
     assert verdicts.main([str(COMMITTED), str(tmp_path / "nothing")]) == 2
     assert verdicts.main([str(COMMITTED), str(COMMITTED)]) == 2
+    results = json.loads((COMMITTED / "results.json").read_text(encoding="utf-8"))
+    del results["variants"]["cudnn"]["kernels"]
+    (tmp_path / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    assert verdicts.main([str(COMMITTED), str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 2 and "no results.json there" in err and "given twice" in err
+    assert err.count("\n") == 3 and "no results.json there" in err and "given twice" in err
+    assert "does not render (KeyError" in err

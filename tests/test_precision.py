@@ -15,6 +15,7 @@ from report.text.format import (
     fmt_ratio_sig,
     fmt_sig,
     fmt_us_column,
+    fmt_us_range,
     fmt_us_sig,
     sig_decimals,
     time_unit,
@@ -88,6 +89,13 @@ def test_a_column_has_one_unit_and_no_value_over_three_integer_digits():
     assert fmt_us_column([57.79, 2620.3, None], "en") == ["0.0578 ms", "2.62 ms", "–"]
     column = fmt_us_column([57.79, 92.4, 176.7], "nb")
     assert all(c.endswith(f"{NBSP}µs") for c in column) and column[0] == f"57,8{NBSP}µs"
+
+
+def test_a_range_over_rounds_names_its_unit_once():
+    assert fmt_us_range((31.8, 46.9), "en") == "31.8\u201346.9 µs"
+    assert fmt_us_range((103_000, 1_000_400), "nb") == f"0,103\u20131,00{NBSP}s"
+    assert fmt_us_range((57.81, 57.84), "en") == "57.8 µs"  # the same to three figures: one value
+    assert fmt_us_range(None, "en") == "–"
 
 
 @pytest.mark.parametrize("lang, text, found", [

@@ -184,3 +184,15 @@ def fmt_pct_sig(p, lang, digits=SIG):
     if p is None:
         return t("value.none", lang)
     return fmt_pct(p, lang, sig_decimals(p, digits))
+
+
+def fmt_us_range(low_high, lang, digits=SIG):
+    """A range of times over rounds in one unit, the unit written once: 31.8–46.9 µs
+    (nb: 31,8–46,9 µs); each end with three significant figures, and one value where
+    both ends read the same (steady to three figures); "–" for None."""
+    if low_high is None:
+        return t("value.none", lang)
+    low, high = low_high
+    name, size = time_unit([low, high])
+    a, b = fmt_sig(low / size, lang, digits), fmt_sig(high / size, lang, digits)
+    return unit(a if a == b else f"{a}\u2013{b}", name, lang)

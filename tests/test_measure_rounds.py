@@ -96,3 +96,32 @@ def test_rounds_split_the_timer_and_the_host_calls(rounds_, host_calls, expected
     cfg = rounds.settings(args(rounds=rounds_, host_calls=host_calls, timer_seconds=0.6, steps=50))
     assert cfg["host_calls"] == expected and cfg["timer_seconds"] == pytest.approx(0.6 / rounds_)
     assert cfg["profile_steps"] == rounds.ROUND_STEPS
+
+
+def test_on_a_gpu_each_round_captures_a_graph_times_it_and_records_a_failed_capture(monkeypatch):
+    """The CUDA branch's plumbing, with the capture and the device calls made up."""
+    import torch
+
+    from report import snippets
+
+    captured = []
+
+    class Graphs:
+        @staticmethod
+        def capture(fn, *inputs):
+            captured.append(fn)
+            if len(captured) == 2:
+                raise RuntimeError("operation not permitted when stream is capturing")
+            return lambda: fn(*inputs)
+
+    monkeypatch.setattr(rounds, "SMALL_SHAPE", TINY)
+    monkeypatch.setattr(rounds, "make_inputs", lambda cfg, dtype, device: make_inputs(cfg, dtype, "cpu"))
+    monkeypatch.setattr(rounds, "make_variant", lambda name, cfg, device: make_variant(name, cfg, "cpu"))
+    monkeypatch.setattr(rounds, "_profile_and_wall", lambda *a: {"eager_wall_us": {"median": 1.0}})
+    real_load = snippets.load
+    monkeypatch.setattr(snippets, "load", lambda name: Graphs if name == "cuda_graphs" else real_load(name))
+    results = {"overhead": {"rows": {"small": {"math": {"status": "ok"}}}}}
+    small = rounds._Small(torch, results, args(device="cuda"))
+    first, second = (small.measure(torch, "math", rounds.settings(args())) for _ in range(2))
+    assert first["graph_wall_us"]["median"] > 0 and "graph_error" not in first
+    assert second["graph_error"].startswith("unsupported: operation not permitted") and "graph_wall_us" not in second

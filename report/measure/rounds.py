@@ -61,38 +61,31 @@ def _host_round(torch, device, calls, small, host_calls):
 
 
 class _Small:
-    """The small shape's calls, made once for every round: inputs, callables, graphs."""
+    """The small shape's calls, made once for every round; per round, as overhead.py
+    does: a short profile and the eager timer, then a CUDA graph captured, timed and
+    dropped (no graph is alive while the profiler runs)."""
 
     def __init__(self, torch, results, args):
         self.rows = (results.get("overhead") or {}).get("rows", {}).get("small", {})
-        self.cfg = dict(SMALL_SHAPE)
+        self.cfg, self.device = dict(SMALL_SHAPE), args.device
         names = [n for n, r in self.rows.items() if r.get("status") == "ok"]
         self.inputs = make_inputs(self.cfg, getattr(torch, args.dtype), args.device) if names else None
-        self.made, self.graphs = {}, {}
-        for name in names:
-            fn, ctx = make_variant(name, self.cfg, args.device)
-            self.made[name] = (fn, ctx)
-            if args.device == "cuda":
-                self.graphs[name] = self._capture(torch, fn, ctx)
+        self.made = {name: make_variant(name, self.cfg, args.device) for name in names}
 
-    def _capture(self, torch, fn, ctx):
+    def _graph_wall(self, torch, fn, ctx, seconds):
+        """{"graph_wall_us": ...} or {"graph_error": why}."""
         try:
             with guarded(torch), ctx(), torch.no_grad():
-                return snippets.load("cuda_graphs").capture(fn, *self.inputs)
-        except (Refused, RuntimeError, AssertionError) as err:
-            return _failed(err)
+                replay = snippets.load("cuda_graphs").capture(fn, *self.inputs)
+                return {"graph_wall_us": wall_us(replay, seconds)}
+        except Exception as err:
+            return {"graph_error": _failed(err)["error"]}
 
-    def measure(self, torch, name, cfg, device):
+    def measure(self, torch, name, cfg):
         fn, ctx = self.made[name]
-        row = _profile_and_wall(torch, name, fn, ctx, self.inputs, cfg, device, "eager_wall_us")
-        graph = self.graphs.get(name)
-        if callable(graph):
-            try:
-                row["graph_wall_us"] = wall_us(graph, cfg["timer_seconds"])
-            except Exception as err:
-                row["graph_error"] = _failed(err)["error"]
-        elif graph is not None:
-            row["graph_error"] = graph["error"]
+        row = _profile_and_wall(torch, name, fn, ctx, self.inputs, cfg, self.device, "eager_wall_us")
+        if self.device == "cuda":
+            row.update(self._graph_wall(torch, fn, ctx, cfg["timer_seconds"]))
         return row
 
 
@@ -119,7 +112,7 @@ def measure_rounds(torch, results, made, inputs, args, progress):
             else:
                 last["host_time_us"] = host
         for name in small.made:
-            small.rows[name].setdefault("rounds", []).append(small.measure(torch, name, cfg, device))
+            small.rows[name].setdefault("rounds", []).append(small.measure(torch, name, cfg))
         cfg["seconds"].append(time.perf_counter() - t0)
         progress(f"  round {r + 1}/{cfg['count']}: {_summary_line(variants, ok)} ({cfg['seconds'][-1]:.1f} s)")
     return cfg

@@ -57,16 +57,22 @@ def test_a_round_that_fails_is_recorded_and_the_others_stand(monkeypatch):
 
     def second_fails(*a, **kw):
         calls.append(1)
-        if len(calls) == 3:  # round 2's seed profile (round 1: seed, small shape)
+        if len(calls) == 2:  # round 2's seed profile (no small shape: its inputs failed)
             raise ValueError("trace unreadable")
         return real(*a, **kw)
 
     def host_fails(*a, **kw):
         raise RuntimeError("no sleep today")
 
+    def no_memory(cfg, dtype, device):
+        raise MemoryError("small shape")
+
     monkeypatch.setattr(rounds, "profile_short", second_fails)
     monkeypatch.setattr(rounds, "host_overheads", host_fails)
-    rounds.measure_rounds(torch, results, made, inputs, args(), lambda line: None)
+    monkeypatch.setattr(rounds, "make_inputs", no_memory)
+    found = rounds.measure_rounds(torch, results, made, inputs, args(), lambda line: None)
+    assert found["small_error"] == "MemoryError: small shape"
+    assert "rounds" not in results["overhead"]["rows"]["small"]["math"]
     first, second = results["variants"]["math"]["rounds"]
     assert first["cpu_time_us"]["n"] == 3 and second["error"] == "ValueError: trace unreadable"
     assert first["host_error"] == second["host_error"] == "RuntimeError: no sleep today"

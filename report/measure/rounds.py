@@ -95,7 +95,11 @@ def measure_rounds(torch, results, made, inputs, args, progress):
     cfg, device = settings(args), args.device
     variants = results["variants"]
     ok = [n for n in made if variants[n]["status"] == "ok"]
-    small = _Small(torch, results, args)
+    try:
+        small = _Small(torch, results, args)
+    except Exception as err:  # the seed shape's rounds still run; this says what broke
+        cfg["small_error"] = _failed(err)["error"]
+        small = _Small(torch, {}, args)
     calls = {n: ((lambda fn=made[n][0]: fn(*inputs)), made[n][1]) for n in ok}
     cfg["seconds"] = []
     for r in range(cfg["count"]):

@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from factory import SMALL_CPU
 from pagecode import comparable
 
 import build_tables
@@ -96,8 +97,6 @@ def test_render_only_without_results_is_a_clear_error(tmp_path, capsys):
     assert code == 2 and "no results.json" in out.err
 
 
-SMALL_CPU = ["--device", "cpu", "--batch", "1", "--heads", "2", "--seq-len", "64", "--head-dim", "32",
-             "--dtype", "float32", "--steps", "3", "--timer-seconds", "0.01", "--host-calls", "5"]
 
 
 @pytest.fixture(scope="module")
@@ -481,7 +480,7 @@ def test_first_calls_math_switches_and_sweep_backends_on_cpu(tmp_path):
 def test_math_switches_are_restored():
     import torch
 
-    from report.measure.variants import math_switch
+    from report.measure.callables import math_switch
 
     before = (torch.backends.cuda.fp16_bf16_reduction_math_sdp_allowed(), torch.backends.cuda.matmul.allow_tf32)
     for name in ("math_bf16_reduction", "math_tf32"):

@@ -5,7 +5,7 @@ import sys
 import pytest
 
 from report.measure import first_calls, rounds
-from report.measure.variants import make_inputs, make_variant
+from report.measure.callables import make_inputs, make_variant
 
 TINY = {"batch": 1, "heads": 2, "seq_len": 32, "head_dim": 16}
 

@@ -53,8 +53,8 @@ def _on_new_thread(torch, fn, ctx, inputs, device):
 def measure(spec, started):
     import torch
 
+    from .callables import make_inputs, make_variant
     from .guard import Refused, guarded, sync, timed_call_ms
-    from .variants import make_inputs, make_variant
 
     row = {"import_torch_ms": (time.perf_counter() - started) * 1e3}
     device, dtype, name = spec["device"], getattr(torch, spec["dtype"]), spec["variant"]

@@ -22,8 +22,8 @@ import time
 
 from ..paths import ROOT
 from ..variants import FUSED
+from .callables import make_inputs, make_variant
 from .guard import Refused, guarded, timed_call_ms
-from .variants import make_inputs, make_variant
 
 
 def new_shape(cfg):

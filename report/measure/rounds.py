@@ -16,10 +16,10 @@ import time
 
 from .. import snippets
 from ..variants import SMALL_SHAPE
+from .callables import make_inputs, make_variant
 from .guard import Refused, first_line, guarded
 from .host import PER_SLICE, host_overheads, small_op
 from .timing import profile_short, wall_us
-from .variants import make_inputs, make_variant
 
 ROUND_STEPS = 10  # profiled steps per round and variant (the full profile has --steps)
 PROFILE_KEYS = ("kernel_sum_us", "cuda_time_us", "cpu_time_us")

@@ -109,12 +109,13 @@ def sig_decimals(x, digits=SIG):
 
 
 @finite_or_dash
-def fmt_sig(x, lang, digits=SIG):
-    """x with `digits` significant figures in the locale's format: 683,130 -> 683 130 is
-    left whole, 45.894 -> 45.9, 4.963 -> 4.96, 0.19559 -> 0.196."""
+def fmt_sig(x, lang, sig=SIG):
+    """x with at least `sig` significant figures and no exponent: 0.012345 -> 0.0123,
+    45.894 -> 45.9, 126.43 -> 126, 4266.7 -> 4,267 (a whole number keeps all its digits),
+    9.996 -> 10.0; "–" for None."""
     if x is None:
         return t("value.none", lang)
-    return fmt_num(x, lang, sig_decimals(x, digits))
+    return fmt_num(x, lang, sig_decimals(x, sig))
 
 
 def _finite(x):

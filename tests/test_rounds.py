@@ -76,3 +76,21 @@ def test_a_part_of_each_rounds_figure_host_overhead_in_small_ops():
     assert rows_differ(a, b, "host_time_us", "per_small_op")       # small ops: it holds
     old_a, old_b = ({k: v for k, v in r.items() if k != "rounds"} for r in (a, b))
     assert rows_differ(old_a, old_b, "host_time_us", "per_small_op")
+
+
+def test_the_schema_takes_rounds_and_names_a_bad_one():
+    import pytest
+
+    from report.schema import SchemaError, check
+
+    round_ = {"kernel_sum_us": fig(57.8), "wall_time_us": {"median": 58.8, "iqr": 0.2, "runs": 9},
+              "host_time_us": {**fig(32.2), "per_small_op": fig(3.1)}}
+    results = {"schema_version": 1, "provenance": {}, "config": {}, "roof": {"tflops": 700.0},
+               "variants": {"cudnn": {"status": "ok", "rounds": [round_, {"error": "oom: out of memory"}]}},
+               "first_calls": {"rows": {"cudnn": {"status": "ok", "rounds": [
+                   {"status": "ok", "first_call_ms": 683.1, "new_thread_first_ms": 40.2}]}}},
+               "rounds": {"count": 2, "seconds": [4.1, 4.0]}, "phase_seconds": {"rounds": 8.1}}
+    check(results)
+    results["variants"]["cudnn"]["rounds"][0]["wall_time_us"]["median"] = "fast"
+    with pytest.raises(SchemaError, match=r"results\.variants\.cudnn\.rounds\.0\.wall_time_us\.median"):
+        check(results)

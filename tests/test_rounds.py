@@ -1,4 +1,7 @@
 """The noise rule across rounds (report/trace/stats.py), on made-up rounds."""
+import pytest
+
+from report.schema import SchemaError, check
 from report.trace.stats import compare_rounds, order_holds, round_median, round_range, rounds_of, rows_differ, stats
 
 
@@ -79,10 +82,6 @@ def test_a_part_of_each_rounds_figure_host_overhead_in_small_ops():
 
 
 def test_the_schema_takes_rounds_and_names_a_bad_one():
-    import pytest
-
-    from report.schema import SchemaError, check
-
     round_ = {"kernel_sum_us": fig(57.8), "wall_time_us": {"median": 58.8, "iqr": 0.2, "runs": 9},
               "host_time_us": {**fig(32.2), "per_small_op": fig(3.1)}}
     results = {"schema_version": 1, "provenance": {}, "config": {}, "roof": {"tflops": 700.0},

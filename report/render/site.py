@@ -37,6 +37,7 @@ def seed_tables(results, ref, lang):
         "attribution": (attribution.attribution_table, results, lang),
         "occupancy-ncu": (tables.ncu_occupancy, results, lang),
         "host-overhead": (tables.host_overhead, results, lang),
+        "rounds": (tables.rounds_table, results, lang),
     })
     out.update(call_writers({f"profiler-{name}": (tables.profiler_table, results, name, lang)
                              for name in results["variants"]}))

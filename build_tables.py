@@ -17,31 +17,25 @@ the package report/ (see its __init__ for the layers).
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import os
 import re
-import shutil
 import sys
-import tempfile
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 from report.measure.host import PER_SLICE, WARM
-from report.measure.run import SECTIONS
-from report.paths import COMPARE, DEFAULT_OUT, ROOT, SCRATCH_OUT
-from report.results import UsageError, load_reference, load_results, replace_dir, write_results
+from report.output.checks import SECTION_FLAGS, check_target, check_writable
+from report.output.write import publish_run, render_only
+from report.paths import DEFAULT_OUT, SCRATCH_OUT
+from report.results import UsageError
 from report.variants import DTYPES, EXTRA_VARIANTS, VARIANTS
 
 MAX_HEAD_DIM = 512  # larger than any attention kernel supports
 MAX_ELEMENTS = 2**34  # per tensor: impossible on any GPU
 MIN_STEPS = 3  # a median of fewer means little
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
-# what --render-only uses; every other option is for measuring
-SECTION_FLAGS = tuple(key for key, _, _ in SECTIONS)  # results.json keys, each with its own flag
 ALL_SECTIONS = tuple(key for key in SECTION_FLAGS if key != "ncu")  # what --all turns on
-RENDER_OPTIONS = {"out", "slug", "render_only"}
+RENDER_OPTIONS = {"out", "slug", "render_only"}  # what --render-only uses; the rest measure
 
 
 def positive_int(text):
@@ -193,142 +187,6 @@ def parse_args(argv):
     return args
 
 
-def shown_traces(slug):
-    """The traces folder as a reader names it from the repository: where the site's are."""
-    return (DEFAULT_OUT / slug / "traces").relative_to(ROOT).as_posix()
-
-
-@contextmanager
-def staged(parent, prefix, damaged=None):
-    """A fresh folder under `parent` to build into; whatever of it the body did not move
-    away is removed, on success or failure. With damaged=(what, consequence), an error
-    that results of another version raise while rendering becomes one UsageError line."""
-    staging = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
-    try:
-        yield staging
-    except (KeyError, TypeError, ValueError, AttributeError) as err:
-        if damaged is None:
-            raise
-        what, consequence = damaged
-        raise UsageError(f"{what} is damaged or was written by another version of build_tables.py "
-                         f"({type(err).__name__}: {err}); {consequence}") from None
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
-def render_folder(folder, ref):
-    """Re-render one GPU's tables and figures from its results.json, all or nothing."""
-    from report.render.site import render_all
-
-    results = load_results(folder / "results.json")
-    with staged(folder, ".render-", (folder / "results.json", "nothing was changed: measure again")) as staging:
-        render_all(results, ref, staging / "tables", staging / "figures", folder / "traces",
-                   shown_traces(folder.name))
-        for part in ("tables", "figures"):
-            replace_dir(staging / part, folder / part)
-
-
-def result_folders(out):
-    """Every folder of `out` with a results.json, by name."""
-    return sorted(d for d in out.iterdir() if (d / "results.json").exists()) if out.exists() else []
-
-
-def render_comparison(out, ref):
-    """<out>/compare/tables/ from every GPU folder of `out`, all or nothing; the path, or
-    None where `out` holds no GPU run (CPU runs are never compared)."""
-    from report.render.compare import has_gpu_runs, render_compare
-
-    runs = [(d.name, load_results(d / "results.json")) for d in result_folders(out)]
-    if not has_gpu_runs(runs):
-        return None
-    final = out / COMPARE / "tables"
-    final.parent.mkdir(exist_ok=True)
-    with staged(final.parent, ".render-", (f"a results.json under {out}", f"{final} was not changed")) as staging:
-        render_compare(runs, ref, staging / "tables")
-        replace_dir(staging / "tables", final)
-    return final
-
-
-def render_only(args):
-    out = Path(args.out)
-    folders = [out / args.slug] if args.slug else result_folders(out)
-    if not folders:
-        raise UsageError(f"no results.json under {out}: nothing to render")
-    ref = load_reference()
-    for folder in folders:
-        render_folder(folder, ref)
-        print(f"rendered {folder / 'tables'} and {folder / 'figures'} from {folder / 'results.json'}")
-    compared = render_comparison(out, ref)
-    if compared:
-        print(f"rendered {compared} from every GPU's results.json under {out}")
-
-
-def check_writable(out):
-    """Refuse an output location the run could not write, before any measurement."""
-    out = Path(out)
-    existing = out
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise UsageError(f"--out {out}: {existing} is not a folder (nothing was measured)")
-    try:
-        fd, probe = tempfile.mkstemp(prefix=".write-test-", dir=existing)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as err:
-        raise UsageError(f"--out {out}: cannot write in {existing} ({err.strerror or err}); "
-                         "choose another --out (nothing was measured)") from None
-
-
-def _shape(config):
-    return {k: config.get(k) for k in ("batch", "heads", "seq_len", "head_dim", "dtype")}
-
-
-def check_target(args, out, slug, prov):
-    """Refuse to replace results of another device, another shape, or a fuller run."""
-    target = Path(out) / slug
-    if slug == COMPARE:
-        raise UsageError(f"{target} holds the comparison of every GPU, not one GPU's results: "
-                         "choose another --slug (nothing was measured)")
-    if target.exists() and not target.is_dir():
-        raise UsageError(f"{target} is a file, not a results folder (nothing was measured)")
-    old_path = target / "results.json"
-    if args.replace or not old_path.is_file():
-        return
-    try:
-        old = json.loads(old_path.read_text(encoding="utf-8"))
-        old_gpu = old["provenance"]["gpu_name"]
-    except (OSError, ValueError, KeyError, TypeError):
-        raise UsageError(f"{old_path} is there but unreadable; pass --replace to overwrite it, "
-                         "or choose another --slug (nothing was measured)") from None
-    why = None
-    if old_gpu != prov["gpu_name"]:
-        why = f"holds results of {old_gpu}, and this run is on {prov['gpu_name']}"
-    elif _shape(old.get("config", {})) != _shape(vars(args)):
-        why = "holds results of another shape or dtype"
-    else:
-        lost = [v for v in old.get("variants", {}) if v not in args.variants]
-        lost += [f"--{s.replace('_', '-')}" for s in SECTION_FLAGS if s in old and not getattr(args, s)]
-        if lost:
-            why = f"holds {', '.join(lost)}, which this run would not measure"
-    if why:
-        raise UsageError(f"{target} {why}: pass --replace to replace it, or choose another "
-                         "--slug or --out (nothing was measured)")
-
-
-def write_run(results, trace_tmp, out, slug):
-    """Write results, traces, tables and figures into a staging folder, then swap it in."""
-    from report.render.site import render_all
-
-    out.mkdir(parents=True, exist_ok=True)
-    with staged(out, f".{slug}-") as staging:
-        write_results(results, staging / "results.json")
-        shutil.copytree(trace_tmp, staging / "traces")
-        render_all(results, load_reference(), staging / "tables", staging / "figures",
-                   staging / "traces", shown_traces(slug))
-        replace_dir(staging, out / slug)
-
-
 def measure(args, argv):
     from report.measure.run import run_measurements
 
@@ -337,22 +195,7 @@ def measure(args, argv):
     started = time.perf_counter()
     slug, results, trace_tmp = run_measurements(
         args, argv, out, check=lambda slug, prov: check_target(args, out, slug, prov))
-    try:
-        write_run(results, trace_tmp, out, slug)
-    except OSError as err:
-        raise UsageError(f"could not write {out / slug} ({err}); the previous results there "
-                         "are untouched") from None
-    finally:
-        shutil.rmtree(trace_tmp, ignore_errors=True)
-    print(f"wrote {out / slug} in {time.perf_counter() - started:.1f} s")
-    try:
-        compared = render_comparison(out, load_reference())
-    except (UsageError, OSError) as err:  # the run itself is written and stays
-        print(f"build_tables.py: warning: the comparison of every GPU was not refreshed ({err}); "
-              "fix that, then run python build_tables.py --render-only", file=sys.stderr)
-    else:
-        if compared:
-            print(f"rendered {compared} from every GPU's results.json under {out}")
+    publish_run(results, trace_tmp, out, slug, started)
 
 
 def explain(path):
@@ -377,7 +220,7 @@ def main(argv=None):
         if args.explain is not None:
             explain(args.explain)
         elif args.render_only:
-            render_only(args)
+            render_only(args.out, args.slug)
         else:
             measure(args, argv)
         return 0

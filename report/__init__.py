@@ -1,5 +1,6 @@
 """The build step's library, behind build_tables.py. Layers import downward only:
 
+    output/    what a run and a render write, all or nothing, and what they may replace
     render/    results.json -> Markdown tables, findings and SVG figures, nb and en
     text/      the nb/en string catalog and locale number formatting
     measure/   runs the snippets on a GPU (the only layer that imports torch)

@@ -4,7 +4,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import shutil
+import os
+import tempfile
 from pathlib import Path
 
 from .paths import PACKAGE, REFERENCE, ROOT, SNIPPETS
@@ -98,18 +99,24 @@ def load_reference():
 
 
 def write_results(results, path):
-    Path(path).write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n",
-                          encoding="utf-8")
+    """Write results.json atomically: a temporary file beside it, synced, then renamed over
+    it, so a reader sees the old file or the new one, never half of one."""
+    path = Path(path)
+    text = json.dumps(results, indent=1, ensure_ascii=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
-def replace_dir(staging, final):
-    """Swap a fully written staging folder into place; the old one survives until then."""
-    final = Path(final)
-    old = final.with_name(final.name + ".old")
-    if old.exists():
-        shutil.rmtree(old)
-    if final.exists():
-        final.rename(old)
-    Path(staging).rename(final)
-    if old.exists():
-        shutil.rmtree(old)
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -13,6 +13,7 @@ ALLOWED = {
     "text": {"text"},
     "measure": {"measure", "trace", "results", "variants", "snippets", "paths"},
     "render": {"render", "text", "trace", "variants"},
+    "output": {"output", "render", "measure", "results", "paths"},
 }
 
 

@@ -7,7 +7,7 @@ import tomllib
 
 import pytest
 
-from build_tables import shown_traces
+from report.output.write import shown_traces
 from report.paths import DEFAULT_OUT as GENERATED
 from report.paths import ROOT
 from report.render import findings, tables

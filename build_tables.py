@@ -7,34 +7,29 @@
     python build_tables.py --device cpu     # CPU run, into its own folder
     python build_tables.py --explain TRACE  # read any torch.profiler trace (.json, .json.gz)
 
-Writes docs/generated/<gpu-slug>/: results.json (raw numbers and provenance),
-tables/*.nb.md and *.en.md, and traces/<variant>.json.gz (open them in Perfetto); and
-docs/generated/compare/tables/: every GPU folder there side by side, with the A100's.
-The code that is measured is imported from snippets/, the files the pages show.
-This file is the command: arguments, order of work, exit codes. The work is done by
-the package report/ (see its __init__ for the layers).
+Writes docs/generated/<gpu-slug>/ and docs/generated/compare/. This file is the command:
+arguments, order of work, exit codes; the work is done by report/ (see its __init__).
 """
 from __future__ import annotations
 
 import argparse
 import math
-import re
 import sys
 import time
 from pathlib import Path
 
 from report.measure.host import PER_SLICE, WARM
-from report.output.checks import SECTION_FLAGS, check_target, check_writable
-from report.output.write import publish_run, render_only
+from report.output import checks, signals
+from report.output.folders import SLUG
+from report.output.write import publish_run, render_only, short_error
 from report.paths import DEFAULT_OUT, SCRATCH_OUT
 from report.results import UsageError
-from report.variants import DTYPES, EXTRA_VARIANTS, VARIANTS
+from report.variants import DTYPES, EXTRA_VARIANTS, SWEEP_SEQ_LENS, VARIANTS
 
 MAX_HEAD_DIM = 512  # larger than any attention kernel supports
 MAX_ELEMENTS = 2**34  # per tensor: impossible on any GPU
 MIN_STEPS = 3  # a median of fewer means little
-SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
-ALL_SECTIONS = tuple(key for key in SECTION_FLAGS if key != "ncu")  # what --all turns on
+ALL_SECTIONS = tuple(key for key in checks.SECTION_FLAGS if key != "ncu")  # what --all turns on
 RENDER_OPTIONS = {"out", "slug", "render_only"}  # what --render-only uses; the rest measure
 
 
@@ -72,7 +67,16 @@ def variant_list(text):
     if unknown or not names:
         raise argparse.ArgumentTypeError(
             f"unknown variant(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(known)}")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise argparse.ArgumentTypeError(f"{', '.join(twice)} given more than once")
     return names
+
+
+def out_folder(text):
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty: name a folder, e.g. build-out")
+    return Path(text)
 
 
 class Parser(argparse.ArgumentParser):
@@ -125,7 +129,7 @@ def _parser():
                    help="calls per variant timed on the host, without the profiler, in slices of "
                         f"{PER_SLICE}, each after {WARM} untimed ones (default 400)")
     p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
-    p.add_argument("--out", type=Path, default=None,
+    p.add_argument("--out", type=out_folder, default=None,
                    help="parent folder; results go to <out>/<gpu-slug>/ (default docs/generated "
                         "on a GPU, build-out/ for --device cpu, which git ignores)")
     p.add_argument("--slug", type=slug_name,
@@ -174,6 +178,9 @@ def parse_args(argv):
                 f"(max {MAX_HEAD_DIM})")
     if args.steps < MIN_STEPS:
         p.error(f"--steps must be at least {MIN_STEPS} for a median to mean anything")
+    if args.sweep and args.sweep_max_seq < min(SWEEP_SEQ_LENS):
+        p.error(f"--sweep-max-seq {args.sweep_max_seq} leaves the sweep empty: its shortest "
+                f"sequence is {min(SWEEP_SEQ_LENS)}")
     if args.batch * args.heads * args.seq_len * args.head_dim > MAX_ELEMENTS:
         p.error("that shape has more than 2^34 elements per tensor: impossible on any GPU")
     if args.out is None:
@@ -191,31 +198,28 @@ def measure(args, argv):
     from report.measure.run import run_measurements
 
     out = Path(args.out)
-    check_writable(out)
+    for line in checks.before_measuring(args, out):  # refusals raise; a CPU run's estimate
+        print(line)
     started = time.perf_counter()
     slug, results, trace_tmp = run_measurements(
-        args, argv, out, check=lambda slug, prov: check_target(args, out, slug, prov))
+        args, argv, out, check=lambda slug, prov: checks.check_target(args, out, slug, prov))
     publish_run(results, trace_tmp, out, slug, started)
 
 
 def explain(path):
     """Print what report/trace/explain.py reads off one trace; needs no torch."""
-    from report.trace.explain import TraceError, explain, load_trace, report
+    from report.trace.explain import TraceError, explain_file
 
     try:
-        trace = load_trace(path)
-    except TraceError as err:  # names the file itself
+        sys.stdout.write(explain_file(path))
+    except TraceError as err:  # one line that names the file
         raise UsageError(str(err)) from None
-    try:
-        text = report(explain(trace))
-    except TraceError as err:  # about the trace's content
-        raise UsageError(f"{path}: {err}") from None
-    sys.stdout.write(text)
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
+    signals.install()
     try:
         if args.explain is not None:
             explain(args.explain)
@@ -227,10 +231,15 @@ def main(argv=None):
     except UsageError as err:
         print(f"build_tables.py: error: {err}", file=sys.stderr)
         return 2
+    except OSError as err:  # the machine's, not the input's: a full disk, a lost folder
+        print(f"build_tables.py: error: {short_error(err)}", file=sys.stderr)
+        return 1
+    except Exception:
+        if not signals.received():
+            raise
+        return signals.interrupted()  # an interrupt that surfaced as another error (a profiler's)
     except KeyboardInterrupt:
-        print("build_tables.py: interrupted; the existing results were left as they were",
-              file=sys.stderr)
-        return 130
+        return signals.interrupted()
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ import pytest
 import build_tables
 from report.measure import backward, run, seed, sweep
 from report.measure.host import PER_SLICE
+from report.output.folders import MARKER, mark
 from report.paths import DEFAULT_OUT as GENERATED
 from report.paths import ROOT, SCRATCH_OUT
 from report.render import site
@@ -53,10 +54,7 @@ def test_no_cuda_device_is_one_line_exit_2_and_writes_nothing(monkeypatch, capsy
 
 def copy_committed(tmp_path):
     dst = tmp_path / "generated" / "h200"
-    shutil.copytree(GENERATED / "h200" / "tables", dst / "tables")
-    shutil.copytree(GENERATED / "h200" / "figures", dst / "figures")
-    shutil.copytree(GENERATED / "h200" / "traces", dst / "traces")
-    shutil.copy(GENERATED / "h200" / "results.json", dst / "results.json")
+    shutil.copytree(GENERATED / "h200", dst)  # with its marker: a folder build_tables.py wrote
     return dst
 
 
@@ -69,7 +67,7 @@ def test_render_only_reproduces_and_leaves_no_staging(tmp_path, capsys):
     before = snapshot(folder)
     code, _ = run_main(["--render-only", "--out", str(folder.parent)], capsys)
     assert code == 0 and snapshot(folder) == before
-    assert sorted(p.name for p in folder.iterdir()) == ["figures", "results.json", "tables", "traces"]
+    assert sorted(p.name for p in folder.iterdir()) == [MARKER, "figures", "results.json", "tables", "traces"]
 
 
 @pytest.mark.parametrize("damage, message", [
@@ -152,6 +150,7 @@ def test_out_of_memory_gets_a_row_and_the_run_goes_on(monkeypatch, tmp_path):
 def test_ctrl_c_mid_run_keeps_the_previous_results(monkeypatch, tmp_path, capsys):
     folder = tmp_path / "cpu"
     folder.mkdir()
+    mark(folder)  # a folder an earlier run wrote
     (folder / "results.json").write_text('{"previous": true}', encoding="utf-8")
     calls = []
     real = seed.measure_variant
@@ -167,13 +166,14 @@ def test_ctrl_c_mid_run_keeps_the_previous_results(monkeypatch, tmp_path, capsys
     code, out = run_main(argv, capsys)
     assert code == 130 and "interrupted" in out.err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cpu"]
-    assert sorted(p.name for p in folder.iterdir()) == ["results.json"]
+    assert sorted(p.name for p in folder.iterdir()) == [MARKER, "results.json"]
     assert (folder / "results.json").read_text(encoding="utf-8") == '{"previous": true}'
 
 
 def test_a_crash_while_writing_keeps_the_previous_results(monkeypatch, tmp_path, capsys):
     folder = tmp_path / "cpu"
     folder.mkdir()
+    mark(folder)  # a folder an earlier run wrote
     (folder / "results.json").write_text('{"previous": true}', encoding="utf-8")
 
     def broken(*args):
@@ -257,6 +257,7 @@ def test_an_unwritable_out_is_refused_before_measuring(monkeypatch, capsys, tmp_
 def results_of(tmp_path, **changes):
     folder = tmp_path / "cpu"
     folder.mkdir(parents=True)
+    mark(folder)
     data = {"schema_version": 1, "provenance": {"gpu_name": "NVIDIA H200"},
             "config": {"batch": 1, "heads": 2, "seq_len": 64, "head_dim": 32, "dtype": "float32"},
             "roof": {"tflops": 1.0}, "variants": {"naive": {}, "math": {}}} | changes
@@ -436,7 +437,7 @@ def test_a_failing_section_is_recorded_and_the_run_keeps_the_rest(monkeypatch, t
 
 def test_first_calls_math_switches_and_sweep_backends_on_cpu(tmp_path):
     argv = SMALL_CPU + ["--variants", "math,math_tf32,math_bf16_reduction,flash,auto", "--first-calls",
-                        "--sweep", "--sweep-max-seq", "64", "--sweep-steps", "3", "--out", str(tmp_path)]
+                        "--sweep", "--sweep-max-seq", "256", "--sweep-steps", "3", "--out", str(tmp_path)]
     assert build_tables.main(argv) == 0
     results = load_results(tmp_path / "cpu" / "results.json")
     assert all(results["variants"][n]["status"] == "ok" for n in ("math_tf32", "math_bf16_reduction"))

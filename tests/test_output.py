@@ -7,7 +7,7 @@ import stat
 import pytest
 
 from report.output.checks import check_writable
-from report.output.folders import replace_dir, result_folders, staged
+from report.output.folders import mark, replace_dir, result_folders, staged
 from report.paths import DEFAULT_OUT as GENERATED
 from report.results import UsageError, load_results, write_results
 
@@ -40,6 +40,7 @@ def test_a_write_that_fails_keeps_the_old_results_json(tmp_path, monkeypatch):
 def test_replace_dir_swaps_in_the_new_folder_and_removes_the_old(tmp_path):
     final = tmp_path / "h200"
     final.mkdir()
+    mark(final)
     (final / "old.txt").write_text("old")
     staging = tmp_path / ".h200-new"
     staging.mkdir()

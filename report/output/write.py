@@ -4,11 +4,22 @@ from __future__ import annotations
 import shutil
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 from ..paths import COMPARE, DEFAULT_OUT, ROOT
 from ..results import UsageError, load_reference, load_results, write_results
-from .folders import replace_dir, result_folders, staged
+from . import signals
+from .folders import mark, owned, refuse_replacing, replace_dir, result_folders, staged
+
+MAX_ERROR = 200  # characters of an OS error shown (a shutil.Error lists every file it copied)
+
+
+def short_error(err):
+    """An OSError as one short line: its reason and file, not a repr of every failed copy."""
+    text = f"{err.strerror}: {err.filename}" if getattr(err, "strerror", None) else str(err)
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_ERROR else text[: MAX_ERROR - 1] + "…"
 
 
 def shown_traces(slug):
@@ -16,53 +27,104 @@ def shown_traces(slug):
     return (DEFAULT_OUT / slug / "traces").relative_to(ROOT).as_posix()
 
 
-def render_folder(folder, ref):
-    """Re-render one GPU's tables and figures from its results.json, all or nothing."""
-    from ..render.site import render_all
+def _renderer():
+    """render_all, imported with Ctrl-C held back: an interrupted matplotlib import can
+    leave the interpreter broken (a fatal error at exit instead of one line)."""
+    with signals.deferred():
+        import matplotlib.pyplot  # noqa: F401
 
+        from ..render.site import render_all
+    return render_all
+
+
+def _stage_folder(stack, folder, ref):
+    """One GPU's tables and figures rendered into a staging folder inside it."""
     results = load_results(folder / "results.json")
-    with staged(folder, ".render-", (folder / "results.json", "nothing was changed: measure again")) as staging:
-        render_all(results, ref, staging / "tables", staging / "figures", folder / "traces",
-                   shown_traces(folder.name))
+    if not owned(folder):  # a contributed results.json: its tables are new, or not ours
         for part in ("tables", "figures"):
-            replace_dir(staging / part, folder / part)
+            refuse_replacing(folder / part)
+    render_all = _renderer()
+    staging = stack.enter_context(
+        staged(folder, ".render-", (folder / "results.json", "nothing was changed: measure again")))
+    render_all(results, ref, staging / "tables", staging / "figures", folder / "traces",
+               shown_traces(folder.name))
+    return staging
 
 
-def render_comparison(out, ref):
-    """<out>/compare/tables/ from every GPU folder of `out`, all or nothing; the path, or
-    None where `out` holds no GPU run (CPU runs are never compared)."""
+def _swap_folder(folder, staging):
+    if not owned(folder):
+        mark(folder)
+    for part in ("tables", "figures"):
+        replace_dir(staging / part, folder / part, owner=folder)
+
+
+def _stage_comparison(stack, out, ref):
+    """<out>/compare/tables rendered into a staging folder of `out`, or None where `out`
+    holds no GPU run (CPU runs are never compared)."""
     from ..render.compare import has_gpu_runs, render_compare
 
     runs = [(d.name, load_results(d / "results.json")) for d in result_folders(out)]
     if not has_gpu_runs(runs):
         return None
-    final = out / COMPARE / "tables"
-    final.parent.mkdir(exist_ok=True)
-    with staged(final.parent, ".render-", (f"a results.json under {out}", f"{final} was not changed")) as staging:
-        render_compare(runs, ref, staging / "tables")
-        replace_dir(staging / "tables", final)
+    refuse_replacing(out / COMPARE)
+    staging = stack.enter_context(
+        staged(out, ".render-", (f"a results.json under {out}", f"{out / COMPARE} was not changed")))
+    render_compare(runs, ref, staging / "tables")
+    return staging
+
+
+def _swap_comparison(out, staging):
+    folder = out / COMPARE
+    if not folder.exists():
+        folder.mkdir()
+        mark(folder)
+    final = folder / "tables"
+    replace_dir(staging / "tables", final, owner=folder)
     return final
 
 
+def render_folder(folder, ref):
+    """Re-render one GPU's tables and figures from its results.json, all or nothing."""
+    with ExitStack() as stack:
+        _swap_folder(folder, _stage_folder(stack, folder, ref))
+
+
+def render_comparison(out, ref):
+    """<out>/compare/tables/ from every GPU folder of `out`, all or nothing; the path, or
+    None where `out` holds no GPU run."""
+    with ExitStack() as stack:
+        staging = _stage_comparison(stack, out, ref)
+        return _swap_comparison(out, staging) if staging else None
+
+
 def render_only(out, slug=None, progress=print):
-    """Re-render `out`/`slug` (or every results folder of `out`), then the comparison."""
+    """Re-render `out`/`slug` (or every results folder of `out`) and the comparison; every
+    part is rendered before any is swapped in, so a failure changes nothing."""
     out = Path(out)
+    if slug == COMPARE:
+        raise UsageError(f"{out / COMPARE} is the comparison of every GPU, rendered from their "
+                         "folders: run --render-only without --slug to render it")
     folders = [out / slug] if slug else result_folders(out)
     if not folders:
         raise UsageError(f"no results.json under {out}: nothing to render")
     ref = load_reference()
-    for folder in folders:
-        render_folder(folder, ref)
-        progress(f"rendered {folder / 'tables'} and {folder / 'figures'} from {folder / 'results.json'}")
-    compared = render_comparison(out, ref)
-    if compared:
-        progress(f"rendered {compared} from every GPU's results.json under {out}")
+    with ExitStack() as stack:
+        try:
+            staged_folders = [(folder, _stage_folder(stack, folder, ref)) for folder in folders]
+            compare = _stage_comparison(stack, out, ref)
+        except OSError as err:
+            raise UsageError(f"cannot render into {out} ({short_error(err)}); nothing was "
+                             "changed") from None
+        for folder, staging in staged_folders:
+            _swap_folder(folder, staging)
+            progress(f"rendered {folder / 'tables'} and {folder / 'figures'} from {folder / 'results.json'}")
+        if compare:
+            progress(f"rendered {_swap_comparison(out, compare)} from every GPU's results.json under {out}")
 
 
 def write_run(results, trace_tmp, out, slug):
     """Write results, traces, tables and figures into a staging folder, then swap it in."""
-    from ..render.site import render_all
-
+    render_all = _renderer()
     out.mkdir(parents=True, exist_ok=True)
     with staged(out, f".{slug}-") as staging:
         write_results(results, staging / "results.json")
@@ -75,11 +137,13 @@ def write_run(results, trace_tmp, out, slug):
 def publish_run(results, trace_tmp, out, slug, started, progress=print):
     """Write a measured run (removing its temporary traces), then refresh the comparison;
     a comparison that fails is a warning, since the run itself is written and stays."""
+    before = "the previous results there are untouched" if (out / slug).exists() \
+        else "nothing was written"
     try:
+        signals.check()
         write_run(results, trace_tmp, out, slug)
     except OSError as err:
-        raise UsageError(f"could not write {out / slug} ({err}); the previous results there "
-                         "are untouched") from None
+        raise UsageError(f"could not write {out / slug} ({short_error(err)}); {before}") from None
     finally:
         shutil.rmtree(trace_tmp, ignore_errors=True)
     progress(f"wrote {out / slug} in {time.perf_counter() - started:.1f} s")

@@ -9,4 +9,5 @@
     trace/     reading a torch.profiler (Kineto) trace: pure Python
     snippets   imports files of snippets/, the code the pages show
     paths      where things are
+    limits     bounds on what is read from a file the build did not write
 """

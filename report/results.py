@@ -8,6 +8,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from .limits import parse_json
 from .paths import PACKAGE, REFERENCE, ROOT, SNIPPETS
 from .variants import SNIPPET_FILES
 
@@ -63,6 +64,26 @@ def code_hashes():
             for p in files}
 
 
+MAX_RESULTS_BYTES = 50 * 2**20  # the H200's with every section is under 1 MB
+
+
+def _read(path):
+    """The file's JSON, read only if it is of a sane size and nesting (UsageError if not)."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_RESULTS_BYTES:
+            raise UsageError(f"{path} is {size / 2**20:,.0f} MB, more than the "
+                             f"{MAX_RESULTS_BYTES // 2**20} MB a results.json may be: not ours")
+        return parse_json(path.read_text(encoding="utf-8"), json.loads)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise UsageError(f"{path} is not valid JSON ({err}); restore it with "
+                         f"`git checkout -- {path}` or measure again") from None
+    except ValueError as err:  # too deep
+        raise UsageError(f"{path} is {err}: not a results.json of build_tables.py") from None
+    except OSError as err:
+        raise UsageError(f"{path} cannot be read ({err.strerror or err})") from None
+
+
 def load_results(path):
     """results.json, checked enough that rendering it cannot go wrong silently."""
     path = Path(path)
@@ -70,18 +91,13 @@ def load_results(path):
         raise UsageError(f"{path} does not exist: run build_tables.py on a GPU first")
     if not path.is_file():
         raise UsageError(f"{path} is not a file: expected a results.json written by build_tables.py")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise UsageError(f"{path} is not valid JSON ({err}); restore it with "
-                         f"`git checkout -- {path}` or measure again") from None
-    except OSError as err:
-        raise UsageError(f"{path} cannot be read ({err.strerror or err})") from None
+    data = _read(path)
     if not isinstance(data, dict) or "schema_version" not in data:
         raise UsageError(f"{path} has no schema_version: not a results file of build_tables.py")
-    if data["schema_version"] != SCHEMA_VERSION:
-        raise UsageError(f"{path} has schema version {data['schema_version']}, this build_tables.py "
-                         f"reads version {SCHEMA_VERSION}: measure again to upgrade it")
+    version = data["schema_version"]
+    if version != SCHEMA_VERSION or not isinstance(version, int) or isinstance(version, bool):
+        raise UsageError(f"{path} has schema version {version!r}, this build_tables.py "
+                         f"reads version {SCHEMA_VERSION!r}: measure again to upgrade it")
     missing = [k for k in ("provenance", "config", "roof", "variants") if k not in data]
     if missing:
         raise UsageError(f"{path} is missing {', '.join(missing)}: the file is damaged")

@@ -6,10 +6,11 @@ from report.paths import PACKAGE
 # what each part of report/ may import from report/ (itself included)
 ALLOWED = {
     "paths": set(),
+    "limits": set(),
     "variants": set(),
     "snippets": {"paths"},
-    "trace": {"trace", "snippets", "paths", "variants"},
-    "results": {"paths", "variants"},
+    "trace": {"trace", "snippets", "paths", "variants", "limits"},
+    "results": {"paths", "variants", "limits"},
     "text": {"text"},
     "measure": {"measure", "trace", "results", "variants", "snippets", "paths"},
     "render": {"render", "text", "trace", "variants"},

@@ -7,7 +7,7 @@ from ..text.catalog import t
 from ..trace.explain import TraceError, explain, load_trace, report
 from ..variants import FUSED, LANGS
 from . import causes, extra_tables, figures, findings, shapes, tables
-from .markdown import caption, safe_provenance
+from .markdown import caption, fenced, safe_provenance
 
 
 def seed_tables(results, ref, lang):
@@ -80,7 +80,7 @@ def explained(traces_dir, traces_shown):
         except TraceError:
             continue
         command = f"$ python build_tables.py --explain {traces_shown}/{variant}.json.gz"
-        out[f"explain-{variant}"] = "\n".join(["```text", command, text + "```"])
+        out[f"explain-{variant}"] = fenced(command + "\n" + text)
     return out
 
 

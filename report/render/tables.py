@@ -11,6 +11,7 @@ from ..trace.names import short_kernel_name
 from ..trace.stats import median
 from .markdown import (
     GAP_SHOWN,
+    fenced,
     has_idle_gap,
     host_figures,
     idle_gap_cell,
@@ -201,7 +202,7 @@ def profiler_table(results, name, lang):
     row = results["variants"][name]
     if row["status"] != "ok":
         return f"{label(name, lang)}: {status_text(row, lang)} ({markdown_safe(row['reason'])})"
-    return "```text\n" + row["profiler_table"].rstrip() + "\n```"
+    return fenced(row["profiler_table"])
 
 
 def provenance(results, lang):

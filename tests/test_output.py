@@ -8,6 +8,7 @@ import tempfile
 
 import pytest
 
+from report.output import signals
 from report.output.checks import check_writable
 from report.output.folders import (
     MARKER,
@@ -269,3 +270,53 @@ def test_a_long_shutil_error_is_shortened():
                         for i in range(40)])
     assert len(short_error(err)) <= MAX_ERROR and "\n" not in short_error(err)
     assert short_error(OSError(28, "No space left on device", "/x")) == "No space left on device: /x"
+
+
+# --- signals ---------------------------------------------------------------------------------
+
+@pytest.fixture()
+def handlers():
+    import signal
+
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    signals.install()
+    yield signal
+    for s, handler in saved.items():
+        signal.signal(s, handler)
+
+
+def test_sigterm_is_an_exception_that_clean_up_sees(handlers, tmp_path):
+    with pytest.raises(signals.Terminated):
+        with staged(tmp_path, ".h200-"):
+            os.kill(os.getpid(), handlers.SIGTERM)
+    assert list(tmp_path.iterdir()) == [] and signals.received() == handlers.SIGTERM
+
+
+def test_ctrl_c_during_an_import_waits_for_its_end(handlers):
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with signals.deferred():
+            os.kill(os.getpid(), handlers.SIGINT)
+            done.append("the import finished")  # not cut short halfway
+    assert done == ["the import finished"]
+
+
+def test_the_renderer_is_imported_with_ctrl_c_held_back(handlers, monkeypatch):
+    import sys
+
+    from report.output import write
+
+    monkeypatch.delitem(sys.modules, "report.render.site", raising=False)
+    seen = []
+
+    class Finder:
+        def find_spec(self, name, path=None, target=None):
+            if name == "report.render.site":
+                os.kill(os.getpid(), handlers.SIGINT)  # Ctrl-C while the render layer imports
+                seen.append(name)
+            return None
+
+    monkeypatch.setattr(sys, "meta_path", [Finder(), *sys.meta_path])
+    with pytest.raises(KeyboardInterrupt):
+        write._renderer()
+    assert seen and "report.render.site" in sys.modules  # the import ran to its end first

@@ -2,9 +2,10 @@
 """How repeatable are build_tables.py's figures? Prints numbers; asserts nothing.
 
     python -m benchmarks.stability            # on a CUDA GPU (about 3 minutes)
+    python benchmarks/stability.py            # the same
     python -m benchmarks.stability --device cpu --seq-len 128 --batch 1 --heads 2
 
-Run it from the repository root (it imports build_tables and report/ from there).
+It imports build_tables and report/ from the repository root, whichever form starts it.
 
 Runs the measurement twice in one process with the default number of profiled steps,
 then twice with 3 steps (like the original study), and prints for every quantity the
@@ -19,10 +20,15 @@ import sys
 import time
 from pathlib import Path
 
-import build_tables
-from report.measure.run import run_measurements
-from report.results import UsageError
-from report.trace.stats import median
+# `python benchmarks/stability.py` puts benchmarks/ on sys.path, not the repository root
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import build_tables  # noqa: E402
+from report.measure.run import run_measurements  # noqa: E402
+from report.results import UsageError  # noqa: E402
+from report.trace.stats import median  # noqa: E402
 
 QUANTITIES = {  # the guide's words for time (its vocabulary table)
     "GPU span": lambda r: median(r["cuda_time_us"]),

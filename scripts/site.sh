@@ -6,13 +6,16 @@ SCRIPT=site.sh
 
 usage() {
   cat <<'EOF'
-usage: bash scripts/site.sh [--build-only] [--no-install] [--port N] [--sub-path /P/] [--dry-run]
+usage: bash scripts/site.sh [--gpu RUN] [--build-only] [--no-install] [--port N] [--sub-path /P/] [--dry-run]
 
 Install the requirements (into the project's .venv unless Python already runs inside a
 virtualenv), build the site strictly from the committed tables into site/, and serve it
 on http://127.0.0.1:8000/ with scripts/serve.py: only the files a static host would serve,
 and the site's own 404.html (status 404) for a missing page.
 
+  --gpu RUN        the run every page shows: a folder of docs/generated/ (default: extra.gpu
+                   in mkdocs.yml, h200), or the path of a results folder build_tables.py
+                   wrote elsewhere, e.g. build-out/cpu (a preview); also --gpu=RUN
   --build-only     stop after the build
   --no-install     no venv creation, no pip install: use what is installed
   --port N         port to serve on (default 8000; 0 picks a free one); also --port=N
@@ -37,6 +40,7 @@ install=1
 dry_run=0
 port=8000
 sub_path=/
+gpu=
 bad_usage() { echo "$SCRIPT: $* (see --help)" >&2; exit 2; }
 while [ "$#" -gt 0 ]; do
   case "$1" in
@@ -45,9 +49,14 @@ while [ "$#" -gt 0 ]; do
     --dry-run) dry_run=1 ;;
     --port=*) port="${1#--port=}" ;;
     --sub-path=*) sub_path="${1#--sub-path=}" ;;
-    --port|--sub-path)
+    --gpu=*) gpu="${1#--gpu=}"; [ -n "$gpu" ] || bad_usage "--gpu needs a value" ;;
+    --port|--sub-path|--gpu)
       [ "$#" -ge 2 ] || bad_usage "$1 needs a value"
-      if [ "$1" = --port ]; then port=$2; else sub_path=$2; fi
+      case "$1" in
+        --port) port=$2 ;;
+        --sub-path) sub_path=$2 ;;
+        --gpu) gpu=$2 ;;
+      esac
       shift
       ;;
     *) bad_usage "unknown argument: $1" ;;
@@ -59,6 +68,11 @@ source scripts/common.sh
 plan_python
 # serve.py checks the port and the sub-path now, not after a minute of building
 url=$("$PYTHON" scripts/serve.py --check --port "$port" --sub-path "$sub_path" </dev/null) || exit $?
+# and the run to show (hooks/gpu.py reads SDPA_GPU; the same check stops the build)
+if [ -n "$gpu" ]; then
+  "$PYTHON" hooks/gpu.py "$gpu" >/dev/null </dev/null || exit 2
+  export SDPA_GPU=$gpu
+fi
 
 if [ "$dry_run" -eq 1 ]; then
   if [ "$install" -eq 1 ]; then
@@ -67,7 +81,7 @@ if [ "$dry_run" -eq 1 ]; then
   else
     describe_python --no-install
   fi
-  echo "build: mkdocs build --strict --site-dir site"
+  echo "build: mkdocs build --strict --site-dir site${gpu:+ (showing $gpu)}"
   if [ "$build_only" -eq 0 ]; then echo "serve: $url"; fi
   exit 0
 fi

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from pagecode import ROOT, collect_page_blocks, eval_mark
+from pagecode import ROOT, collect_page_blocks, eval_mark, matplotlib_differs
 
 # Code under test never opens a plot window; hooks/notebooks.py drops this again for the
 # notebook kernel of the site build, where the inline backend must make the plot image.
@@ -47,6 +47,11 @@ _REPORT: list[str] = []
 def report():
     """report(line): printed in pytest's terminal summary, also under -q and without -s."""
     return _REPORT.append
+
+
+def pytest_report_header(config):
+    """Said once, at the top: where figures cannot be compared byte for byte, and why."""
+    return matplotlib_differs()
 
 
 def pytest_terminal_summary(terminalreporter):

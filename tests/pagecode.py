@@ -12,11 +12,15 @@ import functools
 import io
 import os
 import re
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from report.results import load_results
+from report.text.catalog import catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -42,7 +46,8 @@ def _plain_config():
         name, options = next(iter(entry.items())) if isinstance(entry, dict) else (entry, None)
         names.append(name)
         configs[name] = options or {}
-    return {"markdown_extensions": names, "mdx_configs": configs, "nav": raw["nav"]}
+    return {"markdown_extensions": names, "mdx_configs": configs, "nav": raw["nav"],
+            "extra": raw.get("extra", {})}
 
 
 @functools.cache
@@ -118,14 +123,39 @@ def rel(path: Path) -> str:
 # --------------------------------------------------------------------------- snippets
 
 
-def expand_snippets(text: str, base_path=None) -> str:
-    """Run pymdownx.snippets' own preprocessor on a page, with mkdocs.yml's config.
+@functools.cache
+def gpu_hook():
+    """hooks/gpu.py, the MkDocs hook that puts the chosen run in place of generated/GPU/."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("sdpa_gpu_hook", ROOT / "hooks" / "gpu.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def site_run(setting=None):
+    """(name, folder, preview) of the run the site shows: `setting`, else SDPA_GPU, else
+    mkdocs.yml's extra.gpu, resolved as hooks/gpu.py does for the build."""
+    hook = gpu_hook()
+    chosen = setting or os.environ.get(hook.ENV) or mkdocs_config()["extra"]["gpu"]
+    return hook.resolve(chosen, GENERATED, cwd=ROOT)
+
+
+def expand_snippets(text: str, base_path=None, run=None) -> str:
+    """Run pymdownx.snippets' own preprocessor on a page, with mkdocs.yml's config, after
+    hooks/gpu.py's rewrite of generated/GPU/ for `run` (default: the run the site shows).
 
     Raises pymdownx.snippets.SnippetMissingError for a missing file or section
     (check_paths: true in mkdocs.yml).
     """
     import markdown
 
+    name, folder, preview = run or site_run()
+    text = gpu_hook().rewrite(text, name, folder, preview)
+    if preview:
+        base_path = list(base_path or mkdocs_config()["mdx_configs"]["pymdownx.snippets"]["base_path"])
+        base_path.append(str(folder))
     md = markdown.Markdown(
         extensions=["pymdownx.snippets"],
         extension_configs={"pymdownx.snippets": snippet_config(base_path)},
@@ -290,3 +320,69 @@ def notebooks() -> dict[str, Path]:
     """The notebook page in each language: {'nb': docs/explore.nb.ipynb, ...}."""
     stems = [p["stem"] for p in nav_pages() if p["ext"] == ".ipynb"]
     return {lang: DOCS / f"{stem}.{lang}.ipynb" for stem in stems for lang in LANGS}
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def pinned_version(package: str) -> str | None:
+    """The version requirements.txt pins `package` to (None where it pins none)."""
+    for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines():
+        match = re.match(rf"{re.escape(package)}==([^\s;#]+)", line.strip(), re.IGNORECASE)
+        if match:
+            return match.group(1)
+    return None
+
+
+def matplotlib_differs() -> str | None:
+    """A one-line reason when this matplotlib is not the pinned one (a reader's GPU machine),
+    so that SVG bytes cannot match; None where it is the pin."""
+    import matplotlib
+
+    pin = pinned_version("matplotlib")
+    if pin is None or matplotlib.__version__ == pin:
+        return None
+    return (f"matplotlib {matplotlib.__version__} is not the pinned {pin}: figures are compared "
+            "by what they show (their text, element counts), not byte for byte")
+
+
+def figure_view(svg: bytes) -> tuple:
+    """What an SVG figure shows, not how one matplotlib version laid it out: every text in
+    document order, and how many elements of each kind are drawn."""
+    import xml.etree.ElementTree as ET
+    from collections import Counter
+
+    root = ET.fromstring(svg)
+    texts = [" ".join("".join(el.itertext()).split()) for el in root.iter() if el.tag.rsplit("}", 1)[-1] == "text"]
+    kinds = Counter(el.tag.rsplit("}", 1)[-1] for el in root.iter())
+    return tuple(texts), tuple(sorted(kinds.items()))
+
+
+def comparable(path: Path, data: bytes):
+    """The bytes of a generated file, or for an SVG figure under another matplotlib than the
+    pin, what it shows (figure_view): tables are always compared byte for byte."""
+    if Path(path).suffix == ".svg" and matplotlib_differs():
+        return figure_view(data)
+    return data
+
+
+# --------------------------------------------------------------------------- generated files
+
+
+def committed_result_dirs():
+    """Folders of GPU results tracked by git (a stray CPU or local run does not count)."""
+    tracked = subprocess.run(["git", "ls-files", "--", "*/results.json"], cwd=GENERATED,
+                             capture_output=True, text=True, check=True).stdout.split()
+    return sorted((GENERATED / p).parent for p in tracked
+                  if "cuda" in load_results(GENERATED / p)["provenance"])
+
+
+def generated_by(line, lang):
+    """[(module path, [function names])] that a generated file's header line names, or
+    None where the line is not the header."""
+    before, _, after = catalog()["page.header"][lang].partition("{writer}")
+    if not (line.startswith(before) and line.endswith(after)):
+        return None
+    writer = line[len(before):len(line) - len(after)]
+    return [(module, names.split(", ")) for module, names in
+            (part.split(": ") for part in writer.split("; "))]

@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from pagecode import comparable
 
 import build_tables
 from report.measure import backward, run, seed, sweep
@@ -15,7 +16,7 @@ from report.output.folders import MARKER, mark
 from report.paths import DEFAULT_OUT as GENERATED
 from report.paths import ROOT, SCRATCH_OUT
 from report.render import site
-from report.results import load_results
+from report.results import UsageError, load_results
 from report.variants import LANGS
 
 
@@ -59,7 +60,8 @@ def copy_committed(tmp_path):
 
 
 def snapshot(folder):
-    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    """Every file under folder; figures as pagecode.comparable sees them."""
+    return {p.relative_to(folder): comparable(p, p.read_bytes()) for p in folder.rglob("*") if p.is_file()}
 
 
 def test_render_only_reproduces_and_leaves_no_staging(tmp_path, capsys):
@@ -376,9 +378,11 @@ def test_host_overhead_records_its_spread_and_its_cost_in_small_ops(tmp_path):
 
 
 @pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="checks the no-GPU path")
-def test_stability_benchmark_without_a_gpu_is_one_line():
-    proc = subprocess.run([sys.executable, "-m", "benchmarks.stability"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+@pytest.mark.parametrize("how", [["-m", "benchmarks.stability"], ["benchmarks/stability.py"],
+                                 [str(ROOT / "benchmarks" / "stability.py")]])
+def test_stability_benchmark_without_a_gpu_is_one_line(how, tmp_path):
+    cwd = tmp_path if Path(how[-1]).is_absolute() else ROOT  # the path form from anywhere
+    proc = subprocess.run([sys.executable, *how], cwd=cwd, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "no CUDA device" in proc.stderr
 
 
@@ -452,7 +456,7 @@ def test_first_calls_math_switches_and_sweep_backends_on_cpu(tmp_path):
 def test_math_switches_are_restored():
     import torch
 
-    from report.measure.variants import math_switch
+    from report.measure.callables import math_switch
 
     before = (torch.backends.cuda.fp16_bf16_reduction_math_sdp_allowed(), torch.backends.cuda.matmul.allow_tf32)
     for name in ("math_bf16_reduction", "math_tf32"):
@@ -525,7 +529,7 @@ def test_a_shape_that_does_not_fit_in_memory_is_refused_before_allocating(monkey
 
 def test_the_default_cpu_shape_says_how_long_it_takes_before_it_starts(monkeypatch, capsys, tmp_path):
     def stop(*args, **kwargs):
-        raise build_tables.UsageError("stopped before measuring")
+        raise UsageError("stopped before measuring")
 
     monkeypatch.setattr(run, "run_measurements", stop)
     code, got = run_main(["--device", "cpu", "--out", str(tmp_path)], capsys)

@@ -2,19 +2,17 @@
 import copy
 import math
 import string
-import subprocess
-import tomllib
 
 import pytest
+from pagecode import committed_result_dirs, comparable, generated_by
 
-from report.output.write import shown_traces
 from report.paths import DEFAULT_OUT as GENERATED
 from report.paths import ROOT
 from report.render import findings, tables
 from report.render.figures import render_figures
+from report.render.header import written_by
 from report.render.site import render_all
 from report.results import code_hashes, load_reference, load_results, snippet_hashes
-from report.text.catalog import CATALOG_FILE, catalog, placeholders, t
 from report.text.format import fmt_num, fmt_pct, fmt_ratio, fmt_us
 from report.variants import LANGS, SNIPPET_FILES
 
@@ -28,14 +26,6 @@ def test_number_formats_follow_the_locale():
     assert fmt_ratio(3.7, "nb") == "3,7×"
 
 
-def committed_result_dirs():
-    """Folders of GPU results tracked by git (a stray CPU or local run does not count)."""
-    tracked = subprocess.run(["git", "ls-files", "--", "*/results.json"], cwd=GENERATED,
-                             capture_output=True, text=True, check=True).stdout.split()
-    return sorted((GENERATED / p).parent for p in tracked
-                  if "cuda" in load_results(GENERATED / p)["provenance"])
-
-
 def test_there_are_committed_gpu_results():
     slugs = [d.name for d in committed_result_dirs()]
     assert "h200" in slugs
@@ -45,13 +35,13 @@ def test_there_are_committed_gpu_results():
 def test_committed_tables_and_figures_are_exactly_what_results_json_renders(folder, tmp_path):
     results = load_results(folder / "results.json")
     written = render_all(results, load_reference(), tmp_path / "tables", tmp_path / "figures",
-                         folder / "traces", shown_traces(folder.name))
+                         folder / "traces")
     committed = sorted(p.relative_to(folder).as_posix() for part in ("tables", "figures")
                        for p in (folder / part).glob("*"))
     assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == committed
     for path in written:
         rel = path.relative_to(tmp_path)
-        assert path.read_bytes() == (folder / rel).read_bytes(), rel
+        assert comparable(path, path.read_bytes()) == comparable(path, (folder / rel).read_bytes()), rel
 
 
 @pytest.mark.parametrize("folder", committed_result_dirs(), ids=lambda p: p.name)
@@ -103,9 +93,32 @@ def test_generated_tables_carry_header_and_gpu_caption():
         gpu = load_results(folder / "results.json")["provenance"]["gpu_name"]
         for path in (folder / "tables").glob("*.md"):
             text = path.read_text(encoding="utf-8")
-            lang = path.name.split(".")[-2]
-            assert text.startswith(t("page.header", lang)), path.name
+            assert generated_by(text.splitlines()[0], path.name.split(".")[-2]), path.name
             assert f"**{gpu}**" in text, path.name
+
+
+def test_every_generated_header_names_functions_that_exist():
+    """One hop from a file to its code: each header names module files and functions of
+    them that exist, and the findings files name exactly the findings they hold."""
+    paths = [p for p in GENERATED.rglob("*") if p.suffix in (".md", ".svg")]
+    assert len(paths) > 100
+    for path in paths:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        lang = path.name.split(".")[-2]
+        writers = generated_by(lines[1] if path.suffix == ".svg" else lines[0], lang)
+        assert writers, path.name
+        for module, names in writers:
+            source = (ROOT / module).read_text(encoding="utf-8")
+            for name in names:
+                assert f"\ndef {name}(" in source, (path.name, module, name)
+    for file, names in {**findings.FILES, **findings.EXTRA_FILES}.items():
+        first = (GENERATED / "h200" / "tables" / f"{file}.en.md").read_text(encoding="utf-8").splitlines()[0]
+        assert [n for _, ns in generated_by(first, "en") for n in ns] == list(names), file
+
+
+def test_a_header_groups_its_functions_by_module():
+    assert written_by([findings.FINDINGS["home_math"], findings.FINDINGS["home_cpu"], tables.headline]) == (
+        "report/render/findings/home.py: home_math, home_cpu; report/render/tables.py: headline")
 
 
 def test_the_a100_figures_are_on_the_comparison_page_only(tmp_path):
@@ -122,7 +135,7 @@ def test_the_a100_figures_are_on_the_comparison_page_only(tmp_path):
         for name in ("headline", "headline-home", "findings-fused"):
             text = (tmp_path / f"{name}.{lang}.md").read_text(encoding="utf-8")
             assert not any(x in text for x in a100) and ref["source"]["url"] not in text, name
-        table, notes = bodies([("h200", results)], ref, lang)["cuda-time"]
+        table, notes, _ = bodies([("h200", results)], ref, lang)["cuda-time"]
         assert all(x in table for x in a100) and any(ref["source"]["url"] in n for n in notes)
 
 
@@ -133,40 +146,10 @@ def test_figures_are_deterministic(tmp_path):
     assert a and [p.read_bytes() for p in a] == [p.read_bytes() for p in b]
     text = a[0].read_text("utf-8")
     assert "NVIDIA H200" in text and "<dc:date>" not in text
-    assert "<!-- generated by build_tables.py from results.json: do not edit by hand -->" in text
+    assert generated_by(text.splitlines()[1], "nb") == [("report/render/figures.py", ["cuda_vs_cpu"])]
 
 
-# --- the string catalog --------------------------------------------------------------
-
-def test_catalog_has_both_languages_with_the_same_placeholders():
-    with CATALOG_FILE.open("rb") as fh:
-        tomllib.load(fh)  # valid TOML
-    entries = catalog()
-    assert len(entries) > 100
-    for key, texts in entries.items():
-        assert set(texts) == set(LANGS), key
-        assert texts["nb"].strip() and texts["en"].strip(), key
-        assert placeholders(texts["nb"]) == placeholders(texts["en"]), key
-
-
-def test_a_catalog_entry_missing_a_language_is_not_a_string():
-    # _flatten only takes tables with exactly nb and en as strings: a lone nb is no entry
-    assert "col.variant" in catalog() and "col" not in catalog()
-    with pytest.raises(KeyError):
-        t("col.no_such_column", "nb")
-
-
-def test_every_key_the_code_names_is_in_the_catalog():
-    import re
-
-    from report.paths import PACKAGE
-
-    groups = sorted({key.split(".")[0] for key in catalog()})
-    pattern = re.compile(r"""["'](?:""" + "|".join(groups) + r""")\.[a-z0-9_]+["']""")
-    named = {m.group(0)[1:-1] for path in PACKAGE.rglob("*.py") for m in pattern.finditer(path.read_text())}
-    assert len(named) > 40
-    assert named - set(catalog()) == set()
-
+# --- the rendered text -------------------------------------------------------------
 
 def test_placeholders_are_filled_in_every_rendered_file(tmp_path):
     results = load_results(GENERATED / "h200" / "results.json")
@@ -199,13 +182,6 @@ def test_text_from_provenance_is_escaped(tmp_path):
         assert "`rm -rf`" not in text, path.name
     headline = (tmp_path / "t" / "headline.en.md").read_text(encoding="utf-8")
     assert "&lt;script&gt;" in headline and r"\*GPU\*" in headline and r"\[x\](http" in headline
-
-
-def test_catalog_norwegian_follows_the_term_list():
-    from test_terms import check_nb
-
-    problems = [p for key, texts in catalog().items() for p in check_nb(texts["nb"], key)]
-    assert problems == []
 
 
 def made_up(per_op, spread, kernel=100.0):

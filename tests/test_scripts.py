@@ -134,6 +134,38 @@ def test_site_bad_arguments_get_one_line_and_exit_2(repo_copy, args):
     assert "see --help" in line
 
 
+@pytest.fixture(scope="module")
+def repo_with_runs(tmp_path_factory) -> Path:
+    """scripts/, hooks/ and one run folder: what site.sh --gpu checks against."""
+    root = tmp_path_factory.mktemp("repo-runs")
+    for part in ("scripts", "hooks"):
+        shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "docs" / "generated" / "h200").mkdir(parents=True)
+    (root / "docs" / "generated" / "h200" / "results.json").write_text("{}", encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("args, shown", [(["--gpu", "h200"], "h200"), (["--gpu=h200"], "h200")])
+def test_site_gpu_names_the_run_it_builds(repo_with_runs, args, shown):
+    proc = run_script(repo_with_runs, "site.sh", "--dry-run", *args)
+    assert proc.returncode == 0, proc.stderr
+    assert f"build: mkdocs build --strict --site-dir site (showing {shown})\n" in proc.stdout
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--gpu", "a100"], "folders with results: h200"),
+    (["--gpu", "compare"], "every GPU side by side"),
+    (["--gpu", "build-out/cpu"], "no results.json there"),
+    (["--gpu"], "--gpu needs a value"),
+    (["--gpu="], "--gpu needs a value"),
+])
+def test_site_gpu_without_a_run_is_refused_before_anything(repo_with_runs, args, needle):
+    proc = run_script(repo_with_runs, "site.sh", "--dry-run", *args)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert needle in one_line(proc.stderr)
+    assert not (repo_with_runs / ".venv").exists() and not (repo_with_runs / "site").exists()
+
+
 def test_site_needs_a_python(repo_copy):
     proc = run_script(repo_copy, "site.sh", "--dry-run", python="/nonexistent/python3")
     assert proc.returncode == 1

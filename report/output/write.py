@@ -7,7 +7,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from ..paths import COMPARE, DEFAULT_OUT, ROOT
+from ..paths import COMPARE
 from ..results import UsageError, load_reference, load_results, write_results
 from . import signals
 from .folders import mark, owned, refuse_replacing, replace_dir, result_folders, staged
@@ -20,11 +20,6 @@ def short_error(err):
     text = f"{err.strerror}: {err.filename}" if getattr(err, "strerror", None) else str(err)
     text = " ".join(text.split())
     return text if len(text) <= MAX_ERROR else text[: MAX_ERROR - 1] + "…"
-
-
-def shown_traces(slug):
-    """The traces folder as a reader names it from the repository: where the site's are."""
-    return (DEFAULT_OUT / slug / "traces").relative_to(ROOT).as_posix()
 
 
 def _renderer():
@@ -46,8 +41,7 @@ def _stage_folder(stack, folder, ref):
     render_all = _renderer()
     staging = stack.enter_context(
         staged(folder, ".render-", (folder / "results.json", "nothing was changed: measure again")))
-    render_all(results, ref, staging / "tables", staging / "figures", folder / "traces",
-               shown_traces(folder.name))
+    render_all(results, ref, staging / "tables", staging / "figures", folder / "traces")
     return staging
 
 
@@ -130,7 +124,7 @@ def write_run(results, trace_tmp, out, slug):
         write_results(results, staging / "results.json")
         shutil.copytree(trace_tmp, staging / "traces")
         render_all(results, load_reference(), staging / "tables", staging / "figures",
-                   staging / "traces", shown_traces(slug))
+                   staging / "traces")
         replace_dir(staging, out / slug)
 
 

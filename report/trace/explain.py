@@ -33,9 +33,9 @@ import zlib
 from pathlib import Path
 
 from ..limits import parse_json
-from .analyze import _activities_per_step, _op_stack_finder, complete_events
+from .analyze import activities_per_step, complete_events, op_stack_finder
+from .kernel_occupancy import add_occupancy, limits_from_trace
 from .names import GPU_CATS, LAUNCH_CATS, kernel_kind, short_kernel_name
-from .occupancy import add_occupancy, limits_from_trace
 from .stats import stats
 
 BUSY_SHARE = 0.9  # GPU-bound needs the GPU busy for at least this share of its span
@@ -222,7 +222,7 @@ def _explain_range(name, ranges, events, syncs):
         in_range = lambda ts: 0  # noqa: E731
     else:
         in_range = _finder(ranges)
-        per_range = [[a for a, _ in acts] for acts in _activities_per_step(events, n, in_range)[0]]
+        per_range = [[a for a, _ in acts] for acts in activities_per_step(events, n, in_range)[0]]
     wait = [0.0] * n
     for e in syncs:
         i = in_range(e["ts"])
@@ -306,7 +306,7 @@ def _add_launchers(kernels, events):
     """The launch call and the ATen operation around it, for each row's first call."""
     launches = {(e.get("args") or {}).get("correlation"): e
                 for e in events if e.get("cat") in LAUNCH_CATS}
-    op_stack = _op_stack_finder(events)
+    op_stack = op_stack_finder(events)
     for k in kernels:
         launch = launches.get(k["correlation"]) if k["correlation"] is not None else None
         k["launched_by"] = launch["name"] if launch else None

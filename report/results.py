@@ -1,4 +1,5 @@
-"""results.json: the schema version, loading with validation, and atomic writes."""
+"""results.json: the schema version, loading with validation against schema.py, and
+atomic writes."""
 from __future__ import annotations
 
 import hashlib
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from .limits import parse_json
 from .paths import PACKAGE, REFERENCE, ROOT, SNIPPETS
+from .schema import Results, SchemaError, check
 from .variants import SNIPPET_FILES
 
 # the build's own code that decides what is measured and how (rendering is not in it)
@@ -84,8 +86,8 @@ def _read(path):
         raise UsageError(f"{path} cannot be read ({err.strerror or err})") from None
 
 
-def load_results(path):
-    """results.json, checked enough that rendering it cannot go wrong silently."""
+def load_results(path) -> Results:
+    """results.json, checked against schema.py so that rendering it cannot go wrong silently."""
     path = Path(path)
     if not path.exists():
         raise UsageError(f"{path} does not exist: run build_tables.py on a GPU first")
@@ -106,6 +108,10 @@ def load_results(path):
     if long:
         raise UsageError(f"{path}: {long[:LONG_STRING_SHOWN]} is longer than {MAX_STRING:,} "
                          "characters: the file is damaged or not ours")
+    try:
+        check(data)
+    except SchemaError as err:
+        raise UsageError(f"{path}: {err}: the file is damaged or not ours; measure again") from None
     return data
 
 
@@ -114,7 +120,7 @@ def load_reference():
     return json.loads(REFERENCE.read_text(encoding="utf-8"))
 
 
-def write_results(results, path):
+def write_results(results: Results, path):
     """Write results.json atomically: a temporary file beside it, synced, then renamed over
     it, so a reader sees the old file or the new one, never half of one."""
     path = Path(path)

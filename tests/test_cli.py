@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from factory import SMALL_CPU
 from pagecode import comparable
 
 import build_tables
@@ -94,8 +95,6 @@ def test_render_only_without_results_is_a_clear_error(tmp_path, capsys):
     assert code == 2 and "no results.json" in out.err
 
 
-SMALL_CPU = ["--device", "cpu", "--batch", "1", "--heads", "2", "--seq-len", "64", "--head-dim", "32",
-             "--dtype", "float32", "--steps", "3", "--timer-seconds", "0.01", "--host-calls", "5"]
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from test_trace import FIXTURES
+from factory import FIXTURES
 
 import build_tables
 from report.paths import DEFAULT_OUT, ROOT

@@ -634,3 +634,17 @@ def test_a_schema_version_as_text_is_told_apart(capsys, tmp_path):
 def test_render_only_of_the_comparison_slug(capsys):
     code, got = run_main(["--render-only", "--slug", "compare"], capsys)
     assert code == 2 and "without --slug" in got.err and "run on a GPU" not in got.err
+
+
+def test_an_out_of_memory_message_keeps_the_allocation_size_whole(monkeypatch, capsys, tmp_path):
+    message = ("CUDA out of memory. Tried to allocate 64.00 GiB. GPU 0 has a total capacity of 139.81 GiB "
+               "of which 75.25 GiB is free. Including non-PyTorch memory, this process has 64.54 GiB in use.")
+
+    def oom(*args):
+        raise RuntimeError(message)
+
+    monkeypatch.setattr(run, "make_inputs", oom)
+    code, got = run_main(SMALL_CPU + ["--out", str(tmp_path)], capsys)
+    assert code == 2 and got.err.count("\n") == 1
+    assert "Tried to allocate 64.00 GiB. GPU 0 has a total capacity of 139.81 GiB of which 75.25 GiB is free." in got.err
+    assert "is free.); use a smaller shape" in got.err  # the rest is left out at a sentence's end

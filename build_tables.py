@@ -76,6 +76,8 @@ def variant_list(text):
 def out_folder(text):
     if not text.strip():
         raise argparse.ArgumentTypeError("is empty: name a folder, e.g. build-out")
+    if not text.isprintable():
+        raise argparse.ArgumentTypeError(f"{text!r} holds a line break or a control character")
     return Path(text)
 
 

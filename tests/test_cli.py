@@ -500,10 +500,12 @@ def test_a_dangling_symlink_out_is_refused_before_measuring(monkeypatch, capsys,
     assert code == 2 and "symbolic link to a missing" in got.err and got.err.count("\n") == 1
 
 
-def test_an_empty_out_is_refused(capsys, tmp_path, monkeypatch):
+@pytest.mark.parametrize("out, says", [("", "is empty"), ("   ", "is empty"), ("a\nb", "line break"),
+                                       ("x\x1b[31m", "control character")])
+def test_an_empty_or_unprintable_out_is_refused(out, says, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    code, got = run_main(SMALL_CPU + ["--out", ""], capsys)
-    assert code == 2 and "--out" in got.err and "is empty" in got.err
+    code, got = run_main(SMALL_CPU + ["--out", out], capsys)
+    assert code == 2 and "--out" in got.err and says in got.err and got.err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
 
 

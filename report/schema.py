@@ -91,6 +91,18 @@ class Attribution(TypedDict, total=False):
     activities_per_forward: Number
 
 
+class Round(TypedDict, total=False):
+    """measure/rounds.py: one round of one variant at the seed's shape: a short profile,
+    the wall timer and the round's host pass; a round that failed holds "error"."""
+    kernel_sum_us: Stats | None
+    cuda_time_us: Stats | None
+    cpu_time_us: Stats | None
+    wall_time_us: Wall | None
+    host_time_us: HostStats | None
+    error: str
+    host_error: str
+
+
 class VariantRow(TypedDict, total=False):
     """measure/seed.py: one variant at the seed's shape. Beside each figure, the code that
     measures it."""
@@ -114,6 +126,23 @@ class VariantRow(TypedDict, total=False):
     tflops: Number | None  # measure/seed.py: _gpu_figures
     label: str
     host_time_us: HostStats | None  # measure/host.py: host_overheads, stored by measure/seed.py: measure_host
+    rounds: list[Round]  # measure/rounds.py: measure_rounds, the compared figures again per round
+
+
+class FreshProcess(TypedDict, total=False):
+    """measure/first_call_child.py: one fused backend's first calls in a fresh process."""
+    status: str
+    reason: str | None
+    import_torch_ms: Time
+    setup_ms: Time
+    first_call_ms: Time
+    same_shape_again_ms: Time
+    first_new_shape_ms: Time
+    new_shape_again_ms: Time
+    new_thread_first_ms: Time
+    new_thread_again_ms: Time
+    new_thread_error: str
+    process_s: Time
 
 
 class FirstCallsRow(TypedDict, total=False):
@@ -124,11 +153,23 @@ class FirstCallsRow(TypedDict, total=False):
     same_shape_again_ms: Time | None
     first_new_shape_ms: Time | None
     new_shape_again_ms: Time | None
+    rounds: list[FreshProcess]  # measure/first_calls.py: fresh_process_rounds, one per round
 
 
 class FirstCalls(TypedDict, total=False):
     new_shape: dict[str, int]
     rows: dict[str, FirstCallsRow]
+
+
+class SmallRound(TypedDict, total=False):
+    """measure/rounds.py: one round of one variant at the small shape of overhead.py."""
+    kernel_sum_us: Stats | None
+    cuda_time_us: Stats | None
+    cpu_time_us: Stats | None
+    eager_wall_us: Wall | None
+    graph_wall_us: Wall | None
+    error: str
+    graph_error: str
 
 
 class OverheadRow(TypedDict, total=False):
@@ -140,6 +181,7 @@ class OverheadRow(TypedDict, total=False):
     cpu_time_us: Stats | None
     eager_wall_us: Wall | None
     graph_wall_us: Wall | None
+    rounds: list[SmallRound]  # the small shape only: measure/rounds.py
 
 
 class Overhead(TypedDict, total=False):
@@ -258,6 +300,17 @@ class Ncu(TypedDict, total=False):
     rows: dict[str, NcuRow]
 
 
+class Rounds(TypedDict, total=False):
+    """measure/rounds.py: settings, what each round measured per variant, and its seconds."""
+    count: int
+    profile_steps: int
+    timer_seconds: Number
+    host_calls: int
+    order: str
+    seconds: list[Number]
+    small_error: str
+
+
 class Results(TypedDict, total=False):
     """A whole results.json (measure/run.py writes it, results.py loads it)."""
     schema_version: Required[int]
@@ -272,6 +325,10 @@ class Results(TypedDict, total=False):
     sweep: Sweep | None
     shapes: Shapes | None
     ncu: Ncu | None
+    rounds: Rounds
+    rounds_error: str
+    first_calls_rounds_error: str
+    phase_seconds: dict[str, Number]  # measure/run.py: Phases
 
 
 class SchemaError(ValueError):

@@ -339,7 +339,8 @@ def test_the_page_shows_what_the_command_prints(variant):
     assert done.returncode == 0
     for lang in ("nb", "en"):
         text = (DEFAULT_OUT / "h200" / "tables" / f"explain-{variant}.{lang}.md").read_text(encoding="utf-8")
-        assert f"```text\n$ python build_tables.py --explain {shown}\n{done.stdout}```\n" in text
+        # the command names the trace as a reader has it, downloaded from "Reproduce the numbers"
+        assert f"```text\n$ python build_tables.py --explain {variant}.json.gz\n{done.stdout}```\n" in text
 
 
 def test_the_page_states_the_rule_the_code_applies():

@@ -151,7 +151,7 @@ def test_no_hand_written_line_speaks_of_the_h200_or_hopper_except_by_name():
     that names Hopper; it must never describe the reader's GPU as if it were one."""
     by_name = re.compile(
         r"H200 (?:run|of the committed)|H200-(?:kjøringen|en i)|\bthe H200\b|[Ff]or (?:the )?H200|"
-        r"NVIDIA H200|Hopper[- ]?(?:og|and)\b|Hopper[- ]arkitekturens|Hopper architecture|"
+        r"NVIDIA H200|Hopper-? (?:og|and)\b|Hopper[- ]arkitekturens|Hopper architecture|"
         r"på Hopper|on Hopper")
     offenders = []
     for path in markdown_pages():

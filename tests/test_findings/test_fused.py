@@ -16,10 +16,31 @@ def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name
 def test_the_ranking_orders_beyond_noise_and_ties_within_it():
     apart = results({"flash": row(100.0, 100.0), "efficient": row(150.0, 150.0), "cudnn": row(90.0, 90.0)})
     (line,) = said(fused_module.fused_rank, apart)
-    assert "cuDNN (90.0 µs) < flash (100.0 µs) < efficient (150.0 µs)" in line and "≈" not in line
+    assert "in kernel time: cuDNN (90.0 µs) < flash (100 µs) < efficient (150 µs)" in line and "≈" not in line
     close = results({"flash": row(100.0, 100.0), "cudnn": row(98.0, 98.0, spread=0.3)})
     (line,) = said(fused_module.fused_rank, close)
-    assert "cuDNN (98.0 µs) ≈ flash (100.0 µs)" in line and "within noise" in line
+    assert "cuDNN (98.0 µs) ≈ flash (100 µs)" in line and "within noise" in line
+
+
+def with_rounds(r, kernels_us):
+    """A row with one round per kernel time given (the rounds' own spread small)."""
+    r["rounds"] = [{"kernel_sum_us": stats(k, 0.001), "wall_time_us": {"median": k * 1.05, "iqr": 0.0, "runs": 1}}
+                   for k in kernels_us]
+    return r
+
+
+def test_the_ranking_follows_every_round_not_one_run():
+    steady = results({"flash": with_rounds(row(100.0, 100.0), [100, 101, 99]),
+                      "cudnn": with_rounds(row(60.0, 95.0), [60, 61, 59])})
+    (line,) = said(fused_module.fused_rank, steady)
+    assert "in kernel time: cuDNN (60.0 µs) < flash (100 µs)" in line and "≈" not in line
+    # one round reverses the order: within noise, although the medians are far apart
+    reversed_once = results({"flash": with_rounds(row(100.0, 100.0), [100, 101, 55]),
+                             "cudnn": with_rounds(row(60.0, 95.0), [60, 61, 59])})
+    (line,) = said(fused_module.fused_rank, reversed_once)
+    assert "cuDNN (60.0 µs) ≈ flash (100 µs)" in line and "did not hold in every round" in line
+    # ranked by kernel time, never by the GPU span (cuDNN's span is the longer one here)
+    assert line.index("cuDNN") < line.index("flash")
 
 
 def test_auto_names_the_backend_it_ran_on_another_gpu():

@@ -50,3 +50,16 @@ def test_out_of_memory_names_the_last_length_that_fit_and_fits_all_the_rest():
     assert line.startswith("SDPA math runs out of memory at sequence length 2,048") and "at 1,024 it used" in line
     (line,) = said(scaling.fits_all, run)
     assert "SDPA flash ran at every sequence length up to 2,048" in line and "math" not in line
+
+
+def test_auto_is_never_the_winner_of_its_own_backend():
+    """Auto and the pinned backend it ran are one entry: the winner is the pinned one,
+    named with auto, even where auto's TFLOP/s came out a rounding higher."""
+    points = [sweep_point("cudnn", 4096, 100.0), sweep_point("flash", 4096, 150.0),
+              sweep_point("auto", 4096, 99.9, backend_ran="cudnn")]
+    points[0]["tflops"], points[1]["tflops"], points[2]["tflops"] = 500.0, 330.0, 500.5
+    (line,) = said(scaling.best_tflops, results(sweep=sweep(points)))
+    assert line.startswith("Highest throughput in the sweep: SDPA cuDNN (which auto ran there too) at 500.0")
+    points[2]["backend_ran"] = "flash"
+    (line,) = said(scaling.best_tflops, results(sweep=sweep(points)))
+    assert "SDPA cuDNN at 500.0" in line and "auto" not in line

@@ -11,7 +11,7 @@ from .downloads import trace_links
 from .header import call_writers, header
 from .kernel_names import kernel_names
 from .keyed import keyed
-from .markdown import measured_on, safe_provenance
+from .markdown import fenced, measured_on, safe_provenance
 from .memory_model import fused_check, hand_written_check, model_text
 
 
@@ -98,7 +98,7 @@ def explained(traces_dir):
         except TraceError:
             continue
         command = f"$ python build_tables.py --explain {variant}.json.gz"
-        out[f"explain-{variant}"] = ("\n".join(["```text", command, text + "```"]), (explain, report))
+        out[f"explain-{variant}"] = (fenced(command + "\n" + text), (explain, report))
     return out
 
 

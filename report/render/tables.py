@@ -23,6 +23,7 @@ from ..trace.stats import median, round_range
 from .keyed import keyed
 from .markdown import (
     GAP_SHOWN,
+    fenced,
     has_idle_gap,
     host_figures,
     idle_gap_cell,
@@ -214,7 +215,7 @@ def profiler_table(results, name, lang):
     row = results["variants"][name]
     if row["status"] != "ok":
         return f"{label(name, lang)}: {status_text(row, lang)} ({markdown_safe(row['reason'])})"
-    return "```text\n" + row["profiler_table"].rstrip() + "\n```"
+    return fenced(row["profiler_table"])
 
 
 def provenance(results, lang):

@@ -73,3 +73,16 @@ def test_the_host_first_calls_give_the_lowest_and_highest_variant():
     assert "4.0–6.5 times" in en and "1.5–5.2 times" in en and "after 3 untimed calls" in en
     assert "4,0–6,5 ganger" in nb and "etter 3 kall" in nb
     assert said(fused_module.host_first_calls, results({"math": refused("oom")})) == []
+
+
+def test_the_host_drift_names_no_variant_and_says_whether_small_ops_were_steadier():
+    def drifting(us_spread, ops_spread):
+        r = row(100.0, host_us=30.0)
+        r["host_time_us"]["spread_pct"], r["host_time_us"]["per_small_op"]["spread_pct"] = us_spread, ops_spread
+        return r
+    steadier = results({"flash": drifting(21.0, 5.0), "cudnn": drifting(8.0, 3.0)})
+    (line,) = said(fused_module.host_drift, steadier)
+    assert "by up to 21% between quarters" in line and "by up to 5%." in line and "were steadier" in line
+    assert "flash" not in line and "cuDNN" not in line
+    not_steadier = results({"flash": drifting(21.0, 27.0)})
+    assert "did not make the figures steadier" in said(fused_module.host_drift, not_steadier)[0]

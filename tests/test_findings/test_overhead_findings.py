@@ -25,3 +25,14 @@ def test_the_eager_range_and_the_best_graph_per_shape():
 def test_a_shape_where_nothing_ran_says_nothing():
     run = results(overhead=overhead({"small": {"flash": refused("oom")}}))
     assert said(overhead_findings.overhead, run) == []
+
+
+def test_auto_is_never_the_best_graph_of_its_own_backend():
+    """Auto replays the pinned backend's kernels: it is no entry of its own, so a rounding
+    does not make it cuDNN's winner on one run and the loser on the next."""
+    run = results(overhead=overhead({"seed": {"cudnn": overhead_row(57.8, 60.0, graph_us=60.0),
+                                              "auto": overhead_row(57.6, 60.1, graph_us=59.7),
+                                              "flash": overhead_row(92.0, 94.0, graph_us=93.0)}}))
+    lines = said(overhead_findings.overhead, run)
+    assert any("the best path is SDPA cuDNN replayed from a CUDA graph" in line for line in lines)
+    assert not any("auto" in line for line in lines)

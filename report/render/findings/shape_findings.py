@@ -168,8 +168,10 @@ def shapes_decode_bandwidth(results, ref, lang):
     if not pts:
         return []
     roof = results["shapes"]["copy_roof"]["gb_per_s"]
-    best = max(pts, key=gb_per_s)
-    lines = [t("finding.shapes_bandwidth_best", lang, variant=label(best["variant"], lang), at=_at(best, lang),
+    # auto is no entry of its own (it runs a pinned backend's kernels), and the point is
+    # not named: several points lie within noise of the top one
+    best = max((p for p in pts if p["variant"] != "auto"), key=gb_per_s, default=None) or max(pts, key=gb_per_s)
+    lines = [t("finding.shapes_bandwidth_best", lang, variant=label(best["variant"], lang),
                gbs=fmt_gbs(gb_per_s(best), lang), pct=fmt_pct(100 * gb_per_s(best) / roof, lang, 0),
                roof=fmt_gbs(roof, lang))]
     autos = [p for p in pts if p["variant"] == "auto" and p["q_len"] == 1]

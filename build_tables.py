@@ -351,10 +351,10 @@ def measure(args, argv):
 
 def explain(path):
     """Print what report/trace/explain.py reads off one trace; needs no torch."""
-    from report.trace.explain import TraceError, explain, load_trace, report
+    from report.trace.explain import TraceError, explain, read_trace, report
 
     try:
-        trace = load_trace(path)
+        trace = read_trace(path)  # streamed: a large trace needs less memory than as a dict
     except TraceError as err:  # names the file itself
         raise UsageError(str(err)) from None
     try:

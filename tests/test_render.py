@@ -310,3 +310,10 @@ def test_time_growth_is_over_the_last_doubling_and_skips_a_variant_that_did_not_
     assert "naive (`masked_fill`) 3.2×, SDPA flash 3.9×." in en and "math" not in en
     assert "causal triangle grows 4.0×" in en
     assert time_growth({"sweep": None}, {}, "en") == []
+
+
+def test_explain_modules_are_not_measuring_code():
+    """--explain reads a reader's trace: changing how it reads one re-measures nothing."""
+    files = set(code_hashes())
+    assert not any(f.startswith("report/trace/explain") for f in files)
+    assert (ROOT / "report/trace/explain_timeline.py").is_file()  # one of those left out

@@ -1,0 +1,208 @@
+"""A trace file read as a stream, kept compact: what `--explain` needs of a 200 MB trace
+without holding the whole JSON document in memory.
+
+    read_trace(path)   Trace of the file (.json or .json.gz, gzip told by its magic bytes)
+    from_dict(trace)   the same Trace from a trace already loaded as a dict (load_trace's)
+
+The text is decoded in chunks and the traceEvents array is parsed one event at a time
+(json's own C scanner, raw_decode); each event becomes a small Event with only the
+fields the explanation reads, and the rest is dropped at once. Old Kineto category names
+(`Kernel`, `Runtime`, `Operator`, `Memcpy`, `Memset`) and ROCm's are read as today's.
+Bad input raises ReadError with one line.
+"""
+from __future__ import annotations
+
+import codecs
+import gzip
+import json
+import re
+import sys
+import zlib
+from collections import Counter
+from pathlib import Path
+
+CHUNK = 1 << 23  # characters decoded at a time
+MAX_VALUE = 1 << 26  # one JSON value (an event, deviceProperties) longer than this is no trace's
+MAX_TEXT = 1 << 35  # decompressed characters: 32 GiB is no trace a reader wants explained
+
+GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
+LAUNCH_CATS = ("cuda_runtime", "cuda_driver")
+HOST_CATS = ("cpu_op", "user_annotation")
+KEPT = GPU_CATS + LAUNCH_CATS + HOST_CATS
+# older Kineto (and ROCm builds) name the same categories differently; matched lower-cased
+CAT_ALIASES = {"kernel": "kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset",
+               "gpu_memcpy": "gpu_memcpy", "gpu_memset": "gpu_memset",
+               "runtime": "cuda_runtime", "cuda_runtime": "cuda_runtime", "hip_runtime": "cuda_runtime",
+               "driver": "cuda_driver", "cuda_driver": "cuda_driver", "hip_driver": "cuda_driver",
+               "operator": "cpu_op", "cpu_op": "cpu_op", "user_annotation": "user_annotation"}
+# the launch resources and placement of a GPU activity, as Kineto's args name them
+GPU_ARGS = ("device", "stream", "grid", "block", "registers per thread", "shared memory",
+            "est. achieved occupancy %")
+_WS = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+class ReadError(ValueError):
+    """The file is no readable trace; the message is one line (without the path)."""
+
+
+class Event:
+    """One complete ("X") event of a kept category: times in µs as the trace has them."""
+    __slots__ = ("cat", "name", "ts", "dur", "pid", "tid", "corr", "args")
+
+    def __init__(self, cat, name, ts, dur, pid, tid, corr, args):
+        self.cat, self.name, self.ts, self.dur = cat, name, ts, dur
+        self.pid, self.tid, self.corr, self.args = pid, tid, corr, args
+
+    @property
+    def end(self):
+        return self.ts + self.dur
+
+
+class Trace:
+    """The kept events, the top-level fields other than traceEvents, and how many events of
+    each category the file held (kept or not: an MTIA or CPU-only trace is told by them)."""
+
+    def __init__(self):
+        self.events, self.meta, self.categories = [], {}, Counter()
+
+    def add(self, e):
+        if type(e) is not dict:
+            return
+        raw = e.get("cat")
+        self.categories[raw if isinstance(raw, str) else str(raw)] += 1
+        if e.get("ph") != "X" or not isinstance(raw, str):
+            return
+        cat = CAT_ALIASES.get(raw.lower())
+        if cat is None:
+            return
+        ts, dur, name = e.get("ts"), e.get("dur"), e.get("name")
+        if (type(ts) not in (int, float) or type(dur) not in (int, float) or dur < 0
+                or not isinstance(name, str)):
+            return
+        args = e.get("args")
+        args = args if type(args) is dict else {}
+        corr = args.get("correlation")
+        kept = {k: args[k] for k in GPU_ARGS if k in args} if cat in GPU_CATS else None
+        self.events.append(Event(cat, sys.intern(name), float(ts), float(dur), e.get("pid"),
+                                 e.get("tid"), corr, kept))
+
+
+def from_dict(trace):
+    """The Trace of a trace already loaded (a dict with a traceEvents list)."""
+    found = Trace()
+    for e in trace["traceEvents"]:
+        found.add(e)
+    found.meta = {k: v for k, v in trace.items() if k != "traceEvents"}
+    return found
+
+
+def _chunks(path):
+    """The file's text in chunks of about CHUNK characters."""
+    with open(path, "rb") as f:
+        gz = f.read(2) == b"\x1f\x8b"
+    raw = gzip.open(path, "rb") if gz else open(path, "rb")  # noqa: SIM115 - closed below
+    decode = codecs.getincrementaldecoder("utf-8")().decode
+    total = 0
+    try:
+        while True:
+            try:
+                block = raw.read(CHUNK)
+            except (OSError, EOFError, zlib.error) as err:
+                raise ReadError(f"not a readable gzip file ({err})") from None
+            try:
+                text = decode(block, final=not block)
+            except UnicodeDecodeError:
+                raise ReadError("not JSON (not UTF-8 text)") from None
+            total += len(text)
+            if total > MAX_TEXT:
+                raise ReadError(f"over {MAX_TEXT >> 30} GiB of text: too large to explain")
+            if text:
+                yield text
+            if not block:
+                return
+    finally:
+        raw.close()
+
+
+class _Stream:
+    """A JSON text read value by value from a chunk iterator."""
+
+    def __init__(self, chunks):
+        self.chunks, self.buf, self.pos, self.eof, self.offset = chunks, "", 0, False, 0
+
+    def more(self):
+        for text in self.chunks:
+            self.offset += self.pos
+            self.buf, self.pos = self.buf[self.pos:] + text, 0
+            return True
+        self.eof = True
+        return False
+
+    def peek(self):
+        while True:
+            self.pos = _WS.match(self.buf, self.pos).end()
+            if self.pos < len(self.buf):
+                return self.buf[self.pos]
+            if not self.more():
+                return ""
+
+    def value(self):
+        while True:
+            self.peek()
+            try:
+                found, end = _DECODER.raw_decode(self.buf, self.pos)
+            except json.JSONDecodeError as err:
+                if not self.eof and len(self.buf) - self.pos < MAX_VALUE and self.more():
+                    continue
+                raise ReadError(f"not JSON ({err.msg} at character {self.offset + err.pos:,})") from None
+            except RecursionError:
+                raise ReadError("not a trace (JSON nested too deeply)") from None
+            if end == len(self.buf) and not self.eof and self.more():
+                continue  # a number may go on in the next chunk
+            self.pos = end
+            return found
+
+    def take(self, char):
+        if self.peek() != char:
+            where = self.offset + self.pos
+            raise ReadError(f"not JSON (expected {char!r} at character {where:,})")
+        self.pos += 1
+
+
+NO_EVENTS = "JSON without a traceEvents list, so not a trace written by torch.profiler"
+
+
+def read_trace(path):
+    """The Trace in the file; ReadError (one line) if it is none."""
+    stream, found, seen = _Stream(_chunks(Path(path))), Trace(), False
+    if stream.peek() != "{":
+        stream.value()  # not JSON at all, or JSON of another shape
+        raise ReadError(NO_EVENTS)
+    stream.take("{")
+    while stream.peek() != "}":
+        key = stream.value()
+        stream.take(":")
+        if key == "traceEvents" and stream.peek() == "[":
+            seen = True
+            stream.take("[")
+            while stream.peek() != "]":
+                found.add(stream.value())
+                if stream.peek() == ",":
+                    stream.pos += 1
+            stream.take("]")
+        elif key == "traceEvents":
+            stream.value()
+            raise ReadError(NO_EVENTS)
+        else:
+            found.meta[key] = stream.value()
+        if stream.peek() == ",":
+            stream.pos += 1
+        elif stream.peek() != "}":
+            stream.take("}")
+    stream.take("}")
+    if stream.peek():
+        raise ReadError(f"not JSON (extra data at character {stream.offset + stream.pos:,})")
+    if not seen:
+        raise ReadError(NO_EVENTS)
+    return found

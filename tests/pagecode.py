@@ -12,11 +12,15 @@ import functools
 import io
 import os
 import re
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from report.results import load_results
+from report.text.catalog import catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -360,3 +364,25 @@ def comparable(path: Path, data: bytes):
     if Path(path).suffix == ".svg" and matplotlib_differs():
         return figure_view(data)
     return data
+
+
+# --------------------------------------------------------------------------- generated files
+
+
+def committed_result_dirs():
+    """Folders of GPU results tracked by git (a stray CPU or local run does not count)."""
+    tracked = subprocess.run(["git", "ls-files", "--", "*/results.json"], cwd=GENERATED,
+                             capture_output=True, text=True, check=True).stdout.split()
+    return sorted((GENERATED / p).parent for p in tracked
+                  if "cuda" in load_results(GENERATED / p)["provenance"])
+
+
+def generated_by(line, lang):
+    """[(module path, [function names])] that a generated file's header line names, or
+    None where the line is not the header."""
+    before, _, after = catalog()["page.header"][lang].partition("{writer}")
+    if not (line.startswith(before) and line.endswith(after)):
+        return None
+    writer = line[len(before):len(line) - len(after)]
+    return [(module, names.split(", ")) for module, names in
+            (part.split(": ") for part in writer.split("; "))]

@@ -455,7 +455,7 @@ def test_first_calls_math_switches_and_sweep_backends_on_cpu(tmp_path):
 def test_math_switches_are_restored():
     import torch
 
-    from report.measure.variants import math_switch
+    from report.measure.callables import math_switch
 
     before = (torch.backends.cuda.fp16_bf16_reduction_math_sdp_allowed(), torch.backends.cuda.matmul.allow_tf32)
     for name in ("math_bf16_reduction", "math_tf32"):

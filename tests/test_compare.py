@@ -11,9 +11,8 @@ import re
 import shutil
 
 import pytest
-from pagecode import DOCS, expand_snippets
+from pagecode import DOCS, committed_result_dirs, expand_snippets
 from test_parity import includes
-from test_render import committed_result_dirs
 
 import build_tables
 from report.paths import COMPARE

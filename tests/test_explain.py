@@ -274,13 +274,13 @@ def test_a_bad_file_from_the_shell_is_exit_2_without_torch(tmp_path):
 
 @pytest.mark.parametrize("variant", ["cudnn", "naive"])
 def test_the_page_shows_what_the_command_prints(variant):
-    """The generated file the page includes holds the command line and its real output."""
-    shown = f"docs/generated/h200/traces/{variant}.json.gz"
-    done = run_cli("--explain", shown)
+    """The generated file the page includes holds the command line, naming the trace as a
+    reader downloads it, and the command's real output."""
+    done = run_cli("--explain", f"docs/generated/h200/traces/{variant}.json.gz")
     assert done.returncode == 0
     for lang in ("nb", "en"):
         text = (DEFAULT_OUT / "h200" / "tables" / f"explain-{variant}.{lang}.md").read_text(encoding="utf-8")
-        assert f"```text\n$ python build_tables.py --explain {shown}\n{done.stdout}```\n" in text
+        assert f"```text\n$ python build_tables.py --explain {variant}.json.gz\n{done.stdout}```\n" in text
 
 
 def test_the_page_states_the_rule_the_code_applies():

@@ -81,3 +81,18 @@ def test_the_parser_sees_relative_and_function_level_imports():
     found = imports(PACKAGE / "measure" / "run.py")
     assert "torch" in found  # imported inside run_measurements
     assert {"report.measure.seed", "report.results", "report.measure.provenance"} <= found
+
+
+def test_no_two_modules_share_a_name():
+    """A module is named by its role: no two files of report/ and snippets/ share a name."""
+    files = [*PACKAGE.rglob("*.py"), *(PACKAGE.parent / "snippets").glob("*.py"), PACKAGE.parent / "build_tables.py"]
+    stems = [p.stem for p in files if p.name != "__init__.py"]
+    assert sorted({s for s in stems if stems.count(s) > 1}) == []
+
+
+def test_no_private_name_is_imported_from_another_module():
+    for path in [PACKAGE.parent / "build_tables.py", *PACKAGE.rglob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                assert not private, (path.name, node.module, private)

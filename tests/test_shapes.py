@@ -12,9 +12,10 @@ from shapes import cache_attention, check_heads, make_cache_inputs, make_flex, r
 from test_cli import SMALL_CPU
 
 import build_tables
-from report.measure import shapes as measure_shapes
-from report.render import shapes as render_shapes
-from report.render.findings import render_findings
+from report.measure import shape_runs
+from report.render import shape_tables
+from report.render.findings import render_findings, shape_findings
+from report.render.findings.registry import files_of
 from report.render.shape_points import refusal_line
 from report.render.site import render_all
 from report.results import load_reference, load_results
@@ -22,6 +23,7 @@ from report.text.catalog import t
 from report.variants import LANGS, SHAPES_CPU, SHAPES_GPU
 
 ROOT = Path(__file__).resolve().parents[1]
+SHAPE_FINDING_FILES = files_of(shape_findings)
 
 
 def expected(q, k, v, window=None):
@@ -140,7 +142,7 @@ def test_every_backend_that_accepts_a_cache_shape_gets_it_right_on_the_gpu(q_len
     from torch.nn.attention import sdpa_kernel
 
     q, k, v = make_cache_inputs(2, q_heads, kv_heads, q_len, kv_len, 128, device="cuda", seed=6)
-    ref = measure_shapes.reference_rows(torch, q, k, v, rows=8)
+    ref = shape_runs.reference_rows(torch, q, k, v, rows=8)
     ran = []
     for name, backend in BACKENDS.items():
         with warnings.catch_warnings(), sdpa_kernel(backend), torch.no_grad():
@@ -149,7 +151,7 @@ def test_every_backend_that_accepts_a_cache_shape_gets_it_right_on_the_gpu(q_len
                 out = cache_attention(q, k, v)
             except RuntimeError:
                 continue
-        assert measure_shapes.rel_error(out, ref) < 2e-2, name
+        assert shape_runs.rel_error(out, ref) < 2e-2, name
         ran.append(name)
     assert "math" in ran and len(ran) >= 2, ran
 
@@ -161,14 +163,14 @@ def test_every_backend_that_accepts_a_cache_shape_gets_it_right_on_the_gpu(q_len
 def test_allowed_pairs_counts_the_mask(q_len, kv_len, window):
     brute = sum(1 for i in range(q_len) for j in range(kv_len)
                 if j <= kv_len - q_len + i and (window is None or kv_len - q_len + i - j < window))
-    assert measure_shapes.allowed_pairs(q_len, kv_len, window) == brute
+    assert shape_runs.allowed_pairs(q_len, kv_len, window) == brute
 
 
 def test_reference_rows_is_lower_right_and_maps_shared_heads():
     q, k, v = make_cache_inputs(2, 6, 2, 5, 12, 8, dtype=torch.float32, device="cpu", seed=5)
-    ref = measure_shapes.reference_rows(torch, q, k, v, rows=3)
-    assert measure_shapes.rel_error(expected(q, k, v).float(), ref) < 1e-6
-    assert measure_shapes.rel_error(F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True),
+    ref = shape_runs.reference_rows(torch, q, k, v, rows=3)
+    assert shape_runs.rel_error(expected(q, k, v).float(), ref) < 1e-6
+    assert shape_runs.rel_error(F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True),
                                     ref) > 0.1
 
 
@@ -176,22 +178,22 @@ def test_the_memory_cap_skips_only_what_is_too_large():
     shape = {"batch": 32, "q_heads": 32, "kv_heads": 32, "q_len": 1, "kv_len": 131072, "head_dim": 128,
              "window": None}
     h200 = 139.8 * 2**30
-    assert measure_shapes.sizes(shape, 2)["kv_bytes"] == 64 * 2**30
-    why = measure_shapes.too_large(shape, "flash", 2, h200)
+    assert shape_runs.sizes(shape, 2)["kv_bytes"] == 64 * 2**30
+    why = shape_runs.too_large(shape, "flash", 2, h200)
     assert why and "64.0 GiB" in why and "25 %" in why
-    assert measure_shapes.too_large(shape | {"batch": 1}, "flash", 2, h200) is None
-    assert measure_shapes.too_large(shape, "flash", 2, None) is None  # the CPU: no cap
+    assert shape_runs.too_large(shape | {"batch": 1}, "flash", 2, h200) is None
+    assert shape_runs.too_large(shape, "flash", 2, None) is None  # the CPU: no cap
     gqa = shape | {"batch": 32, "kv_heads": 1, "kv_len": 8192}
-    assert measure_shapes.too_large(gqa, "auto", 2, 2**30) is None
-    assert "copies" in measure_shapes.too_large(gqa, "repeat_kv", 2, 2**30)
+    assert shape_runs.too_large(gqa, "auto", 2, 2**30) is None
+    assert "copies" in shape_runs.too_large(gqa, "repeat_kv", 2, 2**30)
 
 
 def test_the_gpu_plan_stays_small():
     """The section must stay well under two minutes on the H200: count its measurements."""
-    plan = measure_shapes.plan(SHAPES_GPU)
+    plan = shape_runs.plan(SHAPES_GPU)
     runs = sum(len(v) for _, _, v in plan)
     skipped = sum(len(v) for _, s, v in plan
-                  if measure_shapes.too_large(s, "auto", 2, 139.8 * 2**30))
+                  if shape_runs.too_large(s, "auto", 2, 139.8 * 2**30))
     assert runs - skipped <= 95
     assert {f for f, _, _ in plan} == {"decode", "prefill", "gqa_decode", "gqa_prefill", "sliding"}
     assert all(s["head_dim"] == 128 for _, s, _ in plan)
@@ -244,11 +246,11 @@ def test_cpu_shapes_run_measures_every_family(shapes_run):
 
 def test_cpu_shapes_run_writes_every_file(shapes_run):
     tables = {p.name for p in (shapes_run / "tables").iterdir()}
-    for name in (*render_shapes.TABLE_FILES, *render_shapes.FINDING_FILES):
+    for name in (*shape_tables.TABLE_FILES, *SHAPE_FINDING_FILES):
         for lang in LANGS:
             assert f"{name}.{lang}.md" in tables
     figures = {p.name for p in (shapes_run / "figures").iterdir()}
-    assert {f"shapes-{n}.{lang}.svg" for n in render_shapes.FIGURES for lang in LANGS} <= figures
+    assert {f"shapes-{n}.{lang}.svg" for n in shape_tables.FIGURES for lang in LANGS} <= figures
     refusals = (shapes_run / "tables" / "shapes-refusals.nb.md").read_text("utf-8")
     assert "SDPA efficient" in refusals and "ikke støttet" in refusals
 
@@ -263,11 +265,11 @@ def test_a_run_without_shapes_does_not_replace_one_with_them(shapes_run, tmp_pat
 
 def test_the_cap_skips_points_on_a_small_device(monkeypatch, tmp_path):
     """A pretend device of 1 MiB: every point whose K and V pass 256 KiB is skipped, not run."""
-    monkeypatch.setattr(measure_shapes, "device_memory_bytes", lambda torch, device: 2**20)
+    monkeypatch.setattr(shape_runs, "device_memory_bytes", lambda torch, device: 2**20)
     calls = []
-    real = measure_shapes.measure_variant
-    monkeypatch.setattr(measure_shapes, "measure_variant", lambda *a: calls.append(a[1:3]) or real(*a))
-    monkeypatch.setattr(measure_shapes, "plan", lambda cfg: [
+    real = shape_runs.measure_variant
+    monkeypatch.setattr(shape_runs, "measure_variant", lambda *a: calls.append(a[1:3]) or real(*a))
+    monkeypatch.setattr(shape_runs, "plan", lambda cfg: [
         ("decode", {"batch": 1, "q_heads": 4, "kv_heads": 4, "q_len": 1, "kv_len": kv, "head_dim": 32,
                     "window": None}, ("auto", "math")) for kv in (64, 1024)])
     assert build_tables.main(SMALL_SHAPES + ["--out", str(tmp_path)]) == 0
@@ -280,15 +282,15 @@ def test_the_cap_skips_points_on_a_small_device(monkeypatch, tmp_path):
 
 
 def test_an_unexpected_error_is_a_row_and_the_section_goes_on(monkeypatch, tmp_path):
-    real = measure_shapes.make_call
+    real = shape_runs.make_call
 
     def broken(name, shape, device):
         if name == "math":
             raise ZeroDivisionError("pretend bug")
         return real(name, shape, device)
 
-    monkeypatch.setattr(measure_shapes, "make_call", broken)
-    monkeypatch.setattr(measure_shapes, "plan", lambda cfg: [
+    monkeypatch.setattr(shape_runs, "make_call", broken)
+    monkeypatch.setattr(shape_runs, "plan", lambda cfg: [
         ("prefill", {"batch": 1, "q_heads": 2, "kv_heads": 2, "q_len": 16, "kv_len": 16, "head_dim": 8,
                      "window": None}, ("auto", "math"))])
     assert build_tables.main(SMALL_SHAPES + ["--out", str(tmp_path)]) == 0
@@ -327,14 +329,14 @@ def made_up_results():
 
     def add(family, variant, shape, row):
         element = 2
-        sz = measure_shapes.sizes(shape, element, variant)
+        sz = shape_runs.sizes(shape, element, variant)
         pts.append({"family": family, "variant": variant, **shape, **sz, **row})
 
     for q_len, batch in SHAPES_GPU["decode_runs"]:
         for kv in SHAPES_GPU["decode_kv_lens"]:
             shape = {"batch": batch, "q_heads": 32, "kv_heads": 32, "q_len": q_len, "kv_len": kv,
                      "head_dim": 128, "window": None}
-            kb = measure_shapes.sizes(shape, 2)["kv_bytes"]
+            kb = shape_runs.sizes(shape, 2)["kv_bytes"]
             for v in ("auto", "math", "flash", "efficient", "cudnn"):
                 if batch == 32 and kv == 131072:
                     add("decode", v, shape, {"status": "skipped", "reason": "K and V would take 64.0 GiB"})
@@ -354,7 +356,7 @@ def made_up_results():
     for s in SHAPES_GPU["prefill_lens"]:
         shape = {"batch": 1, "q_heads": 32, "kv_heads": 32, "q_len": s, "kv_len": s, "head_dim": 128,
                  "window": None}
-        flops = measure_shapes.sizes(shape, 2)["flops"]
+        flops = shape_runs.sizes(shape, 2)["flops"]
         for v in ("auto", "math", "flash", "efficient", "cudnn"):
             if v == "math" and s == 32768:
                 add("prefill", v, shape, {"status": "oom", "reason": "CUDA out of memory. Tried to allocate 128 GiB"})
@@ -397,9 +399,9 @@ def test_made_up_results_render_in_both_languages(tmp_path):
     names = {p.name for p in written}
     assert {f"shapes-decode.{lang}.svg" for lang in LANGS} <= names
     en = {n: (tmp_path / "tables" / f"{n}.en.md").read_text("utf-8")
-          for n in (*render_shapes.TABLE_FILES, *render_shapes.FINDING_FILES)}
+          for n in (*shape_tables.TABLE_FILES, *SHAPE_FINDING_FILES)}
     nb = {n: (tmp_path / "tables" / f"{n}.nb.md").read_text("utf-8")
-          for n in (*render_shapes.TABLE_FILES, *render_shapes.FINDING_FILES)}
+          for n in (*shape_tables.TABLE_FILES, *SHAPE_FINDING_FILES)}
     for text in list(en.values()) + list(nb.values()):
         assert t("finding.missing", "en") not in text and t("finding.missing", "nb") not in text
     assert "**Pin SDPA flash** for decode" in en["shapes-findings-decode"]
@@ -418,7 +420,7 @@ def test_made_up_results_render_in_both_languages(tmp_path):
     assert "GQA, decode ×2; GQA, prefill ×2" in en["shapes-refusals"]
     assert "hoppet over (minne)" in nb["shapes-decode-time"] and "(flash)" in nb["shapes-decode-time"]
     assert "4\u00a0295\u00a0GB/s" in nb["shapes-method"]
-    from test_terms import check_nb
+    from nbterms import check_nb
 
     problems = [p for name, text in nb.items() for p in check_nb(text, name, markdown=True)]
     assert problems == []
@@ -438,8 +440,8 @@ def test_without_shapes_every_file_says_not_measured(tmp_path):
     results.pop("shapes", None)
     render_all(results, load_reference(), tmp_path / "tables", tmp_path / "figures")
     for lang in LANGS:
-        for name in (*render_shapes.TABLE_FILES, *render_shapes.FINDING_FILES):
+        for name in (*shape_tables.TABLE_FILES, *SHAPE_FINDING_FILES):
             assert t("finding.missing", lang) in (tmp_path / "tables" / f"{name}.{lang}.md").read_text("utf-8")
-        for name in render_shapes.FIGURES:
+        for name in shape_tables.FIGURES:
             svg = (tmp_path / "figures" / f"shapes-{name}.{lang}.svg").read_text("utf-8")
             assert t("finding.missing", lang) in svg

@@ -11,8 +11,8 @@ from occupancy import GpuLimits, blocks_per_sm, occupancy, smem_alloc_unit
 
 from report.trace.analyze import analyze_trace
 from report.trace.explain import load_trace
+from report.trace.kernel_occupancy import add_occupancy
 from report.trace.names import backend_of_kernels, short_kernel_name
-from report.trace.occupancy import add_occupancy
 from report.variants import VARIANTS
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "h200"

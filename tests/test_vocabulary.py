@@ -23,9 +23,8 @@ import json
 import re
 
 import pytest
-from pagecode import DOCS, GENERATED, LANGS
-from test_render import committed_result_dirs
-from test_terms import prose_lines
+from nbterms import prose_lines
+from pagecode import DOCS, GENERATED, LANGS, committed_result_dirs
 
 from report.text.catalog import catalog, t
 

@@ -1,11 +1,12 @@
 """Measurement on a GPU (or the CPU): the only layer of report/ that imports torch.
 
 guard       one guarded call: ok / out of memory / unsupported, sync, peak memory
-variants    the callable for each variant, from snippets/
+callables   the callable for each variant, from snippets/
 provenance  what the run ran on
 roof        the matmul roof of this GPU
 timing      wall-clock timer, host time and short profiles
 seed        every variant at the seed's shape, with its trace
-sweep, overhead, backward   the --all measurements
+sweep, overhead, backward, first_calls   the --all measurements
+shape_runs  the --shapes points: decode, prefill, grouped-query, sliding window
 run         one whole run: inputs, roof, variants, sections
 """

@@ -9,8 +9,8 @@ builds a new plan while a repeated one does not.
 from __future__ import annotations
 
 from ..variants import FUSED
+from .callables import make_inputs, make_variant
 from .guard import Refused, guarded, timed_call_ms
-from .variants import make_inputs, make_variant
 
 
 def new_shape(cfg):

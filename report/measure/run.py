@@ -9,11 +9,11 @@ from pathlib import Path
 
 from ..results import SCHEMA_VERSION, UsageError
 from ..variants import EXTRA_VARIANTS
-from . import backward, first_calls, ncu, overhead, seed, shapes, sweep
+from . import backward, first_calls, ncu, overhead, seed, shape_runs, sweep
+from .callables import make_inputs, reference_output
 from .guard import first_line
 from .provenance import gpu_slug, provenance
 from .roof import measure_roof
-from .variants import make_inputs, reference_output
 
 SECTIONS = (  # (results key, args flag, title); measured in this order
     ("first_calls", "first_calls", "first calls: process, same shape, new shape"),
@@ -32,7 +32,7 @@ def _measure_section(key, torch, args, results, progress):
     if key == "ncu":
         return ncu.measure_ncu(torch, args, results, progress)
     return {"overhead": overhead.measure_overhead, "backward": backward.measure_backward,
-            "sweep": sweep.measure_sweep, "shapes": shapes.measure_shapes}[key](torch, args, progress)
+            "sweep": sweep.measure_sweep, "shapes": shape_runs.measure_shapes}[key](torch, args, progress)
 
 
 def config(args):

@@ -54,8 +54,8 @@ def overhead_table(overhead, lang, shape_name):
                      fmt_us(median(r["cpu_time_us"]), lang), fmt_us(r["eager_wall_us"]["median"], lang),
                      fmt_us(graph["median"], lang) if graph else t("value.graph_failed", lang),
                      fmt_pct(100 * graph["median"] / best, lang, 0) if graph and best else none])
-    cols = ("variant", "kernel_sum", "cpu_time", "eager", "graph", "vs_best")
-    return md_table([t(f"col.{c}", lang) for c in cols], rows)
+    cols = ("col.variant", "col.kernel_sum", "col.cpu_time", "col.eager", "col.graph", "col.vs_best")
+    return md_table([t(c, lang) for c in cols], rows)
 
 
 def backward_table(backward, lang):
@@ -71,8 +71,8 @@ def backward_table(backward, lang):
                      fmt_num(median(acts), lang, 0) if acts else none,
                      fmt_mib(r.get("peak_extra_mib"), lang, 0),
                      fmt_us(r["first_call_ms"] * 1000, lang)])
-    cols = ("variant", "train_time", "wall", "train_kernels", "peak_mem", "first_call")
-    return md_table([t(f"col.{c}", lang) for c in cols], rows)
+    cols = ("col.variant", "col.train_time", "col.wall", "col.train_kernels", "col.peak_mem", "col.first_call")
+    return md_table([t(c, lang) for c in cols], rows)
 
 
 def first_calls_table(first_calls, lang):
@@ -84,13 +84,14 @@ def first_calls_table(first_calls, lang):
             continue
         rows.append([label(name, lang)] + [fmt_us(r[k] * 1000, lang) if r.get(k) is not None else none
                                            for k in FIRST_CALL_COLUMNS])
-    table = md_table([t("col.variant", lang)] + [t(f"col.{k.removesuffix('_ms')}", lang)
-                                                  for k in FIRST_CALL_COLUMNS], rows)
+    table = md_table([t("col.variant", lang)] + [t(key, lang) for key in FIRST_CALL_COLUMNS.values()], rows)
     seq = fmt_num(first_calls["new_shape"]["seq_len"], lang, 0)
     return table + "\n\n" + t("page.first_calls_note", lang, seq_len=seq)
 
 
-FIRST_CALL_COLUMNS = ("first_in_process_ms", "same_shape_again_ms", "first_new_shape_ms", "new_shape_again_ms")
+# a first-calls row's figures and their columns' headers
+FIRST_CALL_COLUMNS = {"first_in_process_ms": "col.first_in_process", "same_shape_again_ms": "col.same_shape_again",
+                      "first_new_shape_ms": "col.first_new_shape", "new_shape_again_ms": "col.new_shape_again"}
 
 
 def auto_vs_best(sweep, d):
@@ -126,5 +127,5 @@ def auto_vs_best_table(sweep, lang, d):
         rows.append([fmt_num(s, lang, 0), BACKEND_NAMES.get(auto.get("backend_ran"), none),
                      fmt_us(point_time(auto), lang),
                      f"{BACKEND_NAMES[best['variant']]} ({fmt_us(point_time(best), lang)})", ratio])
-    cols = ("auto_ran", "auto_time", "best_pinned", "auto_vs_best")
-    return md_table([t("figure.seq", lang)] + [t(f"col.{c}", lang) for c in cols], rows)
+    cols = ("col.auto_ran", "col.auto_time", "col.best_pinned", "col.auto_vs_best")
+    return md_table([t("figure.seq", lang)] + [t(c, lang) for c in cols], rows)

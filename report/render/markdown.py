@@ -7,6 +7,7 @@ import math
 from ..text.catalog import t
 from ..text.format import fmt_num, fmt_pct, fmt_us
 from ..trace.stats import median
+from .keyed import keyed
 
 MARKDOWN_ACTIVE = str.maketrans({c: "\\" + c for c in "\\`*_[]#"})
 
@@ -47,7 +48,7 @@ def caption(results, lang):
 
 def label(name, lang):
     """A variant's display name."""
-    return t(f"variant.{name}", lang)
+    return keyed("variant.", name, lang)
 
 
 def host_figures(results):
@@ -70,7 +71,7 @@ def not_run_row(name, row, lang, empty_cells, fill=None):
 
 def limits_text(limited_by, lang):
     """What limits a kernel's occupancy, in words of the language."""
-    return ", ".join(t(f"limit.{w.replace(' ', '_')}", lang) for w in limited_by)
+    return ", ".join(keyed("limit.", w.replace(" ", "_"), lang) for w in limited_by)
 
 
 def kernel_count(row, lang):

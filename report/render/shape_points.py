@@ -30,7 +30,7 @@ def ran_suffix(p):
     return f" ({backend_name(p['backend_ran'])})" if p.get("backend_ran") else ""
 
 
-def ok(p):
+def point_ok(p):
     return p is not None and p["status"] == "ok"
 
 
@@ -72,5 +72,5 @@ def grouped(pts):
 
 def fastest(candidates):
     """The point with the shortest time among those that ran, or None."""
-    good = [p for p in candidates if ok(p)]
+    good = [p for p in candidates if point_ok(p)]
     return min(good, key=point_time) if good else None

@@ -46,6 +46,15 @@ def fmt_us(us, lang):
 
 
 @finite_or_dash
+def fmt_sig(x, lang, sig=3):
+    """x with at least `sig` significant figures and no exponent: 0.012345 -> 0.0123,
+    126.43 -> 126, 4266.7 -> 4,267 (a whole number keeps all its digits)."""
+    if x == 0:
+        return fmt_num(0, lang, 0)
+    return fmt_num(x, lang, max(0, sig - 1 - math.floor(math.log10(abs(x)))))
+
+
+@finite_or_dash
 def fmt_pct(p, lang, decimals=1):
     if p is None:
         return t("value.none", lang)

@@ -11,7 +11,7 @@ from .common import cuda, ok, ran_fused
 from .registry import finding
 
 
-@finding("fused_rank")
+@finding("findings-fused")
 def fused_rank(results, ref, lang):
     """The fused backends by GPU span; one is put before the next (<) only where the two
     differ beyond noise (Hugging Face's order is on the comparison page)."""
@@ -30,7 +30,7 @@ def fused_rank(results, ref, lang):
     return [line + (" " + t("finding.rank_noise", lang) if tied else "")]
 
 
-@finding("auto")
+@finding("findings-fused")
 def auto(results, ref, lang):
     if not ok(results, "auto"):
         return []
@@ -38,7 +38,7 @@ def auto(results, ref, lang):
               gpu=results["provenance"]["gpu_name"], auto=fmt_us(cuda(results, "auto"), lang))]
 
 
-@finding("cpu_cuda")
+@finding("findings-fused")
 def cpu_cuda(results, ref, lang):
     v = results["variants"]
     names = ran_fused(results)
@@ -51,31 +51,7 @@ def cpu_cuda(results, ref, lang):
                              for n in names))]
 
 
-@finding("first_call")
-def first_call(results, ref, lang):
-    if not all(ok(results, n) for n in FUSED):
-        return []
-    first = lambda n: fmt_us(results["variants"][n]["first_call_ms"] * 1000, lang)  # noqa: E731
-    return [t("finding.first_call", lang, cudnn_first=first("cudnn"),
-              cudnn=fmt_us(cuda(results, "cudnn"), lang), flash_first=first("flash"),
-              efficient_first=first("efficient"))]
-
-
-@finding("gpu_busy")
-def gpu_busy(results, ref, lang):
-    v = results["variants"]
-    names = ran_fused(results)
-    if not names:
-        return []
-    # the fused variant whose kernels are shortest is the one most likely to wait
-    n = min(names, key=lambda n: median(v[n]["kernel_sum_us"]))
-    wall, ksum = v[n]["wall_time_us"]["median"], median(v[n]["kernel_sum_us"])
-    verdict = t("finding.busy_yes" if wall <= 1.1 * ksum else "finding.busy_no", lang)
-    return [t("finding.gpu_busy", lang, variant=label(n, lang), wall=fmt_us(wall, lang),
-              ksum=fmt_us(ksum, lang), wall_ratio=fmt_pct(100 * wall / ksum, lang, 0), verdict=verdict)]
-
-
-@finding("idle_gap")
+@finding("findings-fused")
 def idle_gap_finding(results, ref, lang):
     """Every variant whose GPU span holds idle time that is not negligible (cuDNN's gap
     between its Memset and its kernel is the case in point)."""
@@ -92,7 +68,31 @@ def idle_gap_finding(results, ref, lang):
     return [t("finding.idle_gap", lang, pct=pct, list="; ".join(shown))]
 
 
-@finding("host_drift")
+@finding("findings-fused")
+def first_call(results, ref, lang):
+    if not all(ok(results, n) for n in FUSED):
+        return []
+    first = lambda n: fmt_us(results["variants"][n]["first_call_ms"] * 1000, lang)  # noqa: E731
+    return [t("finding.first_call", lang, cudnn_first=first("cudnn"),
+              cudnn=fmt_us(cuda(results, "cudnn"), lang), flash_first=first("flash"),
+              efficient_first=first("efficient"))]
+
+
+@finding("findings-fused")
+def gpu_busy(results, ref, lang):
+    v = results["variants"]
+    names = ran_fused(results)
+    if not names:
+        return []
+    # the fused variant whose kernels are shortest is the one most likely to wait
+    n = min(names, key=lambda n: median(v[n]["kernel_sum_us"]))
+    wall, ksum = v[n]["wall_time_us"]["median"], median(v[n]["kernel_sum_us"])
+    verdict = t("finding.busy_yes" if wall <= 1.1 * ksum else "finding.busy_no", lang)
+    return [t("finding.gpu_busy", lang, variant=label(n, lang), wall=fmt_us(wall, lang),
+              ksum=fmt_us(ksum, lang), wall_ratio=fmt_pct(100 * wall / ksum, lang, 0), verdict=verdict)]
+
+
+@finding("findings-host-overhead")
 def host_drift(results, ref, lang):
     """How far the time of the same CPU work moved during the host-overhead pass (the small
     op's quarters), how far the µs figures moved with it, and how far the figures counted in
@@ -110,7 +110,7 @@ def host_drift(results, ref, lang):
               ops_worst=label(worst_ops, lang))]
 
 
-@finding("host_first_calls")
+@finding("findings-host-overhead")
 def host_first_calls(results, ref, lang):
     """What the first call of a timed run cost against the steady ones, lowest and highest
     variant: after the wait for the GPU (small op) and after the switch (variant)."""

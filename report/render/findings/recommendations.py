@@ -23,7 +23,7 @@ def auto_against_pinned(results, lang):
     return a["median"], ran, best, b["median"], verdict
 
 
-@finding("rec_auto")
+@finding("finding-rec-auto")
 def rec_auto(results, ref, lang):
     """Auto against the fastest pinned fused backend, in wall time per call (not against math)."""
     found = auto_against_pinned(results, lang)
@@ -51,7 +51,7 @@ def host_ranked(results):
     return sorted(names, key=lambda n: -host_share(v[n])["median"])
 
 
-@finding("rec_cpu")
+@finding("finding-rec-cpu")
 def rec_cpu(results, ref, lang):
     """The fused backend whose host overhead is largest next to its kernel time; the order
     is stated only where it is beyond noise."""
@@ -76,7 +76,7 @@ def rec_cpu(results, ref, lang):
               order=order).rstrip()]
 
 
-@finding("rec_inplace")
+@finding("finding-rec-inplace")
 def rec_inplace(results, ref, lang):
     if not ok(results, "naive"):
         return []

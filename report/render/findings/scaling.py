@@ -13,7 +13,7 @@ def _names(sweep):
     return list(dict.fromkeys(p["variant"] for p in sweep["points"]))
 
 
-@finding("oom")
+@finding("findings-scaling")
 def oom(results, ref, lang):
     sweep = results.get("sweep")
     lines = []
@@ -31,7 +31,7 @@ def oom(results, ref, lang):
     return lines
 
 
-@finding("fits_all")
+@finding("findings-scaling")
 def fits_all(results, ref, lang):
     sweep = results.get("sweep")
     if not sweep:
@@ -44,7 +44,7 @@ def fits_all(results, ref, lang):
               seq=fmt_num(max(sweep["seq_lens"]), lang, 0))]
 
 
-@finding("growth")
+@finding("findings-scaling")
 def growth(results, ref, lang):
     sweep = results.get("sweep")
     if not sweep:
@@ -62,7 +62,7 @@ def growth(results, ref, lang):
               naive_label=label("naive", lang), flash_label=label("flash", lang))]
 
 
-@finding("time_growth")
+@finding("findings-scaling")
 def time_growth(results, ref, lang):
     """How much each variant's kernel time grew over the sweep's last doubling of the
     sequence length, beside how much the causal arithmetic grew."""
@@ -80,7 +80,7 @@ def time_growth(results, ref, lang):
               list=", ".join(grew), work=fmt_ratio(b * (b + 1) / (a * (a + 1)), lang))]
 
 
-@finding("fastest")
+@finding("findings-scaling")
 def fastest(results, ref, lang):
     sweep = results.get("sweep")
     lines = []
@@ -96,7 +96,7 @@ def fastest(results, ref, lang):
     return lines
 
 
-@finding("best_tflops")
+@finding("findings-scaling")
 def best_tflops(results, ref, lang):
     sweep = results.get("sweep")
     ok = [p for p in sweep["points"] if p["status"] == "ok"] if sweep else []
@@ -108,7 +108,7 @@ def best_tflops(results, ref, lang):
               share=fmt_pct(100 * p["tflops"] / results["roof"]["tflops"], lang, 0))]
 
 
-@finding("auto_vs_best")
+@finding("findings-auto-vs-best")
 def auto_vs_best(results, ref, lang):
     """Where SDPA's own choice was slower than the fastest pinned backend, beyond noise."""
     sweep = results.get("sweep")
@@ -141,7 +141,7 @@ def small_shape_pinning(results, lang):
     return a["median"], best, b["median"], lost_or_noise(a, b, "finding.pinning_wins", lang)
 
 
-@finding("auto_small")
+@finding("findings-auto-vs-best")
 def auto_small(results, ref, lang):
     """At the small shape, where the CPU sets the pace: auto against the fastest pinned backend."""
     found = small_shape_pinning(results, lang)

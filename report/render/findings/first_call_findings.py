@@ -7,7 +7,7 @@ from .registry import finding
 PAYS_AGAIN = 10  # a new shape's first call this many times its second: it built something
 
 
-@finding("first_calls")
+@finding("findings-first-calls")
 def first_calls(results, ref, lang):
     section = results.get("first_calls")
     lines = []

@@ -40,6 +40,7 @@ from .explain_kernels import add_occupancy, devices, kernel_rows
 from .explain_read import ReadError, Trace, from_dict
 from .explain_read import read_trace as _read_stream
 from .explain_timeline import SYNC_CALLS, Timeline, idle_causes, merged, window
+from .names import short_kernel_name
 from .stats import stats
 
 BUSY_SHARE = 0.9  # GPU-bound needs the GPU busy for at least this share of the window
@@ -106,13 +107,18 @@ def _range_name(name):
     return STEP_NAME if STEP.fullmatch(name) else name
 
 
+_LABELS = {}
+
+
 def _label(a):
     """An activity by its short name and the ATen op that launched it: pairs of gaps are
     told apart by their whole context, not by short names that many ops share."""
-    from .names import short_kernel_name
-
-    name = short_kernel_name(a.e.name)
-    return f"{name} ({a.op})" if a.op and a.op != name else name
+    key = (a.e.name, a.op)
+    found = _LABELS.get(key)
+    if found is None:
+        name = short_kernel_name(a.e.name)
+        found = _LABELS[key] = f"{name} ({a.op})" if a.op and a.op != name else name
+    return found
 
 
 def _no_gpu(data):

@@ -18,7 +18,6 @@ import json
 import re
 import sys
 import zlib
-from collections import Counter
 from pathlib import Path
 
 CHUNK = 1 << 23  # characters decoded at a time
@@ -39,6 +38,7 @@ CAT_ALIASES = {"kernel": "kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset
 GPU_ARGS = ("device", "stream", "grid", "block", "registers per thread", "shared memory",
             "est. achieved occupancy %")
 _WS = re.compile(r"[ \t\n\r]*")
+_NEXT = re.compile(r"[ \t\n\r]*,[ \t\n\r]*\{")  # after an event's "}": the next one's "{"
 _DECODER = json.JSONDecoder()
 
 
@@ -60,39 +60,45 @@ class Event:
 
 
 class Trace:
-    """The kept events, the top-level fields other than traceEvents, and how many events of
-    each category the file held (kept or not: an MTIA or CPU-only trace is told by them)."""
+    """The kept events, the top-level fields other than traceEvents, and the names of the
+    categories the file held (kept or not: an MTIA or CPU-only trace is told by them)."""
 
     def __init__(self):
-        self.events, self.meta, self.categories = [], {}, Counter()
+        self.events, self.meta, self.categories = [], {}, set()
 
     def add(self, e):
-        if type(e) is not dict:
-            return
-        raw = e.get("cat")
-        self.categories[raw if isinstance(raw, str) else str(raw)] += 1
-        if e.get("ph") != "X" or not isinstance(raw, str):
-            return
-        cat = CAT_ALIASES.get(raw.lower())
-        if cat is None:
-            return
-        ts, dur, name = e.get("ts"), e.get("dur"), e.get("name")
-        if (type(ts) not in (int, float) or type(dur) not in (int, float) or dur < 0
-                or not isinstance(name, str)):
-            return
-        args = e.get("args")
-        args = args if type(args) is dict else {}
-        corr = args.get("correlation")
-        kept = {k: args[k] for k in GPU_ARGS if k in args} if cat in GPU_CATS else None
-        self.events.append(Event(cat, sys.intern(name), float(ts), float(dur), e.get("pid"),
-                                 e.get("tid"), corr, kept))
+        self.add_all((e,))
+
+    def add_all(self, items):
+        """Keep the complete events of kept categories from a batch of decoded events."""
+        events, cats, intern, aliases, gpu = self.events, self.categories, sys.intern, CAT_ALIASES, GPU_CATS
+        numbers = (int, float)
+        for e in items:
+            if type(e) is not dict:
+                continue
+            raw = e.get("cat")
+            if raw not in cats:
+                cats.add(raw if isinstance(raw, str) else str(raw))
+            if e.get("ph") != "X" or type(raw) is not str:
+                continue
+            cat = aliases.get(raw) or aliases.get(raw.lower())
+            if cat is None:
+                continue
+            ts, dur, name = e.get("ts"), e.get("dur"), e.get("name")
+            if type(ts) not in numbers or type(dur) not in numbers or dur < 0 or type(name) is not str:
+                continue
+            args = e.get("args")
+            if type(args) is not dict:
+                args = {}
+            kept = {k: args[k] for k in GPU_ARGS if k in args} if cat in gpu else None
+            events.append(Event(cat, intern(name), float(ts), float(dur), e.get("pid"), e.get("tid"),
+                                args.get("correlation"), kept))
 
 
 def from_dict(trace):
     """The Trace of a trace already loaded (a dict with a traceEvents list)."""
     found = Trace()
-    for e in trace["traceEvents"]:
-        found.add(e)
+    found.add_all(trace["traceEvents"])
     found.meta = {k: v for k, v in trace.items() if k != "traceEvents"}
     return found
 
@@ -170,6 +176,101 @@ class _Stream:
         self.pos += 1
 
 
+# the head of a complete event as Kineto writes it (keys in this order); the fast path reads
+# a batch by this pattern when every complete event in it has this head, else by json
+_HEAD = re.compile(r'\{\s*"ph":\s*"X",\s*"cat":\s*"([^"\\]*)",\s*"name":\s*"((?:[^"\\]|\\.)*)",\s*'
+                   r'"pid":\s*(-?\d+|"[^"\\]*"),\s*"tid":\s*(-?\d+|"[^"\\]*"),\s*'
+                   r'"ts":\s*(-?[0-9.]+(?:[eE][-+]?\d+)?),\s*"dur":\s*(-?[0-9.]+(?:[eE][-+]?\d+)?)')
+_X = re.compile(r'"ph":\s*"X"')
+_CAT = re.compile(r'"cat":\s*"([^"\\]*)"')
+_CORR = re.compile(r'"correlation":\s*(-?\d+)')
+_ARGS = re.compile(r'\s*,\s*"args":\s*\{')
+
+
+def _fast(text, found):
+    """Keep the batch's complete events read by _HEAD alone (the args of GPU activities by
+    json); False, having kept nothing, when some complete event has another layout."""
+    heads = list(_HEAD.finditer(text))
+    if not heads or len(heads) != len(_X.findall(text)):
+        return False
+    try:  # the batch ends with complete events: from the last head on, it parses exactly
+        json.loads("[" + text[heads[-1].start():] + "]")
+    except (json.JSONDecodeError, RecursionError):
+        return False
+    events, aliases, intern, decode = [], CAT_ALIASES, sys.intern, _DECODER.raw_decode
+    ids = {}
+    for i, m in enumerate(heads):
+        raw, name, pid, tid, ts, dur = m.groups()
+        cat = aliases.get(raw) or aliases.get(raw.lower())
+        if cat is None:
+            continue
+        dur = float(dur)
+        if dur < 0:
+            continue
+        if "\\" in name:
+            name = json.loads('"' + name + '"')
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+        kept, corr = None, None
+        if cat in GPU_CATS:
+            a = _ARGS.match(text, m.end())
+            try:
+                args = decode(text, a.end() - 1)[0] if a else {}
+            except (json.JSONDecodeError, RecursionError):
+                return False
+            if type(args) is not dict:
+                args = {}
+            kept = {k: args[k] for k in GPU_ARGS if k in args}
+            corr = args.get("correlation")
+        elif cat in LAUNCH_CATS:
+            c = _CORR.search(text, m.end(), end)
+            corr = int(c.group(1)) if c else None
+        pid = ids.get(pid) or ids.setdefault(pid, pid[1:-1] if pid[0] == '"' else int(pid))
+        tid = ids.get(tid) or ids.setdefault(tid, tid[1:-1] if tid[0] == '"' else int(tid))
+        events.append(Event(cat, intern(name), float(ts), dur, pid, tid, corr, kept))
+    found.events += events
+    found.categories.update(_CAT.findall(text))
+    return True
+
+
+def _batch(stream, into):
+    """Keep the events of the buffer up to its last event boundary (by _fast, else one
+    json.loads); False if it holds no such boundary or does not parse. A cut that is not
+    between two events of the array (inside a string or a nested value) leaves the batch
+    unbalanced, so it does not parse."""
+    buf, pos = stream.buf, stream.pos
+    cut = len(buf)
+    while True:
+        cut = buf.rfind("}", pos, cut)
+        if cut < 0 or cut - pos < CHUNK // 4:
+            return False
+        m = _NEXT.match(buf, cut + 1)
+        if m:
+            break
+    text = buf[pos:cut + 1]
+    if not _fast(text, into):
+        try:
+            into.add_all(json.loads("[" + text + "]"))
+        except (json.JSONDecodeError, RecursionError):
+            return False
+    stream.pos = m.end() - 1  # at the next event's "{"
+    return True
+
+
+def _events(stream, found):
+    """The traceEvents array's values, the "[" taken; stops before its "]"."""
+    while True:
+        if not stream.eof and len(stream.buf) - stream.pos < CHUNK:
+            stream.more()
+        if _batch(stream, found):
+            continue
+        for _ in range(64):  # value by value: the array's end, or a batch that did not parse
+            if stream.peek() == "]":
+                return
+            found.add(stream.value())
+            if stream.peek() == ",":
+                stream.pos += 1
+
+
 NO_EVENTS = "JSON without a traceEvents list, so not a trace written by torch.profiler"
 
 
@@ -186,10 +287,7 @@ def read_trace(path):
         if key == "traceEvents" and stream.peek() == "[":
             seen = True
             stream.take("[")
-            while stream.peek() != "]":
-                found.add(stream.value())
-                if stream.peek() == ",":
-                    stream.pos += 1
+            _events(stream, found)
             stream.take("]")
         elif key == "traceEvents":
             stream.value()

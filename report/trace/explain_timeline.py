@@ -54,6 +54,23 @@ def merged(intervals):
     return out
 
 
+def busy_by(acts, key):
+    """{key(a): time covered by its activities}, acts sorted by start (one pass)."""
+    open_, total = {}, {}
+    for a in acts:
+        k, s, t = key(a), a.e.ts, a.e.end
+        cur = open_.get(k)
+        if cur is None or s > cur[1]:
+            if cur is not None:
+                total[k] = total.get(k, 0.0) + cur[1] - cur[0]
+            open_[k] = [s, t]
+        elif t > cur[1]:
+            cur[1] = t
+    for k, (s, t) in open_.items():
+        total[k] = total.get(k, 0.0) + t - s
+    return total
+
+
 def covered(merged_list, s, t, starts=None):
     """Time of [s, t] that a merged interval list covers."""
     starts = starts if starts is not None else [a for a, _ in merged_list]
@@ -69,16 +86,16 @@ def _op_stacks(events, launches):
     """launch -> the names of the cpu_ops open on its thread at its start, outermost first
     (one sweep per thread; equal stacks are shared)."""
     by_tid = {}
-    for e in events:
+    for i, e in enumerate(events):
         if e.cat == "cpu_op":
-            by_tid.setdefault(e.tid, []).append((e.ts, 0, -e.dur, e))
-    for e in launches:
-        by_tid.setdefault(e.tid, []).append((e.ts, 1, 0.0, e))
+            by_tid.setdefault(e.tid, []).append((e.ts, 0, -e.dur, i, e))
+    for i, e in enumerate(launches):
+        by_tid.setdefault(e.tid, []).append((e.ts, 1, 0.0, i, e))
     stacks, shared = {}, {}
     for items in by_tid.values():
-        items.sort(key=lambda x: (x[0], x[1], x[2]))
+        items.sort()  # by start; at one start ops before launches, the longer op first
         open_ops = []
-        for ts, is_launch, _, e in items:
+        for ts, is_launch, _, _, e in items:
             while open_ops and open_ops[-1].ts + open_ops[-1].dur < ts:
                 open_ops.pop()
             if is_launch:
@@ -212,6 +229,22 @@ def idle_causes(timeline):
     return rows
 
 
+def _start(a):
+    return a.e.ts
+
+
+def _stream(a):
+    return a.stream
+
+
+def _kind(a):
+    return a.kind
+
+
+def _one(a):
+    return 0
+
+
 def window(acts, timeline, start, host_end):
     """One range's GPU figures. acts: its activities; start: the range's start on the CPU;
     host_end: where the CPU's own work in it ends (its end less its synchronize time).
@@ -224,17 +257,10 @@ def window(acts, timeline, start, host_end):
     first = min(a.e.ts for a in acts)
     last = max(a.e.end for a in acts)
     lo, hi = min(start, first), max(last, host_end)
-    per_stream = {}
-    for a in acts:
-        per_stream.setdefault(a.stream, []).append((a.e.ts, a.e.end))
-    stream_busy = {s: sum(b - a for a, b in merged(iv)) for s, iv in per_stream.items()}
-    own = sum(stream_busy.values()) if len(stream_busy) == 1 else \
-        sum(b - a for a, b in merged((a.e.ts, a.e.end) for a in acts))
-    kinds = {}
-    for k in ("compute", "communication", "memory"):
-        iv = [(a.e.ts, a.e.end) for a in acts if a.kind == k]
-        if iv:
-            kinds[k] = sum(b - a for a, b in merged(iv))
+    acts = sorted(acts, key=_start)
+    stream_busy = busy_by(acts, _stream)
+    own = sum(stream_busy.values()) if len(stream_busy) == 1 else busy_by(acts, _one)[0]
+    kinds = busy_by(acts, _kind)
     idle = {c: 0.0 for c in CAUSES}
     gaps, mine = [], {id(a) for a in acts}
     union, starts = timeline.union, timeline.union_starts

@@ -68,7 +68,8 @@ def write_trace(path, mb):
                               f'"tid": 7, "ts": {gpu_t:.3f}, "dur": {dur}, "args": {{"External id": {corr}, '
                               f'"queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": {corr}, '
                               f'"registers per thread": {(32, 168, 48, 168)[k]}, "shared memory": {smem}, '
-                              f'"blocks per SM": 31.0, "warps per SM": 124.1, "grid": [{(8192, 128, 16384, 132)[k]}, 1, 1], '
+                              f'"blocks per SM": 31.0, "warps per SM": 124.1, '
+                              f'"grid": [{(8192, 128, 16384, 132)[k]}, 1, 1], '
                               f'"block": [{(128, 384, 128, 384)[k]}, 1, 1], "est. achieved occupancy %": '
                               f'{(100, 0, 63, 0)[k]}}}}}')
                 events.append(f'  {{"ph": "s", "id": {corr}, "pid": 1, "tid": 1, "ts": {launch_ts:.3f}, '
@@ -79,7 +80,8 @@ def write_trace(path, mb):
                 t += 10.0
                 corr += 1
             events.append(f'  {{"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 1, '
-                          f'"tid": 1, "ts": {t:.3f}, "dur": {max(gpu_t - t, 1.0):.3f}, "args": {{"correlation": {corr}}}}}')
+                          f'"tid": 1, "ts": {t:.3f}, "dur": {max(gpu_t - t, 1.0):.3f}, '
+                          f'"args": {{"correlation": {corr}}}}}')
             t = max(t, gpu_t) + 5.0
             events.append(f'  {{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#{step}", "pid": 1, '
                           f'"tid": 1, "ts": {t0:.3f}, "dur": {t - t0:.3f}, "args": {{"External id": 0}}}}')

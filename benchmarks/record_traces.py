@@ -11,11 +11,15 @@ Writes OUT_DIR/<case>.json.gz for every case that ran and OUT_DIR/manifest.json 
 GPU, the model's config, each case's status, size and seconds). Each case is trapped: one
 that fails is printed with its error and the others still run; the exit status is 1 when
 any failed (a case the device cannot run is skipped, not failed). Cut the traces down to
-test fixtures with benchmarks/cut_trace.py.
+test fixtures with benchmarks/cut_trace.py:
+
+    python benchmarks/cut_trace.py --all OUT_DIR tests/fixtures/corpus --steps 2 --steps decode=1
+    python tests/expected_verdicts.py tests/fixtures/corpus --write
 
 Each trace: torch.profiler with schedule(wait=1, warmup=1, active=3), record_shapes, CPU
 and CUDA activities; every step is a ProfilerStep#N with record_function ranges inside it
-(forward, backward, optimizer, decode_token, stream_a/stream_b, graph_replay).
+(forward, backward, optimizer, loss_item, prefill, decode_token, stream_a/stream_b,
+graph_replay).
 """
 from __future__ import annotations
 
@@ -139,20 +143,23 @@ def make_cuda_graph(size, device, dtype):
 
 
 def make_two_streams(size, device, dtype):
+    """The model's forward on one stream while large matmuls run on another: they overlap."""
     if device != "cuda":
         raise Skipped("two streams need a CUDA device")
-    model = build_model(size, "sdpa", device, dtype)
-    half = dict(size, batch=max(1, size["batch"] // 2))
-    a, b = tokens(half, device), tokens(half, device)
+    model, ids = build_model(size, "sdpa", device, dtype), tokens(size, device)
+    big = torch.randn(size["hidden_size"] * 8, size["hidden_size"] * 8, device=device, dtype=dtype)
     streams = torch.cuda.Stream(), torch.cuda.Stream()
     main = torch.cuda.current_stream()
 
     def step():
         with torch.no_grad():
-            for name, stream, ids in (("stream_a", streams[0], a), ("stream_b", streams[1], b)):
+            for stream in streams:
                 stream.wait_stream(main)
-                with torch.cuda.stream(stream), record_function(name):
-                    model(input_ids=ids, use_cache=False)
+            with torch.cuda.stream(streams[1]), record_function("stream_b"):
+                for _ in range(4):
+                    big @ big
+            with torch.cuda.stream(streams[0]), record_function("stream_a"):
+                model(input_ids=ids, use_cache=False)
             for stream in streams:
                 main.wait_stream(stream)
     return step
@@ -253,7 +260,7 @@ def main(argv=None):
     (args.out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     failed = [n for n, c in manifest["cases"].items() if c["status"] == "failed"]
     print(f"done in {manifest['seconds']} s; traces in {args.out}/; "
-          + (f"FAILED: {', '.join(failed)}" if failed else "all cases ran"))
+          + (f"FAILED: {', '.join(failed)}" if failed else "no case failed"))
     return 1 if failed else 0
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from report.measure.host import PER_SLICE, WARM
 from report.measure.run import SECTIONS
-from report.paths import COMPARE, DEFAULT_OUT, SCRATCH_OUT
+from report.paths import COMPARE, DEFAULT_OUT, MODEL_TRACE, SCRATCH_OUT
 from report.results import UsageError, load_reference, load_results, replace_dir, write_results
 from report.variants import DTYPES, EXTRA_VARIANTS, VARIANTS
 
@@ -217,7 +217,7 @@ def render_folder(folder, ref):
 
     results = load_results(folder / "results.json")
     with staged(folder, ".render-", (folder / "results.json", "nothing was changed: measure again")) as staging:
-        render_all(results, ref, staging / "tables", staging / "figures", folder / "traces")
+        render_all(results, ref, staging / "tables", staging / "figures", folder / "traces", MODEL_TRACE)
         for part in ("tables", "figures"):
             replace_dir(staging / part, folder / part)
 
@@ -319,7 +319,7 @@ def write_run(results, trace_tmp, out, slug):
         write_results(results, staging / "results.json")
         shutil.copytree(trace_tmp, staging / "traces")
         render_all(results, load_reference(), staging / "tables", staging / "figures",
-                   staging / "traces")
+                   staging / "traces", MODEL_TRACE)
         replace_dir(staging, out / slug)
 
 

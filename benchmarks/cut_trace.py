@@ -96,6 +96,11 @@ def main(argv=None):
     if args.all:
         args.target.mkdir(parents=True, exist_ok=True)
         pairs = [(f, args.target / f.name) for f in sorted(args.source.glob("*.json.gz"))]
+        manifest = args.source / "manifest.json"  # record_traces.py's: the GPU and versions
+        if manifest.is_file():
+            found = json.loads(manifest.read_text(encoding="utf-8"))
+            found["cut"] = {"steps": steps, **per_name}
+            (args.target / "manifest.json").write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")
     for src, dst in pairs:
         try:
             trace = _read(src)

@@ -284,13 +284,30 @@ def test_the_page_shows_what_the_command_prints(variant):
 
 
 def test_the_page_states_the_rule_the_code_applies():
-    from report.trace.explain import BUSY_SHARE, SYNC_CALLS
+    from report.trace.explain import BUSY_SHARE, HOST_SHARE, SYNC_CALLS
 
     pages = {lang: (ROOT / "docs" / f"read-your-trace.{lang}.md").read_text(encoding="utf-8")
              for lang in ("nb", "en")}
-    share = round(100 * BUSY_SHARE)
-    assert f"minst {share}\u00a0% av spennet" in pages["nb"]
-    assert f"at least {share}% of the span" in pages["en"]
+    host, busy = round(100 * HOST_SHARE), round(100 * BUSY_SHARE)
+    assert f"venter på verten minst {host}\u00a0% av områdets tid" in pages["nb"]
+    assert f"kjører noe minst {busy}\u00a0% av tiden" in pages["nb"]
+    assert f"waits for the host for at least {host}% of the range's" in pages["en"]
+    assert f"runs something for at least {busy}% of it" in pages["en"]
+    assert all(f"**{word}**" in pages["en"] for word in ("CPU-bound", "GPU-bound", "stalled"))
     for page in pages.values():
         assert all(f"`{call}`" in page for call in SYNC_CALLS)
         assert "`ProfilerStep#*`" in page
+
+
+def test_the_page_walks_through_the_real_models_trace():
+    """The model's --explain output, generated from the corpus trace the tests read."""
+    from report.paths import MODEL_TRACE
+
+    done = run_cli("--explain", str(MODEL_TRACE.relative_to(ROOT)))
+    assert done.returncode == 0
+    for lang in ("nb", "en"):
+        page = (ROOT / "docs" / f"read-your-trace.{lang}.md").read_text(encoding="utf-8")
+        assert f'--8<-- "generated/GPU/tables/explain-model.{lang}.md"' in page
+        text = (DEFAULT_OUT / "h200" / "tables" / f"explain-model.{lang}.md").read_text(encoding="utf-8")
+        assert f"```text\n$ python build_tables.py --explain {MODEL_TRACE.name}\n{done.stdout}```\n" in text
+        assert "benchmarks/record_traces.py" in text and "transformers 5.17.0" in text

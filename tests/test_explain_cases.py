@@ -10,8 +10,8 @@ from test_trace import FIXTURES
 
 import build_tables
 from report.trace import explain_read
-from report.trace.explain import TraceError, _us, explain, load_trace, read_trace, report
-from report.trace.explain_text import _pct
+from report.trace.explain import TraceError, explain, load_trace, read_trace, report
+from report.trace.explain_format import pct, us
 
 H200 = dict(json.loads(json.dumps(load_trace(FIXTURES / "flash.json.gz")["deviceProperties"][0])))
 
@@ -177,7 +177,7 @@ def test_hand_written_attention_is_not_counted_inside_the_math_backend():
 # --- numbers and the reader ------------------------------------------------------------
 
 def test_no_negative_zero_is_printed():
-    assert _us(-0.01) == "0.0 µs" and _us(-0.0) == "0.0 µs" and _pct(-0.01) == "0.0%"
+    assert us(-0.01) == "0.0 µs" and us(-0.0) == "0.0 µs" and pct(-0.01) == "0.0%" and pct(-0.4, 0) == "0%"
 
 
 def test_a_truncated_plain_trace_is_one_line(tmp_path, monkeypatch):

@@ -36,6 +36,7 @@ import zlib
 from pathlib import Path
 
 from .explain_attention import attention
+from .explain_format import us as _us
 from .explain_kernels import add_occupancy, devices, kernel_rows
 from .explain_read import ReadError, Trace, from_dict
 from .explain_read import read_trace as _read_stream
@@ -294,10 +295,6 @@ def explain(trace):
             "streams": streams, "kernels": kernels, "ranges": ranges,
             "ranges_left_out": len(order) - len(ranges),
             "attention": attention(timeline, data.events, busy_us)}
-
-
-def _us(value):
-    return f"{0.0 if abs(value) < 0.05 else value:,.1f} µs"
 
 
 def report(found):

@@ -2,17 +2,14 @@
 `build_tables.py --explain` prints. Numbers in en format, times in µs, never "-0.0"."""
 from __future__ import annotations
 
-from .explain import BUSY_SHARE, HOST_SHARE, MAX_GAPS, MAX_KERNELS, WHOLE_TRACE, _us
+from .explain import BUSY_SHARE, HOST_SHARE, MAX_GAPS, MAX_KERNELS, WHOLE_TRACE
+from .explain_format import pct as _pct
+from .explain_format import us as _us
 
 MAX_STREAMS = 8
 BACKEND_NAMES = {"flash": "flash (FlashAttention)", "efficient": "efficient (memory-efficient, xFormers/CUTLASS)",
                  "cudnn": "cuDNN", "math": "math (unfused: matmul, softmax, matmul)",
                  "flex": "Flex attention (Triton kernels)", "overrideable": "a backend's own (overrideable)"}
-
-
-def _pct(value, digits=1):
-    value = 0.0 if abs(value) < 0.5 * 10 ** -digits else value
-    return f"{value:.{digits}f}%"
 
 
 def _plural(n, one, many):

@@ -186,3 +186,19 @@ def test_a_truncated_plain_trace_is_one_line(tmp_path, monkeypatch):
     monkeypatch.setattr(explain_read, "CHUNK", 1024)
     with pytest.raises(TraceError, match=r"not JSON \(.* at character"):
         read_trace(path)
+
+
+def test_the_fast_path_reads_kinetos_layout_and_json_reads_any_other(tmp_path, monkeypatch):
+    trace = load_trace(FIXTURES / "naive.json.gz")
+    kineto, shuffled = tmp_path / "kineto.json", tmp_path / "shuffled.json"
+    kineto.write_text(json.dumps(trace, indent=1), encoding="utf-8")
+    other = dict(trace, traceEvents=[dict(reversed(list(e.items()))) for e in trace["traceEvents"]])
+    shuffled.write_text(json.dumps(other), encoding="utf-8")
+    used = []
+    fast = explain_read._fast
+    monkeypatch.setattr(explain_read, "_fast", lambda text, found: used.append(fast(text, found)) or used[-1])
+    monkeypatch.setattr(explain_read, "CHUNK", 1 << 15)
+    expected = report(explain(trace))
+    assert report(explain(read_trace(kineto))) == expected and used and all(used)
+    used.clear()
+    assert report(explain(read_trace(shuffled))) == expected and used and not any(used)

@@ -48,15 +48,11 @@ class ReadError(ValueError):
 
 class Event:
     """One complete ("X") event of a kept category: times in µs as the trace has them."""
-    __slots__ = ("cat", "name", "ts", "dur", "pid", "tid", "corr", "args")
+    __slots__ = ("cat", "name", "ts", "dur", "end", "pid", "tid", "corr", "args")
 
     def __init__(self, cat, name, ts, dur, pid, tid, corr, args):
-        self.cat, self.name, self.ts, self.dur = cat, name, ts, dur
+        self.cat, self.name, self.ts, self.dur, self.end = cat, name, ts, dur, ts + dur
         self.pid, self.tid, self.corr, self.args = pid, tid, corr, args
-
-    @property
-    def end(self):
-        return self.ts + self.dur
 
 
 class Trace:
@@ -176,11 +172,12 @@ class _Stream:
         self.pos += 1
 
 
-# the head of a complete event as Kineto writes it (keys in this order); the fast path reads
-# a batch by this pattern when every complete event in it has this head, else by json
-_HEAD = re.compile(r'\{\s*"ph":\s*"X",\s*"cat":\s*"([^"\\]*)",\s*"name":\s*"((?:[^"\\]|\\.)*)",\s*'
-                   r'"pid":\s*(-?\d+|"[^"\\]*"),\s*"tid":\s*(-?\d+|"[^"\\]*"),\s*'
-                   r'"ts":\s*(-?[0-9.]+(?:[eE][-+]?\d+)?),\s*"dur":\s*(-?[0-9.]+(?:[eE][-+]?\d+)?)')
+# the head of a complete event as Kineto writes it (keys in this order, its spacing); the
+# fast path reads a batch by this pattern when every complete event in it (_X, which allows
+# any spacing) has this head, else by json
+_HEAD = re.compile(r'"ph": ?"X", ?"cat": ?"([^"\\]*)", ?"name": ?"((?:[^"\\]|\\.)*)", ?'
+                   r'"pid": ?(-?\d+|"[^"\\]*"), ?"tid": ?(-?\d+|"[^"\\]*"),\s*'
+                   r'"ts": ?(-?[0-9.]+(?:[eE][-+]?\d+)?), ?"dur": ?(-?[0-9.]+(?:[eE][-+]?\d+)?)')
 _X = re.compile(r'"ph":\s*"X"')
 _CAT = re.compile(r'"cat":\s*"([^"\\]*)"')
 _CORR = re.compile(r'"correlation":\s*(-?\d+)')

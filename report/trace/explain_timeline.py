@@ -34,12 +34,18 @@ HOST_READS = {"aten::item": ".item()", "aten::_local_scalar_dense": ".item()",
 CAUSES = ("host", "stream", "other")
 
 
+_KINDS = {}
+
+
 def kind_of(e):
     """compute, communication (NCCL/RCCL collectives) or memory (copies and sets)."""
     if e.cat != "kernel":
         return "memory"
-    low = e.name.lower()
-    return "communication" if "nccl" in low or "rccl" in low else "compute"
+    found = _KINDS.get(e.name)
+    if found is None:
+        low = e.name.lower()
+        found = _KINDS[e.name] = "communication" if "nccl" in low or "rccl" in low else "compute"
+    return found
 
 
 def merged(intervals):

@@ -191,7 +191,7 @@ def _fast(text, found):
     if not heads or len(heads) != len(_X.findall(text)):
         return False
     try:  # the batch ends with complete events: from the last head on, it parses exactly
-        json.loads("[" + text[heads[-1].start():] + "]")
+        json.loads("[" + text[text.rfind("{", 0, heads[-1].start()):] + "]")
     except (json.JSONDecodeError, RecursionError):
         return False
     events, aliases, intern, decode = [], CAT_ALIASES, sys.intern, _DECODER.raw_decode

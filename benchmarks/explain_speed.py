@@ -101,6 +101,17 @@ elapsed = time.perf_counter() - started
 print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, len(text))
 """
 
+# the same machine's pace for reference: the file as one json.loads, and --explain through
+# load_trace (the whole document as a dict, as before the streamed reader)
+BARE_JSON = """
+import json, resource, time
+started = time.perf_counter()
+with open({path!r}, encoding="utf-8") as f:
+    json.load(f)
+print(time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, 0)
+"""
+AS_DICT = CHILD.replace("read_trace", "load_trace")
+
 HTA = """
 import resource, sys, time
 started = time.perf_counter()
@@ -152,6 +163,11 @@ def main(argv=None):
               f"on {os.cpu_count()} CPUs")
         print(f"target: at most 5 s and {2 * size:,.0f} MB (twice the file): "
               f"{'met' if best <= 5 and peak <= 2 * size else 'NOT met'}")
+        for label, code in (("json.load of the file alone", BARE_JSON),
+                            ("--explain through load_trace (a dict)", AS_DICT)):
+            seconds, mb = measure(code.format(root=str(ROOT), path=str(path)))
+            print(f"for reference, {label}: {seconds:.2f} s, peak memory {mb:,.0f} MB")
+        print(f"load average while measuring: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
         try:
             import hta  # noqa: F401
         except ImportError:

@@ -88,6 +88,7 @@ def test_two_streams_are_read_per_stream_and_as_one_union(found):
     assert mine["busy_us"] <= mine["stream_busy_sum_us"] + 0.01
     assert rng(mine, "stream_a")["streams"] == rng(mine, "stream_b")["streams"] == 1
     assert rng(mine, "ProfilerStep#*")["streams"] == 2
+    assert [s["verdict"] for s in mine["streams"]] == ["CPU-bound", "CPU-bound"]  # each waits for the host
 
 
 def test_a_cuda_graph_replay_queues_its_kernels_ahead_of_the_gpu(found):

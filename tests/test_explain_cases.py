@@ -93,6 +93,8 @@ def test_a_kernel_waiting_on_another_streams_work_is_a_stream_wait():
                              kernel("c", 5, 10, 3, stream=8), kernel("b", 106, 10, 2, stream=8)))
     s8 = next(s for s in found["streams"] if s["stream"] == 8)
     assert s8["idle_us"] == {"host": 0.0, "stream": pytest.approx(91.0), "other": 0.0}
+    assert s8["verdict"] == "stalled"  # idle 91 of its 111 µs, its work launched: not the host's doing
+    assert next(s for s in found["streams"] if s["stream"] == 7)["verdict"] == "GPU-bound"
 
 
 def test_nccl_kernels_are_communication_and_copies_memory():

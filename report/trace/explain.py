@@ -245,6 +245,16 @@ def _verdict(r):
                        f"{100 * share['host']:.0f}%" + (f"; {queued}" if queued else ""))
 
 
+def _stream_verdict(row):
+    """The range rule on one stream's whole span: its idle time before each activity by cause."""
+    span = row["span_us"]
+    if not span:
+        return "GPU-bound"
+    if row["idle_us"]["host"] / span >= HOST_SHARE:
+        return "CPU-bound"
+    return "GPU-bound" if row["busy_us"] / span >= BUSY_SHARE else "stalled"
+
+
 def explain(trace):
     """What the page reads off a trace (a dict from load_trace, or read_trace's Trace), as a
     dict; TraceError if it has no GPU activity."""
@@ -287,6 +297,8 @@ def explain(trace):
         if iv:
             kinds[k] = sum(b - a for a, b in iv)
     streams = idle_causes(timeline)
+    for row in streams:
+        row["verdict"] = _stream_verdict(row)
     return {"devices": {d: (lim.name if lim else None) for d, (lim, _) in devs.items()},
             "limits": {d: lim for d, (lim, _) in devs.items() if lim},
             "schemas": {d: schema for d, (lim, schema) in devs.items() if lim},

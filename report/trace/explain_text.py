@@ -117,12 +117,14 @@ def _streams(r):
 
 def _stream_lines(found):
     rows = found["streams"]
-    lines = ["", f"Streams ({len(rows)}): busy time, idle time between activities by cause, launch delay:"]
+    lines = ["", f"Streams ({len(rows)}): verdict over the stream's span, busy time, idle time between "
+             "activities by cause, launch delay:"]
     for s in rows[:MAX_STREAMS]:
         idle = s["idle_us"]
         delay = f", launch delay median {_us(s['launch_delay_us'])}" if s["launch_delay_us"] is not None else ""
         kinds = ", ".join(f"{n:,} {k}" for k, n in sorted(s["kinds"].items()))
-        lines.append(f"  device {s['device']} stream {s['stream']}: {kinds}; busy {_us(s['busy_us'])}; idle: "
+        lines.append(f"  device {s['device']} stream {s['stream']}: {s['verdict']}; {kinds}; "
+                     f"busy {_us(s['busy_us'])}; idle: "
                      f"host {_us(idle['host'])}, other stream {_us(idle['stream'])}, other {_us(idle['other'])}"
                      f"{delay}")
     if len(rows) > MAX_STREAMS:
@@ -133,7 +135,8 @@ def _stream_lines(found):
 def _attention_lines(att):
     lines = ["", "Attention:"]
     if not att["backends"] and not att["hand_written"]:
-        what = (f"the compiled code's kernels show the {att['compiled_backend']} backend" if att["compiled_backend"]
+        what = (f"kernels launched with no ATen op around them (a CUDA graph's replay, compiled code) "
+                f"show the {att['compiled_backend']} backend" if att["compiled_backend"]
                 else "no scaled_dot_product_attention call and no matmul-softmax-matmul chain")
         return lines + [f"  {what}"]
     for b in att["backends"]:

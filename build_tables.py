@@ -130,6 +130,11 @@ def _parser():
     p.add_argument("--host-calls", type=positive_int, default=400,
                    help="calls per variant timed on the host, without the profiler, in slices of "
                         f"{PER_SLICE}, each after {WARM} untimed ones (default 400)")
+    p.add_argument("--rounds", type=positive_int, default=3,
+                   help="independent rounds of the figures findings compare, every variant in "
+                        "turn per round: kernel time from a short profile, wall time, host "
+                        "overhead, the small shape, and (with --first-calls) first calls, each "
+                        "in a fresh process (default 3)")
     p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     p.add_argument("--out", type=Path, default=None,
                    help="parent folder; results go to <out>/<gpu-slug>/ (default docs/generated "

@@ -3,7 +3,8 @@
     render/    results.json -> Markdown tables, findings and SVG figures, nb and en
     text/      the nb/en string catalog and locale number formatting
     measure/   runs the snippets on a GPU (the only layer that imports torch)
-    results    the results.json schema: load, validate, write atomically
+    results    results.json: load, validate against schema, write atomically
+    schema     the shape of results.json as types (a variant row, a stats summary, ...)
     variants   names of what is measured
     trace/     reading a torch.profiler (Kineto) trace: pure Python
     snippets   imports files of snippets/, the code the pages show

@@ -1,13 +1,16 @@
-"""results.json: the schema version, loading with validation, and atomic writes."""
+"""results.json: the schema version, loading with validation against schema.py, and
+atomic writes."""
 from __future__ import annotations
 
 import hashlib
 import json
 import math
+import os
 import shutil
 from pathlib import Path
 
 from .paths import PACKAGE, REFERENCE, ROOT, SNIPPETS
+from .schema import Results, SchemaError, check
 from .variants import SNIPPET_FILES
 
 # the build's own code that decides what is measured and how (rendering is not in it)
@@ -63,8 +66,8 @@ def code_hashes():
             for p in files}
 
 
-def load_results(path):
-    """results.json, checked enough that rendering it cannot go wrong silently."""
+def load_results(path) -> Results:
+    """results.json, checked against schema.py so that rendering it cannot go wrong silently."""
     path = Path(path)
     if not path.exists():
         raise UsageError(f"{path} does not exist: run build_tables.py on a GPU first")
@@ -90,6 +93,10 @@ def load_results(path):
     if long:
         raise UsageError(f"{path}: {long[:LONG_STRING_SHOWN]} is longer than {MAX_STRING:,} "
                          "characters: the file is damaged or not ours")
+    try:
+        check(data)
+    except SchemaError as err:
+        raise UsageError(f"{path}: {err}: the file is damaged or not ours; measure again") from None
     return data
 
 
@@ -98,9 +105,12 @@ def load_reference():
     return json.loads(REFERENCE.read_text(encoding="utf-8"))
 
 
-def write_results(results, path):
-    Path(path).write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n",
-                          encoding="utf-8")
+def write_results(results: Results, path):
+    """Write results.json whole or not at all: a temporary file beside it, then renamed."""
+    path = Path(path)
+    part = path.with_name(path.name + ".part")
+    part.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(part, path)
 
 
 def replace_dir(staging, final):

@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from factory import SMALL_CPU
 from pagecode import comparable
 
 import build_tables
@@ -96,8 +97,6 @@ def test_render_only_without_results_is_a_clear_error(tmp_path, capsys):
     assert code == 2 and "no results.json" in out.err
 
 
-SMALL_CPU = ["--device", "cpu", "--batch", "1", "--heads", "2", "--seq-len", "64", "--head-dim", "32",
-             "--dtype", "float32", "--steps", "3", "--timer-seconds", "0.01", "--host-calls", "5"]
 
 
 @pytest.fixture(scope="module")
@@ -119,6 +118,29 @@ def test_cpu_run_writes_results_tables_and_traces(cpu_run):
     for lang in LANGS:
         text = (cpu_run / "tables" / f"headline.{lang}.md").read_text(encoding="utf-8")
         assert "CPU" in text
+
+
+def test_every_variant_that_ran_keeps_its_rounds_and_the_run_its_phase_times(cpu_run):
+    results = load_results(cpu_run / "results.json")
+    assert results["rounds"]["count"] == 3 and len(results["rounds"]["seconds"]) == 3
+    for name in ("naive", "math", "auto"):
+        row = results["variants"][name]
+        assert len(row["rounds"]) == 3, name
+        assert all(r["cpu_time_us"]["n"] == 3 and r["wall_time_us"]["median"] > 0
+                   and r["host_time_us"]["median"] > 0 for r in row["rounds"])
+        assert row["wall_time_us"]["median"] > 0  # the full measurement's keys stay as they were
+    assert "rounds" not in results["variants"]["efficient"]
+    assert {"setup", "variants", "host_overhead", "rounds"} <= set(results["phase_seconds"])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--rounds", "0"], "must be at least 1"),
+    (["--rounds", "two"], "is not a whole number"),
+    (["--explain", "trace.json", "--rounds", "2"], "takes no other option, not --rounds"),
+])
+def test_rounds_must_be_a_positive_whole_number_and_only_for_measuring(argv, message, capsys):
+    code, out = run_main(argv, capsys)
+    assert code == 2 and message in out.err and out.err.count("\n") == 1
 
 
 def test_unsupported_backend_gets_a_row_with_the_reason_and_the_run_goes_on(cpu_run):
@@ -227,7 +249,8 @@ def test_steps_states_its_minimum(capsys):
     assert "at least 3" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("extra", [["--steps", "5"], ["--seq-len=2048"], ["--device", "cpu"], ["--all"]])
+@pytest.mark.parametrize("extra", [["--steps", "5"], ["--seq-len=2048"], ["--device", "cpu"], ["--all"],
+                                   ["--rounds", "2"]])
 def test_render_only_refuses_options_it_would_ignore(extra, capsys, tmp_path):
     code, out = run_main(["--render-only", "--out", str(tmp_path)] + extra, capsys)
     assert code == 2 and "takes only --out and --slug" in out.err and extra[0].split("=")[0] in out.err
@@ -446,6 +469,8 @@ def test_first_calls_math_switches_and_sweep_backends_on_cpu(tmp_path):
     assert all(results["variants"][n]["status"] == "ok" for n in ("math_tf32", "math_bf16_reduction"))
     row = results["first_calls"]["rows"]["flash"]
     assert row["status"] == "ok" and row["first_new_shape_ms"] > 0
+    assert [r["status"] for r in row["rounds"]] == ["ok"] * 3  # one fresh process per round
+    assert all(r["first_call_ms"] > 0 and r["new_thread_first_ms"] > 0 for r in row["rounds"])
     assert results["first_calls"]["new_shape"]["seq_len"] == 128
     tables = tmp_path / "cpu" / "tables"
     assert "SDPA flash" in (tables / "findings-first-calls.en.md").read_text("utf-8")

@@ -11,8 +11,7 @@ import re
 import shutil
 
 import pytest
-from pagecode import DOCS, committed_result_dirs, expand_snippets
-from test_parity import includes
+from pagecode import DOCS, committed_result_dirs, expand_snippets, includes
 
 import build_tables
 from report.paths import COMPARE

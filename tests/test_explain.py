@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from test_trace import FIXTURES
+from factory import FIXTURES
 
 import build_tables
 from report.paths import DEFAULT_OUT, ROOT
@@ -280,6 +280,7 @@ def test_the_page_shows_what_the_command_prints(variant):
     assert done.returncode == 0
     for lang in ("nb", "en"):
         text = (DEFAULT_OUT / "h200" / "tables" / f"explain-{variant}.{lang}.md").read_text(encoding="utf-8")
+        # the command names the trace as a reader has it, downloaded from "Reproduce the numbers"
         assert f"```text\n$ python build_tables.py --explain {variant}.json.gz\n{done.stdout}```\n" in text
 
 

@@ -6,7 +6,7 @@ import copy
 import json
 
 import pytest
-from test_trace import FIXTURES
+from factory import FIXTURES
 
 import build_tables
 from report.trace import explain_read

@@ -7,12 +7,13 @@ from report.paths import PACKAGE
 ALLOWED = {
     "paths": set(),
     "variants": set(),
+    "schema": set(),
     "snippets": {"paths"},
     "trace": {"trace", "snippets", "paths", "variants"},
-    "results": {"paths", "variants"},
+    "results": {"paths", "variants", "schema"},
     "text": {"text"},
-    "measure": {"measure", "trace", "results", "variants", "snippets", "paths"},
-    "render": {"render", "text", "trace", "variants"},
+    "measure": {"measure", "trace", "results", "schema", "variants", "snippets", "paths"},
+    "render": {"render", "text", "trace", "schema", "variants"},
 }
 
 
@@ -96,3 +97,31 @@ def test_no_private_name_is_imported_from_another_module():
             if isinstance(node, ast.ImportFrom) and node.module != "__future__":
                 private = [a.name for a in node.names if a.name.startswith("_")]
                 assert not private, (path.name, node.module, private)
+
+
+TESTS = PACKAGE.parent / "tests"
+
+
+def test_no_test_module_imports_another():
+    """Shared helpers live in the test libraries (pagecode.py, factory.py, nbterms.py)."""
+    for path in TESTS.rglob("test_*.py"):
+        assert not {n for n in imports(path) if n.split(".")[0].startswith("test_")}, path.name
+
+
+def test_every_findings_module_has_its_test_module():
+    from report.render import findings
+
+    modules = {fn.__module__.rsplit(".", 1)[-1] for fn in findings.FINDINGS.values()}
+    tested = {p.stem.removeprefix("test_") for p in (TESTS / "test_findings").glob("test_*.py")}
+    assert modules == tested
+
+
+def test_the_functions_contributing_names_exist():
+    """CONTRIBUTING's path of one number names files and functions: they must be there."""
+    import re
+
+    root = PACKAGE.parent
+    named = re.findall(r"`([\w/]+\.py): (\w+)`", (root / "CONTRIBUTING.md").read_text(encoding="utf-8"))
+    assert len(named) >= 4
+    for path, name in named:
+        assert f"\ndef {name}(" in (root / path).read_text(encoding="utf-8"), (path, name)

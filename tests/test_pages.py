@@ -393,8 +393,23 @@ def test_notebook_names_every_measured_variant(lang):
     plt.close("all")
 
 
-def test_notebook_prefers_h200(tmp_path):
+def test_notebook_reads_the_run_the_site_build_names(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
+
+    write_results(tmp_path / "docs", "h200")
+    other = json.loads(json.dumps(RESULTS))
+    other["provenance"]["gpu_name"] = "Another GPU"
+    write_results(tmp_path / "elsewhere", "cpu", other)
+    monkeypatch.setenv("SDPA_GPU_DIR", str(tmp_path / "elsewhere" / "generated" / "cpu"))
+    ns = run_notebook("en", tmp_path / "docs")
+    assert ns["gpu_name"] == "Another GPU"
+    plt.close("all")
+
+
+def test_notebook_prefers_h200(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    monkeypatch.delenv("SDPA_GPU_DIR", raising=False)
 
     other = json.loads(json.dumps(RESULTS))
     other["provenance"]["gpu_name"] = "Another GPU"

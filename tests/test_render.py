@@ -3,6 +3,7 @@ import copy
 import math
 import string
 
+import factory
 import pytest
 from pagecode import committed_result_dirs, comparable, generated_by
 
@@ -88,13 +89,15 @@ def test_readme_names_the_torch_pin_and_the_torch_of_the_committed_numbers():
         assert f"torch {torch}" in readme, torch
 
 
-def test_generated_tables_carry_header_and_gpu_caption():
+def test_generated_tables_carry_a_header_and_only_measured_on_names_the_run():
+    """Provenance once per page: the caption (GPU, driver, versions, command) is in
+    measured-on.<lang>.md alone, which each page includes once, at its end."""
     for folder in committed_result_dirs():
         gpu = load_results(folder / "results.json")["provenance"]["gpu_name"]
         for path in (folder / "tables").glob("*.md"):
             text = path.read_text(encoding="utf-8")
             assert generated_by(text.splitlines()[0], path.name.split(".")[-2]), path.name
-            assert f"**{gpu}**" in text, path.name
+            assert (f"**{gpu}**" in text) == path.name.startswith("measured-on."), path.name
 
 
 def test_every_generated_header_names_functions_that_exist():
@@ -180,70 +183,8 @@ def test_text_from_provenance_is_escaped(tmp_path):
         text = path.read_text(encoding="utf-8")
         assert "<script>" not in text and " [x](http://evil)" not in text, path.name
         assert "`rm -rf`" not in text, path.name
-    headline = (tmp_path / "t" / "headline.en.md").read_text(encoding="utf-8")
-    assert "&lt;script&gt;" in headline and r"\*GPU\*" in headline and r"\[x\](http" in headline
-
-
-def made_up(per_op, spread, kernel=100.0):
-    """results with three fused backends whose host overhead in small ops and its spread are given."""
-    def row(h):
-        return {"status": "ok", "cuda_time_us": {"median": kernel}, "kernel_sum_us": {"median": kernel},
-                "host_time_us": {"median": 10 * h, "spread_pct": 50.0,
-                                 "per_small_op": {"median": h, "spread_pct": spread}},
-                "first_call_ms": 1.0, "kernels": []}
-    return {"provenance": {"gpu_name": "GPU"},
-            "variants": {n: row(h) for n, h in zip(("flash", "efficient", "cudnn"), per_op, strict=True)}}
-
-
-@pytest.mark.parametrize("per_op, spread, says", [
-    ((3.0, 3.1, 6.0), 10.0, "highest host overhead"),  # 6.0 vs 3.1: far outside 10 %
-    ((3.0, 5.5, 6.0), 10.0, "within noise"),           # 6.0 vs 5.5: 9 % apart, spread 10 %
-    ((3.0, 5.5, 6.0), 5.0, "highest host overhead"),   # the same, with a tighter spread
-])
-def test_an_order_is_stated_only_outside_the_spread(per_op, spread, says):
-    """Ordered by host overhead in small ops against kernel time; the µs figure's own
-    spread (50 %, the CPU's drift) does not decide it."""
-    from report.render.findings.recommendations import rec_cpu
-
-    line = rec_cpu(made_up(per_op, spread), {"variants": {}}, "en")[0]
-    assert says in line and "SDPA cuDNN" in line
-
-
-def test_first_calls_finding_gives_the_lowest_and_highest_variant():
-    from report.render.findings.fused import host_first_calls
-
-    def row(wait, switch):
-        return {"status": "ok", "host_time_us": {"warm": 3, "first_calls": {
-            "after_wait": {"median": wait}, "after_switch": {"median": switch}}}}
-    results = {"variants": {"flash": row(4.0, 5.25), "cudnn": row(6.5, 1.5), "math": {"status": "oom"}}}
-    en, nb = host_first_calls(results, {}, "en")[0], host_first_calls(results, {}, "nb")[0]
-    assert "4.0–6.5 times" in en and "1.5–5.2 times" in en and "after 3 untimed calls" in en
-    assert "4,0–6,5 ganger" in nb and "etter 3 kall" in nb
-    assert host_first_calls({"variants": {"math": {"status": "oom"}}}, {}, "en") == []
-
-
-def sweep_of(points):
-    return {"seq_lens": sorted({p["seq_len"] for p in points}), "head_dims": [64], "points": points}
-
-
-def point(variant, seq, median, lo, hi, ran=None):
-    return {"variant": variant, "seq_len": seq, "head_dim": 64, "status": "ok", "backend_ran": ran,
-            "kernel_sum_us": {"median": median, "min": lo, "max": hi}, "cpu_time_us": {"median": 1.0}}
-
-
-def test_auto_is_called_slower_only_beyond_noise():
-    from report.render.extra_tables import auto_vs_best
-
-    sweep = sweep_of([point("auto", 256, 12.0, 11.5, 12.5, "cudnn"), point("flash", 256, 10.0, 9.5, 10.5),
-                      point("auto", 512, 10.4, 10.0, 10.8, "cudnn"), point("flash", 512, 10.0, 9.6, 10.6),
-                      point("auto", 1024, 12.0, 11.5, 12.5, "flash"), point("flash", 1024, 10.0, 9.5, 10.5)])
-    rows = {s: slower for s, _, _, slower in auto_vs_best(sweep, 64)}
-    # 512: the ranges overlap, so within noise; 1024: auto ran flash itself, the same kernels
-    assert rows == {256: True, 512: False, 1024: False}
-    lines = findings.FINDINGS["auto_vs_best"]({"sweep": sweep}, {}, "en")
-    assert lines == ["Head dimension 64: auto was slower than the fastest pinned backend, beyond noise, "
-                     "at 256 (12.0 µs vs 10.0 µs for flash)."]
-
+    shown = (tmp_path / "t" / "measured-on.en.md").read_text(encoding="utf-8")
+    assert "&lt;script&gt;" in shown and r"\*GPU\*" in shown and r"\[x\](http" in shown
 
 
 @pytest.mark.parametrize("folder", committed_result_dirs(), ids=lambda p: p.name)
@@ -265,27 +206,10 @@ def test_our_calculator_matches_ncu_for_every_recorded_kernel(folder):
 
 def test_host_overhead_note_rounds_the_busy_share_down():
     """'at least' must not round up: 79 of 80 slices busy is 98.75 %, so the note says 98 %."""
-    from report.render.tables import host_overhead
-
-    quarters = {"median": 10.0, "quarters": [9.0, 11.0], "spread_pct": 22.0}
-    h = {"median": 30.0, "spread_pct": 5.0, "per_small_op": {"median": 3.0, "spread_pct": 4.0},
-         "small_op_us": quarters, "slices": 80, "calls": 400, "warm": 3, "gpu_kept_busy": 79 / 80}
-    text = host_overhead({"variants": {"flash": {"status": "ok", "host_time_us": h}}}, "en")
+    run = factory.results({"flash": factory.row(100.0, host_us=30.0)})
+    run["variants"]["flash"]["host_time_us"].update(slices=80, gpu_kept_busy=79 / 80)
+    text = tables.host_overhead(run, "en")
     assert "in at least 98% of the slices" in text and "80 slices" in text
-
-
-def test_time_growth_is_over_the_last_doubling_and_skips_a_variant_that_did_not_run_at_both():
-    from report.render.findings.scaling import time_growth
-
-    oom = {"variant": "math", "seq_len": 2048, "head_dim": 64, "status": "oom"}
-    sweep = sweep_of([point("naive", 1024, 100.0, 99, 101), point("naive", 2048, 320.0, 318, 322),
-                      point("flash", 1024, 10.0, 9, 11), point("flash", 2048, 39.0, 38, 40),
-                      point("math", 1024, 50.0, 49, 51), oom])
-    en = time_growth({"sweep": sweep}, {}, "en")[0]
-    assert "From sequence length 1,024 to 2,048" in en
-    assert "naive (`masked_fill`) 3.2×, SDPA flash 3.9×." in en and "math" not in en
-    assert "causal triangle grows 4.0×" in en
-    assert time_growth({"sweep": None}, {}, "en") == []
 
 
 def test_explain_modules_are_not_measuring_code():

@@ -6,7 +6,6 @@ temporary folder, so no .venv or site/ appears in the checkout.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -17,20 +16,14 @@ from http.client import HTTPConnection
 from pathlib import Path
 
 import pytest
+from pagecode import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
 
 
-def load(name: str):
-    spec = importlib.util.spec_from_file_location(f"scripts_{name}", SCRIPTS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-serve = load("serve")
-pick_python = load("pick_python")
+serve = load_script("serve")
+pick_python = load_script("pick_python")
 
 
 def base_python() -> str:

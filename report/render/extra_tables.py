@@ -1,6 +1,7 @@
 """The --all tables: sweeps, launch overhead, backward."""
 from __future__ import annotations
 
+from ..schema import ShapePoint, Stats, Sweep, SweepPoint
 from ..text.catalog import t
 from ..text.format import fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
 from ..trace.stats import differ, median
@@ -8,13 +9,13 @@ from ..variants import BACKEND_NAMES, FUSED
 from .markdown import label, md_table, not_run_row, status_text
 
 
-def point_figure(p):
+def point_figure(p: SweepPoint | ShapePoint) -> Stats | None:
     """The recorded figure a sweep or shape point is compared by: its kernel time (the
     profiled CPU range without a GPU)."""
     return p.get("kernel_sum_us") or p.get("cpu_time_us")
 
 
-def point_time(p):
+def point_time(p: SweepPoint | ShapePoint) -> float | None:
     """A point's time: the sum of its kernel times (the CPU range without a GPU)."""
     return median(point_figure(p))
 
@@ -94,7 +95,7 @@ FIRST_CALL_COLUMNS = {"first_in_process_ms": "col.first_in_process", "same_shape
                       "first_new_shape_ms": "col.first_new_shape", "new_shape_again_ms": "col.new_shape_again"}
 
 
-def auto_vs_best(sweep, d):
+def auto_vs_best(sweep: Sweep, d: int) -> list[tuple[int, SweepPoint, SweepPoint, bool]]:
     """Per sequence length: (seq, auto point, fastest pinned fused point, slower beyond noise).
 
     Auto counts as slower only when it ran another backend than the fastest pinned one and

@@ -4,6 +4,7 @@ from __future__ import annotations
 import html
 import math
 
+from ..schema import HostStats, Results, VariantRow
 from ..text.catalog import t
 from ..text.format import fmt_num, fmt_pct, fmt_us
 from ..trace.stats import median
@@ -46,12 +47,19 @@ def caption(results, lang):
                                date=p["date"], command=p["command"])
 
 
+def measured_on(results, lang):
+    """The block a page ends with: the GPU, software and command of the run every table and
+    figure on it comes from, and the seed's shape for those that name no shape of their own."""
+    shape = t("page.shape", lang).format(**results["config"])
+    return t("page.measured_on", lang, caption=caption(results, lang), shape=shape)
+
+
 def label(name, lang):
     """A variant's display name."""
     return keyed("variant.", name, lang)
 
 
-def host_figures(results):
+def host_figures(results: Results) -> dict[str, HostStats]:
     """{variant: its host overhead figure} for every variant that ran and has one, in the
     results' order."""
     return {n: r["host_time_us"] for n, r in results["variants"].items()
@@ -74,7 +82,7 @@ def limits_text(limited_by, lang):
     return ", ".join(keyed("limit.", w.replace(" ", "_"), lang) for w in limited_by)
 
 
-def kernel_count(row, lang):
+def kernel_count(row: VariantRow, lang: str) -> str:
     """'7 (1 Memcpy, 1 Memset)': every GPU activity of one forward pass, copies named."""
     total = median(row.get("gpu_activities_per_forward"))
     if total is None:
@@ -93,7 +101,7 @@ def kernel_count(row, lang):
 GAP_SHOWN = 5.0  # % of the GPU span: an idle gap this large or larger is not negligible
 
 
-def idle_gap(row):
+def idle_gap(row: VariantRow) -> tuple[float, float] | None:
     """(GPU span minus kernel time in µs, its share of the span in %), from the two medians
     of a variant's profiled steps; None where either is missing or not a number."""
     span, ksum = median(row.get("cuda_time_us")), median(row.get("kernel_sum_us"))

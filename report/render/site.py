@@ -12,7 +12,7 @@ from .downloads import trace_links
 from .header import call_writers, header
 from .kernel_names import kernel_names
 from .keyed import keyed
-from .markdown import caption, safe_provenance
+from .markdown import measured_on, safe_provenance
 from .memory_model import fused_check, hand_written_check, model_text
 
 
@@ -130,16 +130,15 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
     tables_dir.mkdir(parents=True, exist_ok=True)
     plain, results = results, safe_provenance(results)  # figures draw text, pages read Markdown
     for lang in LANGS:
-        shape = t("page.shape", lang).format(**results["config"])
-        bodies = {name: (body, fns, [shape]) for name, (body, fns) in seed_tables(results, ref, lang).items()}
-        bodies.update({name: (body, fns, []) for name, (body, fns) in extra(results, ref, lang).items()})
-        bodies.update({name: (body, fns, [shape]) for name, (body, fns) in explanations.items()})
-        bodies["traces"] = (trace_links(results, traces_dir, lang), (trace_links,), [shape])
-        for name, (body, fns, notes) in bodies.items():
-            head = [header(lang, fns), ""]
-            foot = ["", caption(results, lang) + ("  " if notes else "")] + notes
+        bodies = dict(seed_tables(results, ref, lang))
+        bodies.update(extra(results, ref, lang))
+        bodies.update(explanations)
+        bodies["traces"] = (trace_links(results, traces_dir, lang), (trace_links,))
+        # what the run was measured on, once per page (each page includes it at its end)
+        bodies["measured-on"] = (measured_on(results, lang), (measured_on,))
+        for name, (body, fns) in bodies.items():
             path = tables_dir / f"{name}.{lang}.md"
-            path.write_text("\n".join(head + [body] + foot) + "\n", encoding="utf-8")
+            path.write_text("\n".join([header(lang, fns), "", body]) + "\n", encoding="utf-8")
             written.append(path)
         for name, (body, fns, manifest) in model.items():  # not this run's: its own caption
             note = t("page.model_trace", lang).format(gpu=manifest["gpu"], torch=manifest["torch"],

@@ -98,12 +98,21 @@ def fastest(results, ref, lang):
 
 @finding("findings-scaling")
 def best_tflops(results, ref, lang):
+    """The pinned variant with the highest TFLOP/s in the sweep. Auto is no entry of its
+    own: it runs one of the pinned backends, and where it ran the winner's kernels at that
+    point the two are one entry ("SDPA cuDNN, which auto ran too"), never each other's
+    winner by a rounding."""
     sweep = results.get("sweep")
-    ok = [p for p in sweep["points"] if p["status"] == "ok"] if sweep else []
+    ok = [p for p in sweep["points"] if p["status"] == "ok" and p["variant"] != "auto"] if sweep else []
     if not ok:
         return []
     p = max(ok, key=lambda p: p["tflops"])
-    return [t("finding.best_tflops", lang, variant=label(p["variant"], lang),
+    name = label(p["variant"], lang)
+    auto = next((a for a in sweep["points"] if a["variant"] == "auto" and a["status"] == "ok"
+                 and a["seq_len"] == p["seq_len"] and a["head_dim"] == p["head_dim"]), None)
+    if auto and auto.get("backend_ran") == p["variant"]:
+        name = t("finding.also_auto", lang, variant=name)
+    return [t("finding.best_tflops", lang, variant=name,
               tflops=fmt_tflops(p["tflops"], lang), seq=fmt_num(p["seq_len"], lang, 0), d=p["head_dim"],
               share=fmt_pct(100 * p["tflops"] / results["roof"]["tflops"], lang, 0))]
 

@@ -206,3 +206,40 @@ def test_the_fast_path_reads_kinetos_layout_and_json_reads_any_other(tmp_path, m
     assert report(explain(read_trace(kineto))) == expected and used and all(used)
     used.clear()
     assert report(explain(read_trace(shuffled))) == expected and used and not any(used)
+
+
+ODD = [None, [], [1, 2], {}, {"a": 1}, "x", -1, 0, 1e308, float("nan"), True, "7", -5.5]
+
+
+def mutated(rng, base):
+    t = copy.deepcopy(base)
+    for _ in range(rng.randint(1, 5)):
+        if rng.random() < 0.1:
+            t["deviceProperties"] = rng.choice(ODD + [[rng.choice(ODD)]])
+            continue
+        e = rng.choice(t["traceEvents"])
+        if rng.random() < 0.5 or not isinstance(e.get("args"), dict):
+            e[rng.choice(["ph", "cat", "name", "pid", "tid", "ts", "dur", "args"])] = rng.choice(ODD)
+        else:
+            e["args"][rng.choice(["correlation", "device", "stream", "grid", "block", "registers per thread",
+                                  "shared memory", "est. achieved occupancy %"])] = rng.choice(ODD)
+    return t
+
+
+def test_odd_values_anywhere_give_a_report_or_one_trace_error(tmp_path):
+    """Any field of any event of another type: an explanation or TraceError, never a traceback."""
+    import random
+
+    base = load_trace(FIXTURES / "cudnn.json.gz")
+    base["traceEvents"] = base["traceEvents"][:300]
+    rng = random.Random(7)
+    for i in range(200):
+        t = mutated(rng, base)
+        path = tmp_path / "t.json"
+        path.write_text('{"traceEvents": [\n' + ",\n".join(json.dumps(e) for e in t["traceEvents"]) + "\n], "
+                        + json.dumps({k: v for k, v in t.items() if k != "traceEvents"})[1:], encoding="utf-8")
+        for streamed in (False, True) if i % 10 == 0 else (False,):
+            try:
+                report(explain(read_trace(path) if streamed else t))
+            except TraceError:
+                pass

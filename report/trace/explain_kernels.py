@@ -19,6 +19,7 @@ import math
 from collections import Counter
 
 from .. import snippets
+from .explain_read import hashable as _hashable
 from .names import short_kernel_name
 
 KINDS = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
@@ -51,19 +52,20 @@ def _limits(props):
 def devices(meta):
     """{device id: (GpuLimits or None, schema)} for every deviceProperties entry."""
     found = {}
-    for props in meta.get("deviceProperties") or []:
+    listed = meta.get("deviceProperties")
+    for props in listed if isinstance(listed, list) else []:
         if not isinstance(props, dict):
             continue
         try:
             limits, schema = _limits(props)
         except (KeyError, TypeError):
-            found[props.get("id", 0)] = (None, None)
+            found[_hashable(props.get("id", 0))] = (None, None)
             continue
         numbers = [limits.sm_count, limits.max_threads_per_sm, limits.regs_per_sm, limits.regs_per_block,
                    limits.smem_per_sm, limits.smem_per_block, limits.smem_per_block_optin, limits.warp_size]
         usable = (isinstance(limits.name, str) and all(map(_count, numbers))
                   and all(_count(c, 0) for c in limits.compute_capability))
-        found[props.get("id", 0)] = (limits, schema) if usable else (None, None)
+        found[_hashable(props.get("id", 0))] = (limits, schema) if usable else (None, None)
     return found
 
 
@@ -72,7 +74,7 @@ def kernel_rows(acts):
     rows = {}
     for a in acts:
         e, args = a.e, a.e.args
-        config = tuple(tuple(v) if isinstance(v, list) else v for v in
+        config = tuple(tuple(map(_hashable, v)) if isinstance(v, list) else _hashable(v) for v in
                        (args.get("grid"), args.get("block"), args.get("registers per thread"),
                         args.get("shared memory")))
         row = rows.get((e.name, config))

@@ -42,6 +42,11 @@ _NEXT = re.compile(r"[ \t\n\r]*,[ \t\n\r]*\{")  # after an event's "}": the next
 _DECODER = json.JSONDecoder()
 
 
+def hashable(value):
+    """An id as the trace gives it (an int or a string), or its text where it is anything else."""
+    return value if type(value) in (int, str, float) or value is None else str(value)
+
+
 class ReadError(ValueError):
     """The file is no readable trace; the message is one line (without the path)."""
 
@@ -73,8 +78,10 @@ class Trace:
             if type(e) is not dict:
                 continue
             raw = e.get("cat")
-            if raw not in cats:
-                cats.add(raw if isinstance(raw, str) else str(raw))
+            if type(raw) is not str:
+                cats.add(str(raw))
+            elif raw not in cats:
+                cats.add(raw)
             if e.get("ph") != "X" or type(raw) is not str:
                 continue
             cat = aliases.get(raw) or aliases.get(raw.lower())
@@ -87,8 +94,12 @@ class Trace:
             if type(args) is not dict:
                 args = {}
             kept = {k: args[k] for k in GPU_ARGS if k in args} if cat in gpu else None
-            events.append(Event(cat, intern(name), float(ts), float(dur), e.get("pid"), e.get("tid"),
-                                args.get("correlation"), kept))
+            if kept:
+                for k in ("device", "stream"):
+                    if k in kept:
+                        kept[k] = hashable(kept[k])
+            events.append(Event(cat, intern(name), float(ts), float(dur), hashable(e.get("pid")),
+                                hashable(e.get("tid")), hashable(args.get("correlation")), kept))
 
 
 def from_dict(trace):
@@ -217,7 +228,10 @@ def _fast(text, found):
             if type(args) is not dict:
                 args = {}
             kept = {k: args[k] for k in GPU_ARGS if k in args}
-            corr = args.get("correlation")
+            for k in ("device", "stream"):
+                if k in kept:
+                    kept[k] = hashable(kept[k])
+            corr = hashable(args.get("correlation"))
         elif cat in LAUNCH_CATS:
             c = _CORR.search(text, m.end(), end)
             corr = int(c.group(1)) if c else None

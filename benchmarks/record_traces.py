@@ -231,8 +231,11 @@ def main(argv=None):
         p.error("no CUDA GPU here; use --device cpu for the smoke test")
     size = GPU_SIZE if args.device == "cuda" else CPU_SIZE
     dtype = torch.bfloat16 if args.device == "cuda" else torch.float32
+    try:
+        import transformers
+    except ImportError:
+        p.error("transformers is not installed here (pip install transformers): the model comes from it")
     args.out.mkdir(parents=True, exist_ok=True)
-    import transformers
 
     manifest = {"torch": torch.__version__, "transformers": transformers.__version__,
                 "python": platform.python_version(), "device": args.device,

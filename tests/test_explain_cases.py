@@ -84,7 +84,10 @@ def test_overlapping_streams_count_once_in_busy_time_and_their_overlap_is_shown(
     assert found["busy_us"] == pytest.approx(150.0) and found["stream_busy_sum_us"] == pytest.approx(200.0)
     r = found["ranges"][0]
     assert r["streams"] == 2 and r["overlap_us"] == pytest.approx(50.0) and r["busy_us"] == pytest.approx(150.0)
-    assert "streams overlap for 50.0 µs" in report(found)
+    text = report(found)
+    assert "streams overlap for 50.0 µs" in text
+    # shares are of the activities' own time (200 µs), so the two rows add up to 100 %, not 133 %
+    assert found["activity_us"] == pytest.approx(200.0) and text.count("(50% of GPU activity time)") == 2
 
 
 def test_a_kernel_waiting_on_another_streams_work_is_a_stream_wait():

@@ -264,6 +264,9 @@ def explain(trace):
         raise TraceError(_no_gpu(data))
     timeline.syncs_by_start = sorted(timeline.syncs, key=lambda e: e.ts)
     busy_us = sum(u[1] - u[0] for u in timeline.union)
+    # shares are of the activities' own time added up: with overlapping streams they still
+    # add up to 100 %, where shares of the busy time (the union) would go past it
+    activity_us = sum(a.e.dur for a in timeline.acts)
     kernels = kernel_rows(timeline.acts)
     devs = devices(data.meta)
     for device, (limits, _) in devs.items():
@@ -306,7 +309,7 @@ def explain(trace):
             "stream_busy_sum_us": sum(s["busy_us"] for s in streams), "kinds_us": kinds,
             "streams": streams, "kernels": kernels, "ranges": ranges,
             "ranges_left_out": len(order) - len(ranges),
-            "attention": attention(timeline, data.events, busy_us)}
+            "activity_us": activity_us, "attention": attention(timeline, data.events, activity_us)}
 
 
 def report(found):

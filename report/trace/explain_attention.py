@@ -2,7 +2,8 @@
 share of GPU time, hand-written attention (matmul, softmax, matmul), and backward passes
 matched to their forward.
 
-    attention(timeline, events, busy_us)   the summary as a dict
+    attention(timeline, events, activity_us)   the summary as a dict (shares of activity_us,
+                                               the GPU activities' time added up)
 
 A GPU activity belongs to an attention call through the ATen ops open around its launch
 call (its op stack). The backend is read off the ops first (the SDPA dispatcher calls one
@@ -98,7 +99,7 @@ def _chains(events, sdpa_spans):
     return chains
 
 
-def attention(timeline, events, busy_us):
+def attention(timeline, events, activity_us):
     """{"backends": {(backend, direction): {calls, gpu_us, activities}}, "hand_written": ...,
     "math_fallback": bool, ...}; empty lists where the trace has no attention."""
     sdpa_calls = [e for e in events if e.cat == "cpu_op" and e.name == SDPA]
@@ -121,7 +122,7 @@ def attention(timeline, events, busy_us):
         rows.append({"backend": backend, "direction": direction,
                      "calls": _calls(op_names, backend, direction) or g["activities"],
                      "gpu_us": g["gpu_us"], "activities": g["activities"],
-                     "share": g["gpu_us"] / busy_us if busy_us else 0.0,
+                     "share": g["gpu_us"] / activity_us if activity_us else 0.0,
                      "top_kernel": g["kernels"].most_common(1)[0][0]})
     chains = _chains(events, spans)
     hand = None
@@ -132,7 +133,7 @@ def attention(timeline, events, busy_us):
         gpu = sum(a.e.dur for a in timeline.acts if a.launch is not None
                   and any(s <= a.launch.ts <= t for s, t in by_tid.get(a.launch.tid, ())))
         hand = {"chains": len(chains), "masked_fill_copies": sum(1 for c in chains if c[3]),
-                "gpu_us": gpu, "share": gpu / busy_us if busy_us else 0.0}
+                "gpu_us": gpu, "share": gpu / activity_us if activity_us else 0.0}
     forward = {r["backend"]: r["calls"] for r in rows if r["direction"] == "forward"}
     backward = {r["backend"]: r["calls"] for r in rows if r["direction"] == "backward"}
     matched = {b: (forward.get(b, 0), n) for b, n in backward.items()}

@@ -38,12 +38,12 @@ def _ops(k):
     return f" ({shown}{', …' if len(ops) > 3 else ''})"
 
 
-def _kernel_lines(i, k, busy_us):
+def _kernel_lines(i, k, activity_us):
     configs = f", one of {k['configs_of_name']} launch configurations" if k["configs_of_name"] > 1 else ""
     lines = [f"{i:>2}. {k['short_name']}{_ops(k)}",
              f"    {k['kind']}{' (NCCL communication)' if k['work'] == 'communication' else ''}, "
              f"{k['calls']:,} calls, {_us(k['avg_us'])} per call, {_us(k['total_us'])} in all "
-             f"({_pct(100 * k['total_us'] / busy_us, 0)} of GPU busy time){configs}"]
+             f"({_pct(100 * k['total_us'] / activity_us, 0)} of GPU activity time){configs}"]
     if k["kind"] != "kernel":
         return lines
     if not k["block"]:
@@ -142,7 +142,7 @@ def _attention_lines(att):
     for b in att["backends"]:
         lines.append(f"  {BACKEND_NAMES.get(b['backend'], b['backend'])}, {b['direction']}: "
                      f"{_plural(b['calls'], 'call', 'calls')}, {_us(b['gpu_us'] / max(b['calls'], 1))} per call, "
-                     f"{_us(b['gpu_us'])} in all ({_pct(100 * b['share'])} of GPU busy time); "
+                     f"{_us(b['gpu_us'])} in all ({_pct(100 * b['share'])} of GPU activity time); "
                      f"main kernel {_clip(b['top_kernel'], 70)}")
     for backend, (fwd, bwd) in sorted(att["backward_matched"].items()):
         match = "each backward matches a forward" if fwd == bwd else f"{fwd:,} forward calls: they do not match"
@@ -158,7 +158,8 @@ def _attention_lines(att):
         chains = _plural(hand["chains"], "matmul -> softmax -> matmul chain", "matmul -> softmax -> matmul chains")
         lines.append(f"  hand-written attention: {chains} "
                      f"outside scaled_dot_product_attention{copies}; their kernels take {_us(hand['gpu_us'])} "
-                     f"({_pct(100 * hand['share'])} of GPU busy time): F.scaled_dot_product_attention fuses them")
+                     f"({_pct(100 * hand['share'])} of GPU activity time): "
+                     "F.scaled_dot_product_attention fuses them")
     return lines
 
 
@@ -170,13 +171,15 @@ def report(found):
     kinds = ", ".join(f"{k} {_us(v)}" for k, v in found["kinds_us"].items())
     overlap = found["stream_busy_sum_us"] - found["busy_us"]
     lines = [f"GPU: {devices or 'no device properties in the trace'}",
-             f"{found['activities']:,} GPU activities, {_us(found['busy_us'])} of GPU busy time "
-             f"(at least one activity running, over {_plural(len(found['streams']), 'stream', 'streams')}"
+             f"{found['activities']:,} GPU activities, {_us(found['activity_us'])} of GPU activity time "
+             "(their durations added up; the shares below are of it)",
+             f"{_us(found['busy_us'])} of GPU busy time (at least one activity running, over "
+             f"{_plural(len(found['streams']), 'stream', 'streams')}"
              + (f"; streams overlap for {_us(overlap)}" if overlap >= 0.05 else "") + ")",
              f"busy by kind: {kinds}", "",
              "GPU activities, longest total first (one row per name and launch configuration):"]
     for i, k in enumerate(found["kernels"][:MAX_KERNELS], start=1):
-        lines += _kernel_lines(i, k, found["busy_us"])
+        lines += _kernel_lines(i, k, found["activity_us"])
     more = found["kernels"][MAX_KERNELS:]
     if more:
         lines.append(f"    … and {len(more):,} more ({_us(sum(k['total_us'] for k in more))} in all)")

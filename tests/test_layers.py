@@ -6,14 +6,16 @@ from report.paths import PACKAGE
 # what each part of report/ may import from report/ (itself included)
 ALLOWED = {
     "paths": set(),
+    "limits": set(),
     "variants": set(),
     "schema": set(),
     "snippets": {"paths"},
-    "trace": {"trace", "snippets", "paths", "variants"},
-    "results": {"paths", "variants", "schema"},
+    "trace": {"trace", "snippets", "paths", "variants", "limits"},
+    "results": {"paths", "variants", "schema", "limits"},
     "text": {"text"},
     "measure": {"measure", "trace", "results", "schema", "variants", "snippets", "paths"},
     "render": {"render", "text", "trace", "schema", "variants"},
+    "output": {"output", "render", "measure", "results", "paths"},
 }
 
 

@@ -424,6 +424,18 @@ def test_notebook_prefers_h200(tmp_path, monkeypatch):
     plt.close("all")
 
 
+def test_notebook_never_reads_a_staging_leftover(tmp_path):
+    import matplotlib.pyplot as plt
+
+    leftover = json.loads(json.dumps(RESULTS))
+    leftover["provenance"]["gpu_name"] = "Half-written GPU"
+    write_results(tmp_path / "docs", ".h200-x1y2z3w4", leftover)  # what SIGTERM once left
+    write_results(tmp_path / "docs", "a100-80gb")
+    ns = run_notebook("en", tmp_path / "docs")
+    assert ns["results_path"].as_posix() == "generated/a100-80gb/results.json"
+    plt.close("all")
+
+
 def test_notebook_without_results_says_what_to_run(tmp_path):
     with pytest.raises(FileNotFoundError, match="build_tables.py"):
         run_notebook("nb", tmp_path / "docs")

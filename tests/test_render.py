@@ -217,3 +217,16 @@ def test_explain_modules_are_not_measuring_code():
     files = set(code_hashes())
     assert not any(f.startswith("report/trace/explain") for f in files)
     assert (ROOT / "report/trace/explain_timeline.py").is_file()  # one of those left out
+
+
+def test_the_rounds_table_gives_each_figure_as_its_range_over_the_rounds():
+    from factory import host, results, row, stats
+
+    flash = row(100.0, host_us=37.0)
+    flash["rounds"] = [{"kernel_sum_us": stats(k), "wall_time_us": {"median": w, "iqr": 0.0, "runs": 1},
+                        "host_time_us": host(h)} for k, w, h in ((99.0, 101.0, 32.0), (100.0, 103.0, 47.0),
+                                                                  (101.0, 102.0, 33.0))]
+    text = tables.rounds_table(results({"flash": flash, "cudnn": row(60.0)}), "en")
+    assert "| SDPA flash | 99.0–101 µs | 101–103 µs | 32.0–47.0 µs | 4.57–6.71 |" in text
+    assert "cuDNN" not in text and "over 3 independent rounds" in text
+    assert tables.rounds_table(results({"flash": row(100.0)}), "en") == "Not measured on this GPU."

@@ -224,3 +224,11 @@ def test_a_missing_file_becomes_a_line_only_where_asked():
     out = hook.rewrite(page, "h200", GENERATED / "h200", False, missing="MISSING")
     assert out.split("\n") == ["MISSING", "    MISSING", "see [t](generated/h200/traces/a.json.gz)"]
     assert "generated/h200/tables/nope.en.md" in hook.rewrite(page, "h200", GENERATED / "h200", False)
+
+
+def test_a_staging_or_old_folder_is_never_a_gpu_to_show(tmp_path):
+    hook = gpu_hook()
+    for name in ("h200", "h200.old", ".h200-abcd1234", ".render-abcd1234"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.json").write_text("{}", encoding="utf-8")
+    assert hook.gpu_folders(tmp_path) == ["h200"]

@@ -50,7 +50,19 @@ def _inputs(torch, cfg, dtype, device):
         where = "GPU" if device == "cuda" else "memory"
         raise UsageError(f"the inputs and float64 reference for shape {cfg['batch']}x{cfg['heads']}x"
                          f"{cfg['seq_len']}x{cfg['head_dim']} do not fit in {where} "
-                         f"({first_line(err)[:120]}); use a smaller shape (nothing was written)") from None
+                         f"({_whole_sentences(first_line(err))}); use a smaller shape (nothing was written)") from None
+
+
+def _whole_sentences(text, limit=160):
+    """The message's first sentences up to about `limit` characters, never cut inside one
+    ("Tried to allocate 64.00 GiB." stays whole)."""
+    kept = ""
+    for sentence in text.split(". "):
+        more = f"{kept}. {sentence}" if kept else sentence
+        if kept and len(more) > limit:
+            return kept.rstrip(".") + "."
+        kept = more
+    return kept
 
 
 def _progress_line(i, total, name, row, secs):

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from ..schema import ShapePoint, Stats, Sweep, SweepPoint
 from ..text.catalog import t
-from ..text.format import fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
-from ..trace.stats import differ, median
+from ..text.format import fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us, fmt_us_range
+from ..trace.stats import differ, median, round_range
 from ..variants import BACKEND_NAMES, FUSED
 from .markdown import label, md_table, not_run_row, status_text
 
@@ -76,7 +76,46 @@ def backward_table(backward, lang):
     return md_table([t(c, lang) for c in cols], rows)
 
 
+def fresh_rounds(row):
+    """The rounds of a first-calls row that ran (each one a fresh process), or []."""
+    return [r for r in row.get("rounds") or [] if isinstance(r, dict) and r.get("status") == "ok"]
+
+
+def us_range(rounds, key):
+    """The range over the rounds of a figure stored in ms, in µs for fmt_us_range; None
+    where no round has it."""
+    return round_range([r[key] * 1000 if isinstance(r.get(key), (int, float)) else None for r in rounds])
+
+
+def fresh_first_calls_table(first_calls, lang):
+    """Where the first calls were measured in fresh processes, one per round: each figure
+    as its range over the processes, the first process apart from the later ones."""
+    rows = []
+    for name, r in first_calls["rows"].items():
+        rounds = fresh_rounds(r)
+        if not rounds:
+            rows.append(not_run_row(name, r, lang, len(FRESH_COLUMNS) - 1))
+            continue
+        later = rounds[1:]
+        cells = [fmt_us(rounds[0]["first_call_ms"] * 1000, lang),
+                 fmt_us_range(us_range(later, "first_call_ms"), lang) if later else t("value.none", lang)]
+        cells += [fmt_us_range(us_range(rounds, key), lang) for key in FRESH_COLUMNS[2:]]
+        rows.append([label(name, lang), *cells])
+    headers = [t("col.variant", lang), t("col.first_process", lang), t("col.later_processes", lang),
+               t("col.same_shape_again", lang), t("col.first_new_shape", lang), t("col.new_shape_again", lang),
+               t("col.new_thread_first", lang)]
+    seq = fmt_num(first_calls["new_shape"]["seq_len"], lang, 0)
+    return md_table(headers, rows) + "\n\n" + t("page.fresh_first_calls_note", lang, seq_len=seq)
+
+
+# the figures of a fresh process, in the order of fresh_first_calls_table's columns after the variant
+FRESH_COLUMNS = ("first_call_ms", "first_call_ms", "same_shape_again_ms", "first_new_shape_ms",
+                 "new_shape_again_ms", "new_thread_first_ms")
+
+
 def first_calls_table(first_calls, lang):
+    if any(r.get("rounds") for r in first_calls["rows"].values()):
+        return fresh_first_calls_table(first_calls, lang)
     none = t("value.none", lang)
     rows = []
     for name, r in first_calls["rows"].items():

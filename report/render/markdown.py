@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 
 from ..schema import HostStats, Results, VariantRow
 from ..text.catalog import t
@@ -10,21 +11,59 @@ from ..text.format import fmt_num, fmt_pct, fmt_us
 from ..trace.stats import median
 from .keyed import keyed
 
-MARKDOWN_ACTIVE = str.maketrans({c: "\\" + c for c in "\\`*_[]#"})
+# Every string of a results.json is data, never markup: it may come from a stranger's GPU
+# folder. Within a line, text is escaped (markdown_safe) or shown as code (code_safe); no
+# string may start a line (one_line), where Markdown's block syntax and pymdownx.snippets'
+# include lines live; a multi-line one is a fenced block it cannot close (fenced).
+MARKDOWN_ACTIVE = str.maketrans({c: "\\" + c for c in "\\`*_[]#{}"})
+LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+SNIPPET_MARKER = re.compile(r"(?<![;-])(-+8<-+)")  # pymdownx.snippets' marker; a `;` before it escapes it
+MULTI_LINE = ("profiler_table",)  # the one field of results.json shown as lines, in a fence
+
+
+def one_line(text):
+    """The text with every line break and control character as a space."""
+    return LINE_BREAKS.sub(" ", str(text))
 
 
 def markdown_safe(text):
-    """Text from results.json as plain text on a page: no HTML, no Markdown markup."""
-    return html.escape(str(text), quote=False).translate(MARKDOWN_ACTIVE)
+    """Text from results.json as plain text on a page: no HTML, no Markdown markup, no
+    attribute list, one line."""
+    return html.escape(one_line(text), quote=False).translate(MARKDOWN_ACTIVE)
 
 
 def code_safe(text):
-    """Text shown inside a `code span`: only a backtick could end it early."""
-    return str(text).replace("`", "'")
+    """Text shown inside a `code span`: one line, no backtick that could end it early, and
+    snippets' marker escaped (pymdownx.snippets drops the `;` again)."""
+    return SNIPPET_MARKER.sub(r";\1", one_line(text).replace("`", "'"))
+
+
+def fenced(text, info="text"):
+    """A fenced block of `text` that no line of it can close: the fence is longer than any
+    run of backticks inside, and snippets' markers are escaped."""
+    body = SNIPPET_MARKER.sub(r";\1", str(text).replace("\r", ""))
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{body.rstrip()}\n{fence}"
+
+
+def strings_safe(value, key=None):
+    """results.json with every string, keys too, at any depth, fit for a code span
+    (code_safe: one line, no backtick, no snippets marker); MULTI_LINE ones are left for
+    fenced. The same strings for every real run: they hold none of those."""
+    if isinstance(value, dict):
+        return {code_safe(k) if isinstance(k, str) else k: strings_safe(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [strings_safe(v, key) for v in value]
+    if isinstance(value, str) and key not in MULTI_LINE:
+        return code_safe(value)
+    return value
 
 
 def safe_provenance(results):
-    """results with its provenance's strings made safe for Markdown (code for the command)."""
+    """results with every string fit for a code span (strings_safe) and its provenance's
+    strings made safe for Markdown text (code for the command)."""
+    results = strings_safe(results)
     prov = {k: (code_safe(v) if k == "command" else markdown_safe(v)) if isinstance(v, str) else v
             for k, v in results["provenance"].items()}
     return {**results, "provenance": prov}

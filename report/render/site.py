@@ -12,7 +12,7 @@ from .downloads import trace_links
 from .header import call_writers, header
 from .kernel_names import kernel_names
 from .keyed import keyed
-from .markdown import measured_on, safe_provenance
+from .markdown import fenced, measured_on, safe_provenance
 from .memory_model import fused_check, hand_written_check, model_text
 
 
@@ -38,6 +38,7 @@ def seed_tables(results, ref, lang):
         "attribution": (attribution.attribution_table, results, lang),
         "occupancy-ncu": (tables.ncu_occupancy, results, lang),
         "host-overhead": (tables.host_overhead, results, lang),
+        "rounds": (tables.rounds_table, results, lang),
     })
     out.update(call_writers({f"profiler-{name}": (tables.profiler_table, results, name, lang)
                              for name in results["variants"]}))
@@ -98,7 +99,7 @@ def explained(traces_dir):
         except TraceError:
             continue
         command = f"$ python build_tables.py --explain {variant}.json.gz"
-        out[f"explain-{variant}"] = ("\n".join(["```text", command, text + "```"]), (explain, report))
+        out[f"explain-{variant}"] = (fenced(command + "\n" + text), (explain, report))
     return out
 
 

@@ -6,12 +6,24 @@ import hashlib
 import math
 
 from ..text.catalog import t
-from ..text.format import fmt_bytes, fmt_error, fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
+from ..text.format import (
+    fmt_bytes,
+    fmt_error,
+    fmt_mib,
+    fmt_num,
+    fmt_pct,
+    fmt_ratio,
+    fmt_sig,
+    fmt_tflops,
+    fmt_us,
+    fmt_us_range,
+)
 from ..trace.names import short_kernel_name
-from ..trace.stats import median
+from ..trace.stats import median, round_range
 from .keyed import keyed
 from .markdown import (
     GAP_SHOWN,
+    fenced,
     has_idle_gap,
     host_figures,
     idle_gap_cell,
@@ -203,7 +215,7 @@ def profiler_table(results, name, lang):
     row = results["variants"][name]
     if row["status"] != "ok":
         return f"{label(name, lang)}: {status_text(row, lang)} ({markdown_safe(row['reason'])})"
-    return "```text\n" + row["profiler_table"].rstrip() + "\n```"
+    return fenced(row["profiler_table"])
 
 
 def provenance(results, lang):
@@ -254,3 +266,35 @@ def ncu_occupancy(results, lang):
     table = md_table([t(c, lang) for c in cols], _ncu_rows(results, lang),
                      ["l", "l", "r", "r", "r", "r", "r"])
     return table + "\n\n" + t("page.ncu_note", lang)
+
+
+def rounds_table(results, lang):
+    """Every variant's figures over the run's independent rounds: each as its range (the
+    median of each round), so a reader sees what a rerun moves; the "not measured" line
+    for a run without rounds."""
+    rows, n = [], 0
+    for name, row in results["variants"].items():
+        rounds = [r for r in row.get("rounds") or [] if isinstance(r, dict) and not r.get("error")]
+        if row.get("status") != "ok" or not rounds:
+            continue
+        n = max(n, len(rounds))
+        host = [r.get("host_time_us") for r in rounds]
+        per_op = [h.get("per_small_op") if isinstance(h, dict) else None for h in host]
+        rows.append([label(name, lang)] +
+                    [fmt_us_range(round_range([r.get(key) for r in rounds]), lang)
+                     for key in ("kernel_sum_us", "wall_time_us")] +
+                    [fmt_us_range(round_range(host), lang), _ops_range(round_range(per_op), lang)])
+    if not rows:
+        return t("finding.missing", lang)
+    headers = [t("col.variant", lang), t("col.kernel_sum", lang), t("col.wall", lang), t("col.host_time", lang),
+               t("col.rounds_small_ops", lang)]
+    return md_table(headers, rows) + "\n\n" + t("page.rounds_note", lang, n=n)
+
+
+def _ops_range(low_high, lang):
+    """"4.4–6.5": a cost in small ops over the rounds (a ratio: no unit)."""
+    if low_high is None:
+        return t("value.none", lang)
+    low, high = (fmt_sig(x, lang) for x in low_high)
+    return low if low == high else f"{low}\u2013{high}"
+

@@ -1,8 +1,9 @@
 """Read any torch.profiler trace the way the page "Read your own trace" does: pure Python.
 
     load_trace(path)   the trace in a .json or .json.gz file as a dict; TraceError (one line)
-    read_trace(path)   the same file read as a stream into a compact Trace (what the command
-                       uses: a 200 MB trace in seconds and less memory than its size twice)
+    read_trace(path)   the same file read as a stream into a compact Trace (a 200 MB trace
+                       in less memory than its size twice)
+    explain_file(path) read_trace, explain and report in one: the text `--explain` prints
     explain(trace)     either of the two explained, as a dict: GPU activities per launch
                        configuration with occupancy and its reason, streams, the attention
                        summary, and per range: span, busy time, idle time by cause, gaps,
@@ -35,10 +36,11 @@ import re
 import zlib
 from pathlib import Path
 
+from ..limits import parse_json
 from .explain_attention import attention
 from .explain_format import us as _us
 from .explain_kernels import add_occupancy, devices, kernel_rows
-from .explain_read import ReadError, Trace, from_dict
+from .explain_read import MAX_TIME_US, ReadError, Trace, from_dict
 from .explain_read import read_trace as _read_stream
 from .explain_timeline import SYNC_CALLS, Timeline, idle_causes, merged, window
 from .names import short_kernel_name
@@ -50,8 +52,10 @@ STEP = re.compile(r"ProfilerStep#\d+")
 STEP_NAME = "ProfilerStep#*"
 WHOLE_TRACE = "(whole trace)"
 MAX_KERNELS, MAX_GAPS, MAX_RANGES, MAX_SINGLE = 10, 5, 20, 3
-__all__ = ["BUSY_SHARE", "STEP_NAME", "SYNC_CALLS", "WHOLE_TRACE", "TraceError", "explain",
-           "load_trace", "read_trace", "report"]
+MAX_TRACE_BYTES = 2 * 2**30  # of JSON: a trace of a few profiled steps is tens of MB
+CHUNK = 2**20
+__all__ = ["BUSY_SHARE", "MAX_TIME_US", "STEP_NAME", "SYNC_CALLS", "WHOLE_TRACE", "TraceError", "explain",
+           "explain_file", "load_trace", "read_trace", "report"]
 
 
 class TraceError(ValueError):
@@ -67,25 +71,42 @@ def load_trace(path):
     if not path.is_file():
         raise TraceError(f"{path}: not a file")
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as f:
+            gzipped = f.read(2) == b"\x1f\x8b"
+        raw = _read_capped(path, gzipped)
     except OSError as err:
         raise TraceError(f"{path}: cannot be read ({err.strerror or err})") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as err:
-            raise TraceError(f"{path}: not a readable gzip file ({err})") from None
     try:
-        trace = json.loads(raw.decode("utf-8"))
+        trace = parse_json(raw.decode("utf-8"), json.loads)
     except UnicodeDecodeError:
         raise TraceError(f"{path}: not JSON (not UTF-8 text)") from None
     except json.JSONDecodeError as err:
         raise TraceError(f"{path}: not JSON ({err.msg} at line {err.lineno}, "
                          f"column {err.colno})") from None
+    except ValueError as err:  # too deep
+        raise TraceError(f"{path}: JSON {err}, so not a trace written by torch.profiler") from None
     if not isinstance(trace, dict) or not isinstance(trace.get("traceEvents"), list):
         raise TraceError(f"{path}: JSON without a traceEvents list, so not a trace "
                          "written by torch.profiler")
     return trace
+
+
+def _read_capped(path, gzipped):
+    """The file's bytes, gunzipped in chunks; TraceError beyond MAX_TRACE_BYTES."""
+    opener = gzip.open if gzipped else open
+    chunks, size = [], 0
+    try:
+        with opener(path, "rb") as f:
+            while chunk := f.read(CHUNK):
+                size += len(chunk)
+                if size > MAX_TRACE_BYTES:
+                    raise TraceError(f"{path}: more than {MAX_TRACE_BYTES // 2**20:,} MB of JSON"
+                                     f"{' once unpacked' if gzipped else ''}: too large for a "
+                                     "trace of a few steps; record fewer steps")
+                chunks.append(chunk)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as err:
+        raise TraceError(f"{path}: not a readable gzip file ({err})") from None
+    return b"".join(chunks)
 
 
 def read_trace(path):
@@ -97,7 +118,7 @@ def read_trace(path):
     if not path.is_file():
         raise TraceError(f"{path}: not a file")
     try:
-        return _read_stream(path)
+        return _read_stream(path, MAX_TRACE_BYTES)
     except ReadError as err:
         raise TraceError(f"{path}: {err}") from None
     except OSError as err:
@@ -253,6 +274,19 @@ def _stream_verdict(row):
     if row["idle_us"]["host"] / span >= HOST_SHARE:
         return "CPU-bound"
     return "GPU-bound" if row["busy_us"] / span >= BUSY_SHARE else "stalled"
+
+
+def explain_file(path):
+    """The text `build_tables.py --explain PATH` prints; TraceError (one line, naming the
+    file) if the file is no trace, or one this reader cannot use."""
+    trace = read_trace(path)  # streamed: a large trace needs less memory than as a dict
+    try:
+        return report(explain(trace))
+    except TraceError as err:
+        raise TraceError(f"{path}: {err}") from None
+    except (TypeError, KeyError, AttributeError, ArithmeticError, ValueError) as err:
+        raise TraceError(f"{path}: a trace this reader cannot use ({type(err).__name__}: "
+                         f"{str(err)[:100]})") from None
 
 
 def explain(trace):

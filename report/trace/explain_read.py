@@ -20,9 +20,11 @@ import sys
 import zlib
 from pathlib import Path
 
+from ..limits import MAX_DEPTH, too_deep
+
 CHUNK = 1 << 23  # characters decoded at a time
 MAX_VALUE = 1 << 26  # one JSON value (an event, deviceProperties) longer than this is no trace's
-MAX_TEXT = 1 << 35  # decompressed characters: 32 GiB is no trace a reader wants explained
+MAX_TIME_US = 1e15  # 31 years in µs: any ts or dur beyond it is not a time (it would overflow sums)
 
 GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
 LAUNCH_CATS = ("cuda_runtime", "cuda_driver")
@@ -88,8 +90,9 @@ class Trace:
             if cat is None:
                 continue
             ts, dur, name = e.get("ts"), e.get("dur"), e.get("name")
-            if type(ts) not in numbers or type(dur) not in numbers or dur < 0 or type(name) is not str:
-                continue
+            if (type(ts) not in numbers or type(dur) not in numbers or type(name) is not str
+                    or not -MAX_TIME_US <= ts <= MAX_TIME_US or not 0 <= dur <= MAX_TIME_US):
+                continue  # NaN fails both comparisons; an int too large for a float fails too
             args = e.get("args")
             if type(args) is not dict:
                 args = {}
@@ -110,8 +113,8 @@ def from_dict(trace):
     return found
 
 
-def _chunks(path):
-    """The file's text in chunks of about CHUNK characters."""
+def _chunks(path, max_chars):
+    """The file's text in chunks of about CHUNK characters, at most max_chars in all."""
     with open(path, "rb") as f:
         gz = f.read(2) == b"\x1f\x8b"
     raw = gzip.open(path, "rb") if gz else open(path, "rb")  # noqa: SIM115 - closed below
@@ -128,8 +131,9 @@ def _chunks(path):
             except UnicodeDecodeError:
                 raise ReadError("not JSON (not UTF-8 text)") from None
             total += len(text)
-            if total > MAX_TEXT:
-                raise ReadError(f"over {MAX_TEXT >> 30} GiB of text: too large to explain")
+            if total > max_chars:
+                raise ReadError(f"more than {max_chars // 2**20:,} MB of JSON{' once unpacked' if gz else ''}: "
+                                "too large for a trace of a few steps; record fewer steps")
             if text:
                 yield text
             if not block:
@@ -170,7 +174,7 @@ class _Stream:
                     continue
                 raise ReadError(f"not JSON ({err.msg} at character {self.offset + err.pos:,})") from None
             except RecursionError:
-                raise ReadError("not a trace (JSON nested too deeply)") from None
+                raise ReadError(DEEP) from None
             if end == len(self.buf) and not self.eof and self.more():
                 continue  # a number may go on in the next chunk
             self.pos = end
@@ -212,8 +216,8 @@ def _fast(text, found):
         cat = aliases.get(raw) or aliases.get(raw.lower())
         if cat is None:
             continue
-        dur = float(dur)
-        if dur < 0:
+        ts, dur = float(ts), float(dur)  # digits only: a huge one is inf, never an error
+        if not 0 <= dur <= MAX_TIME_US or not -MAX_TIME_US <= ts <= MAX_TIME_US:
             continue
         if "\\" in name:
             name = json.loads('"' + name + '"')
@@ -237,7 +241,7 @@ def _fast(text, found):
             corr = int(c.group(1)) if c else None
         pid = ids.get(pid) or ids.setdefault(pid, pid[1:-1] if pid[0] == '"' else int(pid))
         tid = ids.get(tid) or ids.setdefault(tid, tid[1:-1] if tid[0] == '"' else int(tid))
-        events.append(Event(cat, intern(name), float(ts), dur, pid, tid, corr, kept))
+        events.append(Event(cat, intern(name), ts, dur, pid, tid, corr, kept))
     found.events += events
     found.categories.update(_CAT.findall(text))
     return True
@@ -282,12 +286,13 @@ def _events(stream, found):
                 stream.pos += 1
 
 
+DEEP = f"JSON nested deeper than {MAX_DEPTH} levels, so not a trace written by torch.profiler"
 NO_EVENTS = "JSON without a traceEvents list, so not a trace written by torch.profiler"
 
 
-def read_trace(path):
-    """The Trace in the file; ReadError (one line) if it is none."""
-    stream, found, seen = _Stream(_chunks(Path(path))), Trace(), False
+def read_trace(path, max_chars=2 * 2**30):
+    """The Trace in the file (at most max_chars of text); ReadError (one line) if it is none."""
+    stream, found, seen = _Stream(_chunks(Path(path), max_chars)), Trace(), False
     if stream.peek() != "{":
         stream.value()  # not JSON at all, or JSON of another shape
         raise ReadError(NO_EVENTS)
@@ -305,6 +310,8 @@ def read_trace(path):
             raise ReadError(NO_EVENTS)
         else:
             found.meta[key] = stream.value()
+            if too_deep(found.meta[key]):
+                raise ReadError(DEEP)
         if stream.peek() == ",":
             stream.pos += 1
         elif stream.peek() != "}":

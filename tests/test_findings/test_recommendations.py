@@ -44,3 +44,40 @@ def test_auto_is_said_to_lose_only_beyond_noise():
 
 def test_another_gpu_is_named():
     assert "NVIDIA A100-SXM4-80GB" in said(recommendations.rec_auto, another_gpu())[0]
+
+
+def with_host_rounds(r, hosts_us, kernels_us, small_op_us=7.0):
+    """A row with one round per (host µs, kernel µs) pair given."""
+    r["rounds"] = [{"kernel_sum_us": {"median": k}, "host_time_us": host(h, small_op_us=small_op_us)}
+                   for h, k in zip(hosts_us, kernels_us, strict=True)]
+    return r
+
+
+def test_the_highest_host_share_holds_in_every_round_or_is_within_noise():
+    clear = results({"cudnn": with_host_rounds(row(60.0, host_us=32.0), [32, 33, 31], [60, 60, 60]),
+                     "flash": with_host_rounds(row(100.0, host_us=37.0), [37, 38, 36], [100, 100, 100])})
+    (line,) = said(recommendations.rec_cpu, clear)
+    assert line.startswith("SDPA cuDNN has a host overhead") and "in every round" in line
+    (home,) = said(FINDINGS["home_cpu"], clear)
+    assert "(52–55% of it over the 3 rounds)" in home
+    # a round where flash's share is the larger: within noise, and the name does not follow
+    # whichever median came out larger (FUSED's order names flash first)
+    mixed = results({"cudnn": with_host_rounds(row(60.0, host_us=32.0), [32, 47, 31], [60, 60, 60]),
+                     "flash": with_host_rounds(row(100.0, host_us=37.0), [37, 90, 36], [100, 100, 100])})
+    (line,) = said(recommendations.rec_cpu, mixed)
+    assert line.startswith("SDPA flash has") and "Against SDPA cuDNN the difference is within noise" in line
+    swapped = results({"cudnn": with_host_rounds(row(60.0, host_us=32.0), [32, 95, 31], [60, 60, 60]),
+                       "flash": with_host_rounds(row(100.0, host_us=37.0), [37, 38, 36], [100, 100, 100])})
+    assert said(recommendations.rec_cpu, swapped)[0].startswith("SDPA flash has")
+
+
+def test_auto_loses_only_when_it_is_slower_in_every_round_beyond_their_spread():
+    from report.render.findings.common import rounds_verdict
+
+    def walls(*medians):
+        return {"rounds": [{"wall_time_us": {"median": m, "iqr": 0.0, "runs": 1}} for m in medians]}
+    lost = rounds_verdict(walls(120, 121, 119), walls(100, 101, 99), "wall_time_us", "finding.rec_auto_lost_rounds", "en")
+    assert lost.startswith("Here auto loses by 1.2× in every round") and "119–121 µs against 99.0–101 µs" in lost
+    even = rounds_verdict(walls(120, 99, 119), walls(100, 101, 99), "wall_time_us", "finding.rec_auto_lost_rounds", "en")
+    assert even.startswith("The difference is within noise")
+    assert rounds_verdict({}, walls(1, 2, 3), "wall_time_us", "finding.rec_auto_lost_rounds", "en") is None

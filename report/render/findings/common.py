@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from ...schema import Kernel, OverheadRow, Results, VariantRow
 from ...text.catalog import t
-from ...text.format import fmt_pct, fmt_ratio
-from ...trace.stats import differ, median, noise
+from ...text.format import fmt_pct, fmt_ratio, fmt_us_range
+from ...trace.stats import compare_rounds, differ, median, noise, rounds_of
 from ...variants import FUSED
 
 
@@ -27,6 +27,26 @@ def lost_or_noise(a, b, lost_key, lang):
     if differ(a, b) and a["median"] > b["median"]:
         return t(lost_key, lang, ratio=fmt_ratio(a["median"] / b["median"], lang), spread=spread)
     return t("finding.rec_auto_noise", lang, spread=spread)
+
+
+def rounds_verdict(a_row, b_row, key, lost_key, lang):
+    """The verdict on unpinned SDPA (a_row) against the fastest pinned backend (b_row) in
+    the figure `key`, across the rounds both rows have (trace/stats.py compare_rounds): the
+    text `lost_key` with the ratio of the medians of the rounds where a is larger in every
+    round beyond the spread between rounds, otherwise "within noise"; both give each one's
+    range over the rounds. Rows without rounds (older files): lost_or_noise on their own
+    figures (the caller falls back to it on None)."""
+    a_rounds, b_rounds = rounds_of(a_row, key), rounds_of(b_row, key)
+    if a_rounds is None or b_rounds is None:
+        return None
+    c = compare_rounds(a_rounds, b_rounds)
+    if c["a_median"] is None or c["b_median"] is None:
+        return None
+    ranges = t("finding.round_ranges", lang, a=fmt_us_range(c["a_range"], lang), b=fmt_us_range(c["b_range"], lang),
+               n=len([r for r in a_rounds if r is not None]))
+    if c["order"] == ">":
+        return t(lost_key, lang, ratio=fmt_ratio(c["a_median"] / c["b_median"], lang), ranges=ranges)
+    return t("finding.noise_rounds", lang, ranges=ranges)
 
 
 def eager_over_kernel(row: OverheadRow) -> float:

@@ -9,7 +9,7 @@ from ..keyed import keyed
 from ..markdown import label
 from .common import eager_over_kernel
 from .naive_math import cause_diffs
-from .recommendations import auto_against_pinned, host_ranked
+from .recommendations import auto_against_pinned, host_leader, pct_range, share_rounds
 from .registry import finding
 from .scaling import small_shape_pinning
 
@@ -65,13 +65,19 @@ def home_math(results, ref, lang):
 
 @finding("findings-home")
 def home_cpu(results, ref, lang):
-    ranked = host_ranked(results)
-    if not ranked:
+    leader = host_leader(results)
+    if leader is None:
         return []
-    v = results["variants"][ranked[0]]
+    name = leader[0]
+    v = results["variants"][name]
     host, kernel = median(v["host_time_us"]), median(v["kernel_sum_us"])
-    line = t("finding.home_cpu", lang, variant=label(ranked[0], lang), host=fmt_us(host, lang),
-             kernel=fmt_us(kernel, lang), pct=fmt_pct(100 * host / kernel, lang, 0))
+    shares = share_rounds(v, part=None)
+    if shares and any(s is not None for s in shares):  # a figure that moves: its range over the rounds
+        pct = t("finding.home_cpu_rounds", lang, pct=pct_range(shares, lang), n=len(shares))
+    else:
+        pct = t("finding.home_cpu_pct", lang, pct=fmt_pct(100 * host / kernel, lang, 0))
+    line = t("finding.home_cpu", lang, variant=label(name, lang), host=fmt_us(host, lang),
+             kernel=fmt_us(kernel, lang), pct=pct)
     small = [r for r in (results.get("overhead") or {}).get("rows", {}).get("small", {}).values()
              if r.get("status") == "ok" and median(r.get("kernel_sum_us"))]
     if small:

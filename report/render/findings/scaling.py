@@ -5,7 +5,7 @@ from ...variants import BACKEND_NAMES, FUSED
 from .. import extra_tables
 from ..extra_tables import point_time
 from ..markdown import label
-from .common import lost_or_noise
+from .common import lost_or_noise, rounds_verdict
 from .registry import finding
 
 
@@ -147,7 +147,9 @@ def small_shape_pinning(results, lang):
         return None
     best = min(pinned, key=lambda n: pinned[n]["eager_wall_us"]["median"])
     a, b = auto["eager_wall_us"], pinned[best]["eager_wall_us"]
-    return a["median"], best, b["median"], lost_or_noise(a, b, "finding.pinning_wins", lang)
+    verdict = (rounds_verdict(auto, pinned[best], "eager_wall_us", "finding.pinning_wins_rounds", lang)
+               or lost_or_noise(a, b, "finding.pinning_wins", lang))
+    return a["median"], best, b["median"], verdict
 
 
 @finding("findings-auto-vs-best")

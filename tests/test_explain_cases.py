@@ -246,3 +246,18 @@ def test_odd_values_anywhere_give_a_report_or_one_trace_error(tmp_path):
                 report(explain(read_trace(path) if streamed else t))
             except TraceError:
                 pass
+
+
+def test_the_streamed_reader_keeps_the_size_cap(tmp_path, monkeypatch, capsys):
+    import gzip
+
+    from report.trace import explain as module
+
+    monkeypatch.setattr(module, "MAX_TRACE_BYTES", 2 * 2**20)
+    path = tmp_path / "bomb.json.gz"
+    with gzip.open(path, "wb") as f:
+        f.write(b'{"traceEvents": [' + b" " * (3 * 2**20) + b"]}")
+    with pytest.raises(TraceError, match="more than 2 MB of JSON once unpacked"):
+        read_trace(path)
+    assert build_tables.main(["--explain", str(path)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1

@@ -74,12 +74,18 @@ def kernel_rows(acts):
     rows = {}
     for a in acts:
         e, args = a.e, a.e.args
-        config = tuple(tuple(map(_hashable, v)) if isinstance(v, list) else _hashable(v) for v in
-                       (args.get("grid"), args.get("block"), args.get("registers per thread"),
-                        args.get("shared memory")))
-        row = rows.get((e.name, config))
+        grid, block = args.get("grid"), args.get("block")
+        key = (e.name, tuple(grid) if type(grid) is list else grid, tuple(block) if type(block) is list else block,
+               args.get("registers per thread"), args.get("shared memory"))
+        try:
+            row = rows.get(key)
+        except TypeError:  # a value of another type than Kineto's: its text
+            key = (e.name,) + tuple(tuple(map(_hashable, v)) if isinstance(v, list) else _hashable(v)
+                                    for v in (grid, block, args.get("registers per thread"),
+                                              args.get("shared memory")))
+            row = rows.get(key)
         if row is None:
-            row = rows[(e.name, config)] = {
+            row = rows[key] = {
                 "name": e.name, "short_name": short_kernel_name(e.name), "kind": KINDS[e.cat],
                 "work": a.kind, "device": args.get("device"), "calls": 0, "total_us": 0.0,
                 "registers_per_thread": args.get("registers per thread"),

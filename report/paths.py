@@ -7,4 +7,7 @@ PACKAGE = ROOT / "report"
 DEFAULT_OUT = ROOT / "docs" / "generated"
 COMPARE = "compare"  # <out>/compare/tables/: every GPU side by side; never a GPU's folder
 REFERENCE = ROOT / "data" / "hf_blog_a100.json"
+# the real model's trace the page "Read your own trace" walks through: one of the test corpus
+# (benchmarks/record_traces.py, cut by benchmarks/cut_trace.py), beside its manifest.json
+MODEL_TRACE = ROOT / "tests" / "fixtures" / "corpus" / "sdpa_infer.json.gz"
 SCRATCH_OUT = ROOT / "build-out"  # CPU runs: git-ignored, never published

@@ -17,7 +17,8 @@ from .variants import SNIPPET_FILES
 # the build's own code that decides what is measured and how (rendering is not in it)
 MEASURING_CODE = ("measure", "trace", "snippets.py", "variants.py")
 # files in those folders that no measurement runs: --explain reads a reader's trace
-NOT_MEASURING = ("trace/explain.py",)
+# (glob patterns under report/)
+NOT_MEASURING = ("trace/explain.py", "trace/explain_*.py")
 
 SCHEMA_VERSION = 1
 
@@ -60,7 +61,7 @@ def code_hashes():
     for part in MEASURING_CODE:
         path = PACKAGE / part
         files += sorted(path.rglob("*.py")) if path.is_dir() else [path]
-    skip = {PACKAGE / name for name in NOT_MEASURING}
+    skip = {p for pattern in NOT_MEASURING for p in PACKAGE.glob(pattern)}
     files = [p for p in files if p not in skip]
     return {p.relative_to(ROOT).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()[:16]
             for p in files}

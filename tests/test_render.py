@@ -8,7 +8,7 @@ import pytest
 from pagecode import committed_result_dirs, comparable, generated_by
 
 from report.paths import DEFAULT_OUT as GENERATED
-from report.paths import ROOT
+from report.paths import MODEL_TRACE, ROOT
 from report.render import findings, tables
 from report.render.figures import render_figures
 from report.render.header import written_by
@@ -36,7 +36,7 @@ def test_there_are_committed_gpu_results():
 def test_committed_tables_and_figures_are_exactly_what_results_json_renders(folder, tmp_path):
     results = load_results(folder / "results.json")
     written = render_all(results, load_reference(), tmp_path / "tables", tmp_path / "figures",
-                         folder / "traces")
+                         folder / "traces", MODEL_TRACE)
     committed = sorted(p.relative_to(folder).as_posix() for part in ("tables", "figures")
                        for p in (folder / part).glob("*"))
     assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == committed
@@ -210,6 +210,13 @@ def test_host_overhead_note_rounds_the_busy_share_down():
     run["variants"]["flash"]["host_time_us"].update(slices=80, gpu_kept_busy=79 / 80)
     text = tables.host_overhead(run, "en")
     assert "in at least 98% of the slices" in text and "80 slices" in text
+
+
+def test_explain_modules_are_not_measuring_code():
+    """--explain reads a reader's trace: changing how it reads one re-measures nothing."""
+    files = set(code_hashes())
+    assert not any(f.startswith("report/trace/explain") for f in files)
+    assert (ROOT / "report/trace/explain_timeline.py").is_file()  # one of those left out
 
 
 def test_the_rounds_table_gives_each_figure_as_its_range_over_the_rounds():

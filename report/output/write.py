@@ -7,7 +7,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from ..paths import COMPARE
+from ..paths import COMPARE, MODEL_TRACE
 from ..results import UsageError, load_reference, load_results, write_results
 from . import signals
 from .folders import mark, owned, refuse_replacing, replace_dir, result_folders, staged
@@ -41,7 +41,7 @@ def _stage_folder(stack, folder, ref):
     render_all = _renderer()
     staging = stack.enter_context(
         staged(folder, ".render-", (folder / "results.json", "nothing was changed: measure again")))
-    render_all(results, ref, staging / "tables", staging / "figures", folder / "traces")
+    render_all(results, ref, staging / "tables", staging / "figures", folder / "traces", MODEL_TRACE)
     return staging
 
 
@@ -124,7 +124,7 @@ def write_run(results, trace_tmp, out, slug):
         write_results(results, staging / "results.json")
         shutil.copytree(trace_tmp, staging / "traces")
         render_all(results, load_reference(), staging / "tables", staging / "figures",
-                   staging / "traces")
+                   staging / "traces", MODEL_TRACE)
         replace_dir(staging, out / slug)
 
 

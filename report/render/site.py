@@ -1,6 +1,7 @@
 """Every generated file of one GPU's folder: tables/<name>.<lang>.md and figures/*.svg."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ..text.catalog import t
@@ -102,14 +103,31 @@ def explained(traces_dir):
     return out
 
 
-def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None):
+def model_explained(results, trace):
+    """{"explain-model": (body, writers, the manifest)} for the real model's trace the page
+    "Read your own trace" walks through (report.paths.MODEL_TRACE), when it was recorded on
+    this run's GPU (a run on another GPU gets no file: the page says it is not in it)."""
+    manifest_path = Path(trace).parent / "manifest.json" if trace is not None else None
+    if manifest_path is None or not Path(trace).is_file() or not manifest_path.is_file():
+        return {}
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    if manifest.get("gpu") != results["provenance"].get("gpu_name"):
+        return {}
+    text = report(explain(load_trace(trace)))
+    body = "\n".join(["```text", f"$ python build_tables.py --explain {Path(trace).name}", text + "```"])
+    return {"explain-model": (body, (explain, report), manifest)}
+
+
+def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, model_trace=None):
     """Write tables/<name>.<lang>.md (and figures/*.svg) in both languages; returns the paths.
 
     With traces_dir (the folder's traces/), also the --explain output of some of its
-    traces and the list of its traces to download.
+    traces and the list of its traces to download; with model_trace, the --explain output
+    of a real model's trace recorded on the same GPU.
     """
     written = []
     explanations = explained(traces_dir)
+    model = model_explained(results, model_trace)
     tables_dir.mkdir(parents=True, exist_ok=True)
     plain, results = results, safe_provenance(results)  # figures draw text, pages read Markdown
     for lang in LANGS:
@@ -122,6 +140,12 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None):
         for name, (body, fns) in bodies.items():
             path = tables_dir / f"{name}.{lang}.md"
             path.write_text("\n".join([header(lang, fns), "", body]) + "\n", encoding="utf-8")
+            written.append(path)
+        for name, (body, fns, manifest) in model.items():  # not this run's: its own caption
+            note = t("page.model_trace", lang).format(gpu=manifest["gpu"], torch=manifest["torch"],
+                                                      transformers=manifest["transformers"])
+            path = tables_dir / f"{name}.{lang}.md"
+            path.write_text("\n".join([header(lang, fns), "", body, "", note]) + "\n", encoding="utf-8")
             written.append(path)
         if figures_dir is not None:
             written += figures.render_figures(plain, lang, figures_dir)

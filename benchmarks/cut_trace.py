@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Cut a torch.profiler trace down to a small test fixture: pure Python, no torch.
+
+    python benchmarks/cut_trace.py IN.json.gz OUT.json.gz [--steps 2]
+    python benchmarks/cut_trace.py --all RECORDED_DIR tests/fixtures/corpus --steps 2 --steps decode=1
+
+Keeps the first N profiler steps (ProfilerStep#...; the whole trace if it has none): the
+ranges, launch calls and GPU activities in them, and of the CPU operations only those that
+hold a launch call (with their enclosing ones), which is what --explain reads (op stacks,
+ATen ops, attention). Drops flow events, Python function events, operations without GPU
+work under them and the shape arguments (Input Dims, ...). Writes gzip with no timestamp,
+so the same input gives the same bytes.
+"""
+from __future__ import annotations
+
+import argparse
+import bisect
+import gzip
+import json
+import re
+import sys
+from pathlib import Path
+
+STEP = re.compile(r"ProfilerStep#\d+")
+GPU = {"kernel", "gpu_memcpy", "gpu_memset"}
+LAUNCH = {"cuda_runtime", "cuda_driver"}
+DROPPED_ARGS = {"Input Dims", "Input Strides", "Input type", "Concrete Inputs", "Ev Idx",
+                "Record function id", "Sequence number", "Fwd thread id"}
+
+
+def _read(path):
+    raw = Path(path).read_bytes()
+    return json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
+
+
+def cut(trace, steps=2):
+    """A copy of the trace with the first `steps` profiler steps and what they need."""
+    events = [e for e in trace["traceEvents"] if isinstance(e, dict)]
+    x = [e for e in events if e.get("ph") == "X" and isinstance(e.get("ts"), (int, float))]
+    marks = sorted((e for e in x if e.get("cat") == "user_annotation" and STEP.fullmatch(str(e.get("name")))),
+                   key=lambda e: e["ts"])[:steps]
+    if marks:
+        lo, hi = marks[0]["ts"], max(e["ts"] + e["dur"] for e in marks)
+    else:
+        lo, hi = min(e["ts"] for e in x), max(e["ts"] + e.get("dur", 0) for e in x)
+    inside = lambda e: lo <= e["ts"] <= hi  # noqa: E731
+    launches = [e for e in x if e.get("cat") in LAUNCH and inside(e)]
+    corrs = {(e.get("args") or {}).get("correlation") for e in launches}
+    gpu = [e for e in x if e.get("cat") in GPU and (e.get("args") or {}).get("correlation") in corrs]
+    ops = [e for e in x if e.get("cat") == "cpu_op" and inside(e)]
+    kept_ops = []
+    by_tid = {}
+    for op in ops:
+        by_tid.setdefault(op.get("tid"), []).append(op)
+    for tid, mine in by_tid.items():
+        starts = sorted(e["ts"] for e in launches if e.get("tid") == tid)
+        for op in mine:  # an op is kept when a launch call of its thread lies in it
+            i = bisect.bisect_left(starts, op["ts"])
+            if i < len(starts) and starts[i] <= op["ts"] + op["dur"]:
+                kept_ops.append(op)
+    ranges = [e for e in x if e.get("cat") in ("user_annotation", "gpu_user_annotation") and inside(e)]
+    meta = [e for e in events if e.get("ph") == "M"]
+    out = []
+    for e in meta + ranges + kept_ops + launches + gpu:
+        e = dict(e)
+        if isinstance(e.get("args"), dict):
+            e["args"] = {k: v for k, v in e["args"].items() if k not in DROPPED_ARGS}
+        out.append(e)
+    out.sort(key=lambda e: (e.get("ts", 0), e.get("ph") != "M"))
+    return {k: v for k, v in trace.items() if k != "traceEvents"} | {"traceEvents": out}
+
+
+def write(trace, path):
+    data = json.dumps(trace, separators=(",", ":")).encode("utf-8")
+    Path(path).write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("source", type=Path, help="a trace, or with --all a folder of traces")
+    p.add_argument("target", type=Path, help="the cut trace, or with --all a folder")
+    p.add_argument("--steps", action="append", default=[],
+                   help="profiler steps to keep (default 2); NAME=N for one trace of --all")
+    p.add_argument("--all", action="store_true", help="cut every *.json.gz of the source folder")
+    args = p.parse_args(argv)
+    steps, per_name = 2, {}
+    for item in args.steps:
+        name, _, n = item.rpartition("=")
+        if not n.isdigit():
+            p.error(f"--steps {item}: a number, or NAME=number")
+        if name:
+            per_name[name] = int(n)
+        else:
+            steps = int(n)
+    pairs = [(args.source, args.target)]
+    if args.all:
+        args.target.mkdir(parents=True, exist_ok=True)
+        pairs = [(f, args.target / f.name) for f in sorted(args.source.glob("*.json.gz"))]
+        manifest = args.source / "manifest.json"  # record_traces.py's: the GPU and versions
+        if manifest.is_file():
+            found = json.loads(manifest.read_text(encoding="utf-8"))
+            found["cut"] = {"steps": steps, **per_name}
+            (args.target / "manifest.json").write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")
+    for src, dst in pairs:
+        try:
+            trace = _read(src)
+        except (OSError, ValueError) as err:
+            print(f"{src}: not readable ({err})", file=sys.stderr)
+            return 2
+        write(cut(trace, per_name.get(src.name.removesuffix(".json.gz"), steps)), dst)
+        print(f"{src} -> {dst}: {dst.stat().st_size / 1024:,.0f} KiB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""How fast is `build_tables.py --explain` on a large trace, and how much memory does it take?
+Prints figures; asserts nothing (issue 21, item 8: at most 5 s and twice the file's size).
+
+    python benchmarks/explain_speed.py              # a ~200 MB trace in a temporary folder
+    python benchmarks/explain_speed.py --mb 50      # a smaller one
+    python benchmarks/explain_speed.py --keep DIR   # write the trace to DIR and keep it
+
+Writes a synthetic Kineto trace (ProfilerStep ranges, ATen ops with shapes, launch calls,
+kernels with launch resources, flow events, a sync per step, as torch.profiler writes them),
+then runs the command in a fresh interpreter, `resource.getrusage` giving its peak resident
+memory, three times (the fastest is printed with all three). Holistic Trace Analysis
+(`hta`), when importable, reads the same file for its idle-time breakdown and kernel
+statistics beside it; it is not a requirement of this repository.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNEL_NAMES = ("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
+                "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)",
+                "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT",
+                "void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, c10::BFloat16, float, "
+                "c10::BFloat16, at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(c10::BFloat16*, "
+                "c10::BFloat16 const*, int)",
+                "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0")
+OPS = ("aten::add", "aten::mm", "aten::_softmax", "aten::_cudnn_attention_forward")
+PROPS = {"id": 0, "name": "NVIDIA H200", "totalGlobalMem": 150109880320, "computeMajor": 9, "computeMinor": 0,
+         "maxThreadsPerBlock": 1024, "maxThreadsPerMultiprocessor": 2048, "regsPerBlock": 65536, "warpSize": 32,
+         "sharedMemPerBlock": 49152, "numSms": 132, "regsPerMultiprocessor": 65536,
+         "sharedMemPerBlockOptin": 232448, "sharedMemPerMultiprocessor": 233472}
+
+
+def write_trace(path, mb):
+    """A synthetic trace of about `mb` MB of JSON, written as torch.profiler lays it out."""
+    target, corr, t, step = mb * 1_000_000, 1, 1_000_000.0, 0
+    with open(path, "w", encoding="utf-8") as f:
+        f.write('{\n  "schemaVersion": 1,\n  "deviceProperties": [\n    ' + json.dumps(PROPS)
+                + '\n  ],\n  "traceEvents": [\n')
+        first = True
+        while f.tell() < target:
+            step += 1
+            events, gpu_t, t0 = [], t + 50.0, t
+            for i in range(200):
+                k = i % 4
+                op_ts, launch_ts = t, t + 2.0
+                events.append(f'  {{"ph": "X", "cat": "cpu_op", "name": "{OPS[k]}", "pid": 1, "tid": 1, '
+                              f'"ts": {op_ts:.3f}, "dur": 9.5, "args": {{"External id": {corr}, '
+                              f'"Record function id": 0, "Concrete Inputs": ["", ""], "Input type": '
+                              f'["c10::BFloat16", "c10::BFloat16"], "Input Strides": [[4194304, 4096, 1], '
+                              f'[4194304, 4096, 1]], "Input Dims": [[4, 1024, 4096], [4, 1024, 4096]], '
+                              f'"Ev Idx": {corr}}}}}')
+                events.append(f'  {{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, '
+                              f'"tid": 1, "ts": {launch_ts:.3f}, "dur": 4.0, "args": {{"External id": {corr}, '
+                              f'"cbid": 211, "correlation": {corr}}}}}')
+                dur = (3.0, 40.0, 12.0, 60.0)[k]
+                gpu_t = max(gpu_t, launch_ts + 6.0)
+                smem = 0 if k != 3 else 134144
+                events.append(f'  {{"ph": "X", "cat": "kernel", "name": "{KERNEL_NAMES[k]}", "pid": 0, '
+                              f'"tid": 7, "ts": {gpu_t:.3f}, "dur": {dur}, "args": {{"External id": {corr}, '
+                              f'"queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": {corr}, '
+                              f'"registers per thread": {(32, 168, 48, 168)[k]}, "shared memory": {smem}, '
+                              f'"blocks per SM": 31.0, "warps per SM": 124.1, '
+                              f'"grid": [{(8192, 128, 16384, 132)[k]}, 1, 1], '
+                              f'"block": [{(128, 384, 128, 384)[k]}, 1, 1], "est. achieved occupancy %": '
+                              f'{(100, 0, 63, 0)[k]}}}}}')
+                events.append(f'  {{"ph": "s", "id": {corr}, "pid": 1, "tid": 1, "ts": {launch_ts:.3f}, '
+                              f'"cat": "ac2g", "name": "ac2g"}}')
+                events.append(f'  {{"ph": "f", "id": {corr}, "pid": 0, "tid": 7, "ts": {gpu_t:.3f}, '
+                              f'"cat": "ac2g", "name": "ac2g", "bp": "e"}}')
+                gpu_t += dur + 1.0
+                t += 10.0
+                corr += 1
+            events.append(f'  {{"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 1, '
+                          f'"tid": 1, "ts": {t:.3f}, "dur": {max(gpu_t - t, 1.0):.3f}, '
+                          f'"args": {{"correlation": {corr}}}}}')
+            t = max(t, gpu_t) + 5.0
+            events.append(f'  {{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#{step}", "pid": 1, '
+                          f'"tid": 1, "ts": {t0:.3f}, "dur": {t - t0:.3f}, "args": {{"External id": 0}}}}')
+            f.write(("" if first else ",\n") + ",\n".join(events))
+            first = False
+        f.write('\n  ],\n  "traceName": "synthetic"\n}\n')
+    return step
+
+
+CHILD = """
+import resource, sys, time
+sys.path.insert(0, {root!r})
+started = time.perf_counter()
+from report.trace.explain import explain, read_trace, report
+text = report(explain(read_trace({path!r})))
+elapsed = time.perf_counter() - started
+print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, len(text))
+"""
+
+# the same machine's pace for reference: the file as one json.loads, and --explain through
+# load_trace (the whole document as a dict, as before the streamed reader)
+BARE_JSON = """
+import json, resource, time
+started = time.perf_counter()
+with open({path!r}, encoding="utf-8") as f:
+    json.load(f)
+print(time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, 0)
+"""
+AS_DICT = CHILD.replace("read_trace", "load_trace")
+
+HTA = """
+import resource, sys, time
+started = time.perf_counter()
+from hta.trace_analysis import TraceAnalysis
+analysis = TraceAnalysis(trace_dir={folder!r})
+analysis.get_idle_time_breakdown(visualize=False)
+analysis.get_gpu_kernel_breakdown(visualize=False)
+print(time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, 0)
+"""
+
+
+def measure(code):
+    """(seconds, peak resident MB) of `code` in a fresh interpreter (Linux: ru_maxrss in KiB)."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "failed")
+    seconds, kib, _ = done.stdout.split()
+    return float(seconds), int(kib) / 1024
+
+
+def baseline_mb():
+    """Peak resident memory of an interpreter that only imports the explain modules."""
+    code = (f"import resource, sys; sys.path.insert(0, {str(ROOT)!r}); import report.trace.explain; "
+            "print(0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, 0)")
+    return measure(code)[1]
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--mb", type=int, default=200, help="size of the synthetic trace in MB (default 200)")
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--keep", type=Path, help="write the trace into this folder and keep it")
+    args = p.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = args.keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "synthetic_trace.json"
+        began = time.perf_counter()
+        steps = write_trace(path, args.mb)
+        size = path.stat().st_size / 1e6
+        print(f"trace: {path} ({size:,.0f} MB, {steps:,} profiler steps, written in "
+              f"{time.perf_counter() - began:.1f} s)")
+        base = baseline_mb()
+        runs = [measure(CHILD.format(root=str(ROOT), path=str(path))) for _ in range(args.runs)]
+        best = min(r[0] for r in runs)
+        peak = max(r[1] for r in runs)
+        print(f"--explain: {best:.2f} s (runs: {', '.join(f'{r[0]:.2f}' for r in runs)}), peak memory "
+              f"{peak:,.0f} MB ({peak / size:.2f}× the file; the interpreter alone {base:,.0f} MB) "
+              f"on {os.cpu_count()} CPUs")
+        print(f"target: at most 5 s and {2 * size:,.0f} MB (twice the file): "
+              f"{'met' if best <= 5 and peak <= 2 * size else 'NOT met'}")
+        for label, code in (("json.load of the file alone", BARE_JSON),
+                            ("--explain through load_trace (a dict)", AS_DICT)):
+            seconds, mb = measure(code.format(root=str(ROOT), path=str(path)))
+            print(f"for reference, {label}: {seconds:.2f} s, peak memory {mb:,.0f} MB")
+        print(f"load average while measuring: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+        try:
+            import hta  # noqa: F401
+        except ImportError:
+            print("HTA: not installed (pip install HolisticTraceAnalysis to compare)")
+        else:
+            try:
+                seconds, mb = measure(HTA.format(folder=str(folder)))
+                print(f"HTA idle-time breakdown and kernel breakdown: {seconds:.2f} s, peak memory {mb:,.0f} MB")
+            except RuntimeError as err:
+                print(f"HTA: failed on this trace ({err})")
+        if not args.keep:
+            path.unlink()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

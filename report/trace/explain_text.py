@@ -1,0 +1,195 @@
+"""The plain English text of an explanation (explain.py's dict): what
+`build_tables.py --explain` prints. Numbers in en format, times in µs, never "-0.0"."""
+from __future__ import annotations
+
+from .explain import BUSY_SHARE, HOST_SHARE, MAX_GAPS, MAX_KERNELS, WHOLE_TRACE
+from .explain_format import pct as _pct
+from .explain_format import us as _us
+
+MAX_STREAMS = 8
+BACKEND_NAMES = {"flash": "flash (FlashAttention)", "efficient": "efficient (memory-efficient, xFormers/CUTLASS)",
+                 "cudnn": "cuDNN", "math": "math (unfused: matmul, softmax, matmul)",
+                 "flex": "Flex attention (Triton kernels)", "overrideable": "a backend's own (overrideable)"}
+
+
+def _plural(n, one, many):
+    return f"{n:,g} {one if n == 1 else many}"
+
+
+def _clip(name, width=60):
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def _dims(v):
+    return "×".join(map(str, v or [1]))
+
+
+def _launch(k):
+    smem = k.get("shared_memory") or 0
+    return (f"block {_dims(k['block'])}, grid {_dims(k['grid'])}, {k['registers_per_thread']} registers/thread, "
+            f"{smem / 1024:,.1f} KiB shared memory/block")
+
+
+def _ops(k):
+    ops = k["ops"].most_common()
+    if len(ops) == 1:
+        return "" if ops[0][0] == "(no ATen op)" else f" ({ops[0][0]})"
+    shown = ", ".join(f"{op} ×{n:,}" for op, n in ops[:3])
+    return f" ({shown}{', …' if len(ops) > 3 else ''})"
+
+
+def _kernel_lines(i, k, activity_us):
+    configs = f", one of {k['configs_of_name']} launch configurations" if k["configs_of_name"] > 1 else ""
+    lines = [f"{i:>2}. {k['short_name']}{_ops(k)}",
+             f"    {k['kind']}{' (NCCL communication)' if k['work'] == 'communication' else ''}, "
+             f"{k['calls']:,} calls, {_us(k['avg_us'])} per call, {_us(k['total_us'])} in all "
+             f"({_pct(100 * k['total_us'] / activity_us, 0)} of GPU activity time){configs}"]
+    if k["kind"] != "kernel":
+        return lines
+    if not k["block"]:
+        return lines + ["    occupancy: the trace has no launch resources for it"]
+    kineto = k.get("kineto_occupancy_pct")
+    kineto = f"{kineto:g}%" if isinstance(kineto, (int, float)) else "not recorded"
+    if len(k["kineto"]) > 1:
+        kineto += f" (most calls; {len(k['kineto'])} values)"
+    lines.append(f"    launch: {_launch(k)}")
+    if "theoretical_pct" not in k:
+        return lines + [f"    occupancy: Kineto {kineto}; theoretical: no device properties for its device "
+                        "in the trace"]
+    lines.append(f"    occupancy: theoretical {_pct(k['theoretical_pct'])} "
+                 f"({_plural(k['blocks_per_sm'], 'block', 'blocks')} per SM with its own shared memory, "
+                 f"limited by {', '.join(k['limited_by'])}); Kineto {kineto} "
+                 f"(its rule gives {_pct(k['kineto_rule_pct'])})")
+    for reason in k["reasons"]:
+        lines.append(f"    why: {reason}")
+    return lines
+
+
+def _range_lines(r):
+    head = f"{r['name']}: {_plural(r['ranges'], 'range', 'ranges')}"
+    if r["name"] == WHOLE_TRACE:
+        head = f"{WHOLE_TRACE}: no record_function ranges, so the trace as one range"
+    lines = [head]
+    if r["span_us"] is None:
+        return lines + [f"  profiled CPU time {_us(r['host_us'])}; no GPU activity launched in it",
+                        f"  verdict: {r['verdict']}: {r['why']}"]
+    wait = f" (after {_us(r['sync_wait_us'])} in synchronize calls)" if r["sync_wait_us"] >= 0.05 else ""
+    some = (f", over the {r['with_gpu_work']:,} with GPU work" if r["with_gpu_work"] != r["ranges"] else "")
+    idle = r["idle_by_cause_us"]
+    delay = r["launch_delay_us"]
+    lines += [f"  per range, median{some}:",
+              f"    profiled CPU time {_us(r['host_us']):>12}{wait}",
+              f"    GPU span          {_us(r['span_us']):>12}  first activity start to last end, "
+              f"{_plural(r['activities_per_range'], 'activity', 'activities')}",
+              f"    range's time      {_us(r['window_us']):>12}  its start to its last activity's end "
+              "(or its CPU time's end)",
+              f"    GPU busy          {_us(r['busy_us']):>12}  running the range's own activities{_streams(r)}",
+              f"    GPU running       {_us(r['gpu_busy_us']):>12}  anything (this range's or earlier work): "
+              f"{_pct(100 * r['busy_share'], 0)} of the range's time",
+              f"    GPU idle          {_us(r['idle_us']):>12}  waiting for the host {_us(idle['host'])}, "
+              f"other {_us(idle['other'])}"]
+    if delay is not None:
+        lines.append(f"    launch delay      {_us(delay):>12}  from a launch call's end to its activity's start")
+    if r.get("kinds_us") and len(r["kinds_us"]) > 1:
+        lines.append("    busy by kind      " + ", ".join(f"{k} {_us(v)}" for k, v in r["kinds_us"].items()))
+    gaps = [g for g in r["gaps"] if g["total_us"] >= 0.05][:MAX_GAPS]
+    if gaps:
+        lines.append("  idle gaps on the GPU by pair of activities, largest total first "
+                     "(total, count, median, max, cause):")
+        lines += [f"    {_us(g['total_us']):>12}  ×{g['count']:,}  median {_us(g['median_us'])}  max "
+                  f"{_us(g['max_us'])}  {g['cause']}: {_clip(g['before'])} -> {_clip(g['after'])}" for g in gaps]
+        if len(r["gaps"]) > len(gaps):
+            lines.append(f"    … and {_plural(len(r['gaps']) - len(gaps), 'more pair', 'more pairs')}")
+        lines.append("  largest single gaps:")
+        for g in r["single_gaps"]:
+            by = f", after {g['opened_by']}" if g["opened_by"] else ""
+            lines.append(f"    {_us(g['gap_us']):>12}  {g['cause']}{by}: {_clip(g['before'])} -> {_clip(g['after'])}")
+    else:
+        lines.append("  no idle gaps between its activities")
+    return lines + [f"  verdict: {r['verdict']}: {r['why']}"]
+
+
+def _streams(r):
+    if r["streams"] < 2:
+        return ""
+    return f" on {r['streams']} streams (they overlap for {_us(r['overlap_us'])})"
+
+
+def _stream_lines(found):
+    rows = found["streams"]
+    lines = ["", f"Streams ({len(rows)}): verdict over the stream's span, busy time, idle time between "
+             "activities by cause, launch delay:"]
+    for s in rows[:MAX_STREAMS]:
+        idle = s["idle_us"]
+        delay = f", launch delay median {_us(s['launch_delay_us'])}" if s["launch_delay_us"] is not None else ""
+        kinds = ", ".join(f"{n:,} {k}" for k, n in sorted(s["kinds"].items()))
+        lines.append(f"  device {s['device']} stream {s['stream']}: {s['verdict']}; {kinds}; "
+                     f"busy {_us(s['busy_us'])}; idle: "
+                     f"host {_us(idle['host'])}, other stream {_us(idle['stream'])}, other {_us(idle['other'])}"
+                     f"{delay}")
+    if len(rows) > MAX_STREAMS:
+        lines.append(f"  … and {len(rows) - MAX_STREAMS:,} more streams")
+    return lines
+
+
+def _attention_lines(att):
+    lines = ["", "Attention:"]
+    if not att["backends"] and not att["hand_written"]:
+        what = (f"kernels launched with no ATen op around them (a CUDA graph's replay, compiled code) "
+                f"show the {att['compiled_backend']} backend" if att["compiled_backend"]
+                else "no scaled_dot_product_attention call and no matmul-softmax-matmul chain")
+        return lines + [f"  {what}"]
+    for b in att["backends"]:
+        lines.append(f"  {BACKEND_NAMES.get(b['backend'], b['backend'])}, {b['direction']}: "
+                     f"{_plural(b['calls'], 'call', 'calls')}, {_us(b['gpu_us'] / max(b['calls'], 1))} per call, "
+                     f"{_us(b['gpu_us'])} in all ({_pct(100 * b['share'])} of GPU activity time); "
+                     f"main kernel {_clip(b['top_kernel'], 70)}")
+    for backend, (fwd, bwd) in sorted(att["backward_matched"].items()):
+        match = "each backward matches a forward" if fwd == bwd else f"{fwd:,} forward calls: they do not match"
+        lines.append(f"  backward on {backend}: {bwd:,} calls, {match}")
+    if att["math_fallback"]:
+        lines.append("  SDPA fell back to the math backend (unfused kernels). Likely reasons: "
+                     + "; ".join(att["math_reasons"]) + ".")
+        lines.append(f"  To check: {att['math_check']}.")
+    hand = att["hand_written"]
+    if hand:
+        copies = (f", {hand['masked_fill_copies']:,} with a masked_fill copy of the scores"
+                  if hand["masked_fill_copies"] else "")
+        chains = _plural(hand["chains"], "matmul -> softmax -> matmul chain", "matmul -> softmax -> matmul chains")
+        lines.append(f"  hand-written attention: {chains} "
+                     f"outside scaled_dot_product_attention{copies}; their kernels take {_us(hand['gpu_us'])} "
+                     f"({_pct(100 * hand['share'])} of GPU activity time): "
+                     "F.scaled_dot_product_attention fuses them")
+    return lines
+
+
+def report(found):
+    devices = ", ".join(
+        f"{lim.name} (compute capability {lim.compute_capability[0]}.{lim.compute_capability[1]}, "
+        f"{lim.sm_count} SMs{', ROCm properties' if found['schemas'].get(d) == 'rocm' else ''})"
+        for d, lim in sorted(found["limits"].items(), key=lambda kv: str(kv[0])))
+    kinds = ", ".join(f"{k} {_us(v)}" for k, v in found["kinds_us"].items())
+    overlap = found["stream_busy_sum_us"] - found["busy_us"]
+    lines = [f"GPU: {devices or 'no device properties in the trace'}",
+             f"{found['activities']:,} GPU activities, {_us(found['activity_us'])} of GPU activity time "
+             "(their durations added up; the shares below are of it)",
+             f"{_us(found['busy_us'])} of GPU busy time (at least one activity running, over "
+             f"{_plural(len(found['streams']), 'stream', 'streams')}"
+             + (f"; streams overlap for {_us(overlap)}" if overlap >= 0.05 else "") + ")",
+             f"busy by kind: {kinds}", "",
+             "GPU activities, longest total first (one row per name and launch configuration):"]
+    for i, k in enumerate(found["kernels"][:MAX_KERNELS], start=1):
+        lines += _kernel_lines(i, k, found["activity_us"])
+    more = found["kernels"][MAX_KERNELS:]
+    if more:
+        lines.append(f"    … and {len(more):,} more ({_us(sum(k['total_us'] for k in more))} in all)")
+    lines += _attention_lines(found["attention"])
+    lines += _stream_lines(found)
+    lines += ["", f"Ranges (record_function). CPU-bound: the GPU waits for the host for at least "
+              f"{HOST_SHARE:.0%} of the range's time; GPU-bound: otherwise, with the GPU busy for at "
+              f"least {BUSY_SHARE:.0%} of it; stalled: otherwise (idle with its work launched):"]
+    for r in found["ranges"]:
+        lines += [""] + _range_lines(r)
+    if found["ranges_left_out"]:
+        lines += ["", f"… and {found['ranges_left_out']:,} more range names, shorter in all"]
+    return "\n".join(lines) + "\n"

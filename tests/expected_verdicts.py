@@ -1,0 +1,148 @@
+"""The verdicts a trace should get, derived from its raw events alone: an independent
+computation that tests compare `--explain` with (it imports nothing from report/).
+
+    python tests/expected_verdicts.py tests/fixtures/corpus      # prints what it derives
+    python tests/expected_verdicts.py tests/fixtures/corpus --write   # writes expected.json
+
+The rule, as the page states it: a range's time runs from its start on the CPU (or its
+first GPU activity, if earlier) to its last GPU activity's end (or the end of its CPU time
+less synchronize calls, if later). The GPU is idle where no GPU activity at all runs; an
+idle stretch is a wait for the host when the next activity to start was launched after the
+stretch began, or when none follows. Medians over the range's instances with GPU work:
+CPU-bound if the host waits take at least 10 % of the time, else GPU-bound if the GPU runs
+something for at least 90 % of it, else stalled.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import statistics
+import sys
+from pathlib import Path
+
+GPU = ("kernel", "gpu_memcpy", "gpu_memset")
+LAUNCH = ("cuda_runtime", "cuda_driver")
+SYNCS = ("cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cuCtxSynchronize",
+         "cuStreamSynchronize", "cuEventSynchronize", "cudaMemcpy")
+SDPA_OPS = {"flash": "_scaled_dot_product_flash_attention", "efficient": "_scaled_dot_product_efficient_attention",
+            "cudnn": "_scaled_dot_product_cudnn_attention", "math": "_scaled_dot_product_attention_math"}
+
+
+def read(path):
+    raw = Path(path).read_bytes()
+    return json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
+
+
+def _complete(trace):
+    return [e for e in trace["traceEvents"] if isinstance(e, dict) and e.get("ph") == "X"
+            and isinstance(e.get("ts"), (int, float)) and isinstance(e.get("dur"), (int, float))]
+
+
+def _idle_parts(busy, lo, hi):
+    """The stretches of [lo, hi] that no (start, end) of busy covers."""
+    parts, at = [], lo
+    for s, t in busy:
+        if t <= at:
+            continue
+        if s >= hi:
+            break
+        if s > at:
+            parts.append((at, s))
+        at = max(at, t)
+    if at < hi:
+        parts.append((at, hi))
+    return parts
+
+
+def verdicts(trace):
+    """{range name: verdict} for the range names with GPU work (ProfilerStep#N as one)."""
+    events = _complete(trace)
+    gpu = sorted((e for e in events if e.get("cat") in GPU), key=lambda e: (e["ts"], e["ts"] + e["dur"]))
+    launch_of = {e["args"]["correlation"]: e for e in events
+                 if e.get("cat") in LAUNCH and "correlation" in (e.get("args") or {})}
+    busy = []
+    for e in gpu:  # the union of every GPU activity, as sorted (start, end) stretches
+        if busy and e["ts"] <= busy[-1][1]:
+            busy[-1][1] = max(busy[-1][1], e["ts"] + e["dur"])
+        else:
+            busy.append([e["ts"], e["ts"] + e["dur"]])
+    syncs = [e for e in events if e.get("cat") in LAUNCH and e["name"] in SYNCS]
+    names = {}
+    for e in events:
+        if e.get("cat") == "user_annotation":
+            names.setdefault(re.sub(r"^ProfilerStep#\d+$", "ProfilerStep#*", e["name"]), []).append(e)
+    out = {}
+    for name, instances in names.items():
+        hosts, busies = [], []
+        for r in instances:
+            start, end = r["ts"], r["ts"] + r["dur"]
+            mine = []
+            for e in gpu:
+                launch = launch_of.get((e.get("args") or {}).get("correlation"))
+                if launch is not None and start <= launch["ts"] <= end:
+                    mine.append(e)
+            if not mine:
+                continue
+            cpu = r["dur"] - sum(s["dur"] for s in syncs if start <= s["ts"] <= end)
+            lo = min(start, min(e["ts"] for e in mine))
+            hi = max(max(e["ts"] + e["dur"] for e in mine), start + cpu)
+            host = idle = 0.0
+            for s, t in _idle_parts(busy, lo, hi):
+                idle += t - s
+                after = [e for e in gpu if e["ts"] >= t]
+                first = after[0] if after else None
+                launch = launch_of.get((first.get("args") or {}).get("correlation")) if first else None
+                if first is None or launch is None or launch["ts"] > s:
+                    host += t - s
+            hosts.append(host / (hi - lo) if hi > lo else 0.0)
+            busies.append(1 - idle / (hi - lo) if hi > lo else 1.0)
+        if not hosts:
+            continue
+        if statistics.median(hosts) >= 0.1:
+            out[name] = "CPU-bound"
+        elif statistics.median(busies) >= 0.9:
+            out[name] = "GPU-bound"
+        else:
+            out[name] = "stalled"
+    return out
+
+
+def facts(trace):
+    """Verdicts and what else a test compares: GPU busy time (the union), streams, the SDPA
+    backends whose ops ran, and the softmax calls outside scaled_dot_product_attention."""
+    events = _complete(trace)
+    gpu = sorted((e for e in events if e.get("cat") in GPU), key=lambda e: e["ts"])
+    union, end = 0.0, float("-inf")
+    for e in gpu:
+        s, t = e["ts"], e["ts"] + e["dur"]
+        if t > end:
+            union += t - max(s, end)
+            end = t
+    ops = [e for e in events if e.get("cat") == "cpu_op"]
+    backends = sorted({b for b, op in SDPA_OPS.items() for e in ops if e["name"] == "aten::" + op}
+                      | ({"flex"} if any("flex_attention" in e["name"] for e in gpu) else set()))
+    sdpa = [e for e in ops if e["name"] == "aten::scaled_dot_product_attention"]
+    softmax = [e for e in ops if e["name"] in ("aten::softmax", "aten::_softmax")
+               and not any(s["ts"] <= e["ts"] <= s["ts"] + s["dur"] for s in sdpa)]
+    outer = [e for e in softmax if not any(o is not e and o["name"] in ("aten::softmax", "aten::_softmax")
+                                           and o["ts"] <= e["ts"] and e["ts"] + e["dur"] <= o["ts"] + o["dur"]
+                                           and o["dur"] > e["dur"] for o in softmax)]
+    streams = {((e.get("args") or {}).get("device"), (e.get("args") or {}).get("stream")) for e in gpu}
+    return {"verdicts": verdicts(trace), "busy_us": round(union, 1), "streams": len(streams),
+            "backends": backends, "softmax_outside_sdpa": len(outer)}
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    folder = Path(argv[0])
+    found = {p.name.removesuffix(".json.gz"): facts(read(p)) for p in sorted(folder.glob("*.json.gz"))}
+    text = json.dumps(found, indent=1, sort_keys=True) + "\n"
+    if "--write" in argv:
+        (folder / "expected.json").write_text(text, encoding="utf-8")
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

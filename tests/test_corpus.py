@@ -1,0 +1,137 @@
+"""--explain on real traces: a Llama-style transformers model (random weights from a config)
+recorded on an NVIDIA H200 by benchmarks/record_traces.py and cut down by
+benchmarks/cut_trace.py (tests/fixtures/corpus/). The verdicts, GPU busy time, streams and
+SDPA backends are compared with tests/expected_verdicts.py, which derives them from the
+raw events without report/trace; expected.json holds what it derived, for the record.
+"""
+import json
+import re
+
+import pytest
+from expected_verdicts import facts, read
+
+from report.paths import ROOT
+from report.trace import explain_read
+from report.trace.explain import explain, load_trace, read_trace, report
+
+CORPUS = ROOT / "tests" / "fixtures" / "corpus"
+TRACES = sorted(p.name.removesuffix(".json.gz") for p in CORPUS.glob("*.json.gz"))
+
+
+@pytest.fixture(scope="module")
+def found():
+    return {name: explain(read_trace(CORPUS / f"{name}.json.gz")) for name in TRACES}
+
+
+def rng(found, name):
+    return next(r for r in found["ranges"] if r["name"] == name)
+
+
+def test_the_corpus_has_every_recorded_case():
+    assert TRACES == sorted(["cuda_graph", "decode", "eager_infer", "eager_train", "flex_infer",
+                             "sdpa_compiled", "sdpa_infer", "sdpa_train", "two_streams"])
+
+
+def test_expected_json_is_what_the_independent_computation_derives():
+    derived = {name: facts(read(CORPUS / f"{name}.json.gz")) for name in TRACES}
+    assert json.loads((CORPUS / "expected.json").read_text(encoding="utf-8")) == derived
+
+
+@pytest.mark.parametrize("name", TRACES)
+def test_verdicts_busy_time_streams_and_backends_agree_with_the_independent_ones(name, found):
+    expected = json.loads((CORPUS / "expected.json").read_text(encoding="utf-8"))[name]
+    mine = found[name]
+    assert {r["name"]: r["verdict"] for r in mine["ranges"] if r["span_us"] is not None} == expected["verdicts"]
+    assert round(mine["busy_us"], 1) == pytest.approx(expected["busy_us"], abs=0.11)
+    assert len(mine["streams"]) == expected["streams"]
+    backends = sorted({b["backend"] for b in mine["attention"]["backends"]})
+    assert backends == expected["backends"]
+    hand = mine["attention"]["hand_written"]
+    assert (hand["chains"] if hand else 0) == expected["softmax_outside_sdpa"]
+
+
+@pytest.mark.parametrize("name", TRACES)
+def test_the_streamed_reader_reads_what_json_reads(name, monkeypatch):
+    path = CORPUS / f"{name}.json.gz"
+    text = report(explain(load_trace(path)))
+    assert report(explain(read_trace(path))) == text
+    monkeypatch.setattr(explain_read, "CHUNK", 1 << 14)  # many batches, cut between events
+    assert report(explain(read_trace(path))) == text
+    assert "-0.0" not in text
+
+
+def test_eager_attention_is_recognised_as_hand_written(found):
+    att = found["eager_infer"]["attention"]
+    assert att["backends"] == [] and att["hand_written"]["chains"] == 16  # 8 layers, 2 steps
+    assert 0.3 < att["hand_written"]["share"] < 1
+    assert "hand-written attention: 16 matmul -> softmax -> matmul chains" in report(found["eager_infer"])
+
+
+def test_sdpa_training_matches_each_backward_to_its_forward(found):
+    att = found["sdpa_train"]["attention"]
+    rows = {(b["backend"], b["direction"]): b for b in att["backends"]}
+    assert rows[("cudnn", "forward")]["calls"] == rows[("cudnn", "backward")]["calls"] == 16
+    assert att["backward_matched"] == {"cudnn": (16, 16)}
+    assert rows[("cudnn", "backward")]["gpu_us"] > rows[("cudnn", "forward")]["gpu_us"]
+
+
+def test_flex_attention_is_its_own_backend(found):
+    rows = found["flex_infer"]["attention"]["backends"]
+    assert [(b["backend"], b["direction"], b["calls"]) for b in rows] == [("flex", "forward", 16)]
+    assert rows[0]["top_kernel"].startswith("triton_tem_fused_flex_attention")
+
+
+def test_two_streams_are_read_per_stream_and_as_one_union(found):
+    mine = found["two_streams"]
+    assert len(mine["streams"]) == 2 and all(s["activities"] > 0 for s in mine["streams"])
+    # large matmuls on one stream overlap the forward on the other: the streams' busy times
+    # add up past the union, by the overlap the step shows
+    assert mine["busy_us"] < mine["stream_busy_sum_us"]
+    r = rng(mine, "ProfilerStep#*")
+    assert r["overlap_us"] > 0
+    assert "streams overlap for" in report(mine)
+    assert rng(mine, "stream_b")["verdict"] == "GPU-bound"  # 4 matmuls queued back to back
+    assert rng(mine, "stream_a")["streams"] == rng(mine, "stream_b")["streams"] == 1
+    assert rng(mine, "ProfilerStep#*")["streams"] == 2
+    assert [s["verdict"] for s in mine["streams"]] == ["CPU-bound", "CPU-bound"]  # each waits for the host
+
+
+def test_a_cuda_graph_replay_queues_its_kernels_ahead_of_the_gpu(found):
+    mine = found["cuda_graph"]
+    r = rng(mine, "graph_replay")
+    assert r["verdict"] == "GPU-bound" and r["launch_delay_us"] > 100
+    assert {k["launched_by"] for k in mine["kernels"][:5]} == {"cudaGraphLaunch"}
+
+
+def test_rows_are_one_launch_configuration_each(found):
+    raw = [e for e in read(CORPUS / "eager_infer.json.gz")["traceEvents"] if e.get("cat") == "kernel"]
+    configs = {}
+    for e in raw:
+        a = e["args"]
+        key = (e["name"], str(a.get("grid")), str(a.get("block")), a.get("registers per thread"),
+               a.get("shared memory"))
+        configs[key] = configs.get(key, 0) + 1
+    rows = [k for k in found["eager_infer"]["kernels"] if k["kind"] == "kernel"]
+    assert len(rows) == len(configs)
+    for k in rows:
+        assert configs[(k["name"], str(k["grid"]), str(k["block"]), k["registers_per_thread"],
+                        k["shared_memory"])] == k["calls"]
+    # a kernel that runs in several configurations: each row says so and shows its own
+    by_name = {}
+    for k in rows:
+        by_name.setdefault(k["name"], []).append(k)
+    several = [ks for ks in by_name.values() if len(ks) > 1]
+    assert several
+    for ks in several:
+        assert all(k["configs_of_name"] == len(ks) for k in ks)
+        assert len({(str(k["grid"]), str(k["block"])) for k in ks}) == len(ks)
+
+
+def test_a_synchronisation_that_opened_a_gap_is_named(found):
+    text = report(found["sdpa_train"])
+    assert re.search(r"the largest waits follow cudaStreamSynchronize in \.item\(\)", text)
+
+
+def test_decode_tokens_are_one_range_name_with_many_ranges(found):
+    r = rng(found["decode"], "decode_token")
+    assert r["ranges"] == 8 and r["verdict"] == "CPU-bound"  # one step of 8 tokens: tiny kernels

@@ -1,0 +1,60 @@
+"""The corpus tools: benchmarks/cut_trace.py (pure Python), tests/expected_verdicts.py (no
+report/ import), and benchmarks/record_traces.py's refusals (its recording needs a GPU and
+transformers; it is run on the GPU box, see CONTRIBUTING)."""
+import ast
+import gzip
+import importlib.util
+import json
+import subprocess
+import sys
+
+from expected_verdicts import verdicts
+
+from report.paths import DEFAULT_OUT, ROOT
+from report.trace.explain import explain, load_trace
+
+TRACE = DEFAULT_OUT / "h200" / "traces" / "cudnn.json.gz"  # 50 profiler steps
+
+
+def cutter():
+    spec = importlib.util.spec_from_file_location("cut_trace", ROOT / "benchmarks" / "cut_trace.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_cutter_keeps_the_first_steps_and_what_explain_reads(tmp_path):
+    cut_trace = cutter()
+    full = load_trace(TRACE)
+    cut = cut_trace.cut(full, steps=2)
+    events = cut["traceEvents"]
+    steps = [e for e in events if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#")]
+    assert len(steps) == 2 and not any(e.get("cat") == "ac2g" for e in events)
+    launches = {e["args"]["correlation"] for e in events if e.get("cat") in ("cuda_runtime", "cuda_driver")}
+    gpu = [e for e in events if e.get("cat") in ("kernel", "gpu_memset", "gpu_memcpy")]
+    assert gpu and all(e["args"]["correlation"] in launches for e in gpu)
+    assert not any("Input Dims" in (e.get("args") or {}) for e in events)
+    assert cut["deviceProperties"] == full["deviceProperties"]
+    found = explain(cut)
+    assert {k["calls"] for k in found["kernels"]} == {2}  # one kernel and one memset per step
+    assert verdicts(cut) == {r["name"]: r["verdict"] for r in found["ranges"]}
+    a, b = tmp_path / "a.json.gz", tmp_path / "b.json.gz"
+    cut_trace.write(cut, a)
+    cut_trace.write(cut_trace.cut(full, steps=2), b)
+    assert a.read_bytes() == b.read_bytes()  # no timestamp in the gzip header
+    assert json.loads(gzip.decompress(a.read_bytes())) == cut
+
+
+def test_the_independent_verdicts_import_nothing_of_report():
+    tree = ast.parse((ROOT / "tests" / "expected_verdicts.py").read_text(encoding="utf-8"))
+    modules = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    modules |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert modules <= {"__future__", "gzip", "json", "re", "statistics", "sys", "pathlib"}
+
+
+def test_the_recorder_refuses_an_unknown_case_in_one_line(tmp_path):
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "record_traces.py"), str(tmp_path / "out"),
+                           "--only", "nope"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "unknown case(s): nope" in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("record_traces.py: error:")
+    assert not (tmp_path / "out").exists()

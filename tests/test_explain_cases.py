@@ -1,0 +1,263 @@
+"""--explain on the cases issue 21 names, each on a trace made up to show it or on a
+committed H200 fixture changed the way another profiler or GPU writes it: old Kineto
+categories, ROCm device properties, MTIA and CPU-only traces, NCCL kernels, overlapping
+streams, small grids, the synchronisation that opened a gap, the SDPA backends."""
+import copy
+import json
+
+import pytest
+from factory import FIXTURES
+
+import build_tables
+from report.trace import explain_read
+from report.trace.explain import TraceError, explain, load_trace, read_trace, report
+from report.trace.explain_format import pct, us
+
+H200 = dict(json.loads(json.dumps(load_trace(FIXTURES / "flash.json.gz")["deviceProperties"][0])))
+
+
+def ev(cat, name, ts, dur, **args):
+    tid = args.pop("tid", 1)
+    return {"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": tid, "ts": ts, "dur": dur, "args": args}
+
+
+def kernel(name, ts, dur, corr, stream=7, grid=(1024, 1, 1), block=(128, 1, 1), regs=32, smem=0):
+    return ev("kernel", name, ts, dur, tid=stream, correlation=corr, device=0, stream=stream,
+              grid=list(grid), block=list(block), **{"registers per thread": regs, "shared memory": smem,
+                                                     "est. achieved occupancy %": 50})
+
+
+def launch(ts, corr, name="cudaLaunchKernel", dur=2.0):
+    return ev("cuda_runtime", name, ts, dur, correlation=corr)
+
+
+def trace_of(*events, props=H200):
+    return {"deviceProperties": [props] if props else [], "traceEvents": list(events)}
+
+
+# --- other writers of the same trace ---------------------------------------------------
+
+def test_old_kineto_categories_are_read_as_todays():
+    new = load_trace(FIXTURES / "naive.json.gz")
+    old = copy.deepcopy(new)
+    names = {"kernel": "Kernel", "cuda_runtime": "Runtime", "cpu_op": "Operator", "gpu_memcpy": "Memcpy",
+             "gpu_memset": "Memset", "cuda_driver": "Driver"}
+    for e in old["traceEvents"]:
+        e["cat"] = names.get(e.get("cat"), e.get("cat"))
+    assert report(explain(old)) == report(explain(new))
+
+
+def test_rocm_device_properties_in_kinetos_reduced_schema_are_read():
+    props = {"id": 0, "name": "AMD Instinct MI250X", "totalGlobalMem": 68702699520, "computeMajor": 9,
+             "computeMinor": 0, "maxThreadsPerBlock": 1024, "maxThreadsPerMultiprocessor": 2048,
+             "regsPerBlock": 65536, "warpSize": 64, "sharedMemPerBlock": 65536, "numSms": 110,
+             "maxSharedMemoryPerMultiProcessor": 65536}
+    found = explain(trace_of(launch(0, 1, "hipLaunchKernel"), kernel("my_hip_kernel", 5, 10, 1, grid=(440, 1, 1),
+                                                                     block=(256, 1, 1), regs=32), props=props))
+    k = found["kernels"][0]
+    assert found["schemas"] == {0: "rocm"} and found["limits"][0].warp_size == 64
+    assert k["theoretical_pct"] == pytest.approx(100.0)  # 8 blocks of 4 warps: 32 of 32 wavefronts
+    assert "AMD Instinct MI250X (compute capability 9.0, 110 SMs, ROCm properties)" in report(found)
+
+
+def test_an_mtia_trace_is_told_it_is_one(tmp_path, capsys):
+    path = tmp_path / "mtia.json"
+    path.write_text(json.dumps(trace_of(ev("cpu_op", "aten::mm", 0, 5),
+                                        ev("mtia_ccp_events", "mtia_kernel", 1, 5))), encoding="utf-8")
+    with pytest.raises(TraceError, match="MTIA accelerator"):
+        explain(read_trace(path))
+    assert build_tables.main(["--explain", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "MTIA" in err
+
+
+def test_a_cpu_only_trace_says_how_many_cpu_events_it_holds():
+    with pytest.raises(TraceError, match=r"no GPU activity .*only 2 CPU events: record it with ProfilerActivity.CUDA"):
+        explain(trace_of(ev("cpu_op", "aten::mm", 0, 5), ev("user_annotation", "fwd", 0, 9)))
+
+
+# --- streams, kinds, idle causes -------------------------------------------------------
+
+def test_overlapping_streams_count_once_in_busy_time_and_their_overlap_is_shown():
+    found = explain(trace_of(ev("user_annotation", "step", 0, 20), launch(1, 1), launch(2, 2),
+                             kernel("a", 10, 100, 1, stream=7), kernel("b", 60, 100, 2, stream=8)))
+    assert found["busy_us"] == pytest.approx(150.0) and found["stream_busy_sum_us"] == pytest.approx(200.0)
+    r = found["ranges"][0]
+    assert r["streams"] == 2 and r["overlap_us"] == pytest.approx(50.0) and r["busy_us"] == pytest.approx(150.0)
+    text = report(found)
+    assert "streams overlap for 50.0 µs" in text
+    # shares are of the activities' own time (200 µs), so the two rows add up to 100 %, not 133 %
+    assert found["activity_us"] == pytest.approx(200.0) and text.count("(50% of GPU activity time)") == 2
+
+
+def test_a_kernel_waiting_on_another_streams_work_is_a_stream_wait():
+    # b was launched at 2 µs on stream 8 but starts only when a (stream 7) is done: an event wait
+    found = explain(trace_of(launch(0, 1), launch(2, 2), launch(3, 3), kernel("a", 5, 100, 1, stream=7),
+                             kernel("c", 5, 10, 3, stream=8), kernel("b", 106, 10, 2, stream=8)))
+    s8 = next(s for s in found["streams"] if s["stream"] == 8)
+    assert s8["idle_us"] == {"host": 0.0, "stream": pytest.approx(91.0), "other": 0.0}
+    assert s8["verdict"] == "stalled"  # idle 91 of its 111 µs, its work launched: not the host's doing
+    assert next(s for s in found["streams"] if s["stream"] == 7)["verdict"] == "GPU-bound"
+
+
+def test_nccl_kernels_are_communication_and_copies_memory():
+    found = explain(trace_of(launch(0, 1), launch(1, 2), launch(2, 3),
+                             kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 5, 40, 1, stream=9),
+                             kernel("gemm", 5, 30, 2),
+                             ev("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 50, 5, correlation=3, device=0,
+                                stream=7)))
+    assert found["kinds_us"] == {"compute": 30.0, "communication": 40.0, "memory": 5.0}
+    nccl = next(k for k in found["kernels"] if k["name"].startswith("nccl"))
+    assert nccl["work"] == "communication"
+    assert "(NCCL communication)" in report(found)
+
+
+def test_a_synchronize_that_opened_a_gap_is_named_with_the_op_around_it():
+    found = explain(trace_of(ev("user_annotation", "step", 0, 400), launch(1, 1), kernel("k1", 5, 100, 1),
+                             ev("cpu_op", "aten::item", 10, 100), ev("cuda_runtime", "cudaStreamSynchronize", 12, 95),
+                             launch(300, 2), kernel("k2", 305, 10, 2)))
+    r = found["ranges"][0]
+    assert r["verdict"] == "CPU-bound"
+    assert r["single_gaps"][0]["opened_by"] == "cudaStreamSynchronize in .item()"
+    assert r["single_gaps"][0]["cause"] == "host" and r["single_gaps"][0]["gap_us"] == pytest.approx(200.0)
+
+
+def test_gaps_are_sorted_by_their_total_not_their_median():
+    events = [ev("user_annotation", "step", 0, 5000)]
+    t, corr = 10.0, 0
+    for i in range(10):  # nine short gaps after "x", one long one after "y"
+        corr += 1
+        events += [launch(t - 5, corr), kernel("x" if i < 9 else "y", t, 10, corr)]
+        t += 10 + (3.0 if i < 8 else 0.0)
+    corr += 1
+    events += [launch(t + 1000, corr), kernel("z", t + 1200, 10, corr)]
+    r = explain(trace_of(*events))["ranges"][0]
+    assert (r["gaps"][0]["before"], r["gaps"][0]["after"]) == ("y", "z")
+    assert r["gaps"][1]["count"] == 8 and r["gaps"][1]["max_us"] == pytest.approx(3.0)
+
+
+# --- occupancy -------------------------------------------------------------------------
+
+def test_a_grid_smaller_than_the_sm_count_is_flagged_with_its_numbers():
+    found = explain(trace_of(launch(0, 1), kernel("small", 5, 10, 1, grid=(16, 1, 1), block=(384, 1, 1),
+                                                  regs=168, smem=100 * 1024)))
+    k = found["kernels"][0]
+    assert k["small_grid"] and k["reasons"][0] == "16 blocks on 132 SMs: 116 SMs get no block"
+    assert "over the default 48 KiB limit" in k["reasons"][1]
+    assert k["kineto_rule_pct"] == 0 and k["theoretical_pct"] == pytest.approx(18.75)
+    text = report(found)
+    assert "why: 16 blocks on 132 SMs" in text
+
+
+def test_theoretical_occupancy_counts_warps_not_threads():
+    # 48 threads take two warps: 32 blocks per SM (Hopper's block limit) hold 64 warps of 64, all
+    # of them; counting threads (32 x 48 of 2048) would say 75 %
+    found = explain(trace_of(launch(0, 1), kernel("odd", 5, 10, 1, grid=(100000, 1, 1), block=(48, 1, 1))))
+    k = found["kernels"][0]
+    assert k["blocks_per_sm"] == 32 and k["theoretical_pct"] == pytest.approx(100.0)
+
+
+# --- the attention summary on the committed fixtures -----------------------------------
+
+@pytest.mark.parametrize("variant, backend", [("flash", "flash"), ("efficient", "efficient"), ("cudnn", "cudnn"),
+                                              ("math", "math"), ("flex", "flex")])
+def test_each_sdpa_backend_is_named(variant, backend):
+    att = explain(load_trace(FIXTURES / f"{variant}.json.gz"))["attention"]
+    assert [(b["backend"], b["direction"], b["calls"]) for b in att["backends"]] == [(backend, "forward", 4)]
+    assert att["math_fallback"] == (backend == "math")
+
+
+def test_a_math_fallback_is_flagged_with_how_to_check_it():
+    text = report(explain(load_trace(FIXTURES / "math.json.gz")))
+    assert "SDPA fell back to the math backend" in text
+    assert "sdpa_kernel(SDPBackend.FLASH_ATTENTION)" in text and "the warnings it prints say why" in text
+
+
+def test_hand_written_attention_is_not_counted_inside_the_math_backend():
+    assert explain(load_trace(FIXTURES / "math.json.gz"))["attention"]["hand_written"] is None
+    hand = explain(load_trace(FIXTURES / "naive_inplace.json.gz"))["attention"]["hand_written"]
+    assert hand["chains"] == 4 and hand["masked_fill_copies"] == 0  # masked_fill_ works in place
+
+
+# --- numbers and the reader ------------------------------------------------------------
+
+def test_no_negative_zero_is_printed():
+    assert us(-0.01) == "0.0 µs" and us(-0.0) == "0.0 µs" and pct(-0.01) == "0.0%" and pct(-0.4, 0) == "0%"
+
+
+def test_a_truncated_plain_trace_is_one_line(tmp_path, monkeypatch):
+    path = tmp_path / "cut.json"
+    path.write_text(json.dumps(load_trace(FIXTURES / "naive.json.gz"))[:5000], encoding="utf-8")
+    monkeypatch.setattr(explain_read, "CHUNK", 1024)
+    with pytest.raises(TraceError, match=r"not JSON \(.* at character"):
+        read_trace(path)
+
+
+def test_the_fast_path_reads_kinetos_layout_and_json_reads_any_other(tmp_path, monkeypatch):
+    trace = load_trace(FIXTURES / "naive.json.gz")
+    kineto, shuffled = tmp_path / "kineto.json", tmp_path / "shuffled.json"
+    rest = json.dumps({k: v for k, v in trace.items() if k != "traceEvents"})[1:-1]
+    kineto.write_text('{"traceEvents": [\n' + ",\n".join(json.dumps(e) for e in trace["traceEvents"])
+                      + "\n], " + rest + "}", encoding="utf-8")  # one event a line, as Kineto spaces it
+    other = dict(trace, traceEvents=[dict(reversed(list(e.items()))) for e in trace["traceEvents"]])
+    shuffled.write_text(json.dumps(other), encoding="utf-8")
+    used = []
+    fast = explain_read._fast
+    monkeypatch.setattr(explain_read, "_fast", lambda text, found: used.append(fast(text, found)) or used[-1])
+    monkeypatch.setattr(explain_read, "CHUNK", 1 << 15)
+    expected = report(explain(trace))
+    assert report(explain(read_trace(kineto))) == expected and used and all(used)
+    used.clear()
+    assert report(explain(read_trace(shuffled))) == expected and used and not any(used)
+
+
+ODD = [None, [], [1, 2], {}, {"a": 1}, "x", -1, 0, 1e308, float("nan"), True, "7", -5.5]
+
+
+def mutated(rng, base):
+    t = copy.deepcopy(base)
+    for _ in range(rng.randint(1, 5)):
+        if rng.random() < 0.1:
+            t["deviceProperties"] = rng.choice(ODD + [[rng.choice(ODD)]])
+            continue
+        e = rng.choice(t["traceEvents"])
+        if rng.random() < 0.5 or not isinstance(e.get("args"), dict):
+            e[rng.choice(["ph", "cat", "name", "pid", "tid", "ts", "dur", "args"])] = rng.choice(ODD)
+        else:
+            e["args"][rng.choice(["correlation", "device", "stream", "grid", "block", "registers per thread",
+                                  "shared memory", "est. achieved occupancy %"])] = rng.choice(ODD)
+    return t
+
+
+def test_odd_values_anywhere_give_a_report_or_one_trace_error(tmp_path):
+    """Any field of any event of another type: an explanation or TraceError, never a traceback."""
+    import random
+
+    base = load_trace(FIXTURES / "cudnn.json.gz")
+    base["traceEvents"] = base["traceEvents"][:300]
+    rng = random.Random(7)
+    for i in range(200):
+        t = mutated(rng, base)
+        path = tmp_path / "t.json"
+        path.write_text('{"traceEvents": [\n' + ",\n".join(json.dumps(e) for e in t["traceEvents"]) + "\n], "
+                        + json.dumps({k: v for k, v in t.items() if k != "traceEvents"})[1:], encoding="utf-8")
+        for streamed in (False, True) if i % 10 == 0 else (False,):
+            try:
+                report(explain(read_trace(path) if streamed else t))
+            except TraceError:
+                pass
+
+
+def test_the_streamed_reader_keeps_the_size_cap(tmp_path, monkeypatch, capsys):
+    import gzip
+
+    from report.trace import explain as module
+
+    monkeypatch.setattr(module, "MAX_TRACE_BYTES", 2 * 2**20)
+    path = tmp_path / "bomb.json.gz"
+    with gzip.open(path, "wb") as f:
+        f.write(b'{"traceEvents": [' + b" " * (3 * 2**20) + b"]}")
+    with pytest.raises(TraceError, match="more than 2 MB of JSON once unpacked"):
+        read_trace(path)
+    assert build_tables.main(["--explain", str(path)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1

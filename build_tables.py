@@ -351,17 +351,12 @@ def measure(args, argv):
 
 def explain(path):
     """Print what report/trace/explain.py reads off one trace; needs no torch."""
-    from report.trace.explain import TraceError, explain, load_trace, report
+    from report.trace.explain import TraceError, explain_file
 
     try:
-        trace = load_trace(path)
-    except TraceError as err:  # names the file itself
+        sys.stdout.write(explain_file(path))
+    except TraceError as err:  # one line that names the file
         raise UsageError(str(err)) from None
-    try:
-        text = report(explain(trace))
-    except TraceError as err:  # about the trace's content
-        raise UsageError(f"{path}: {err}") from None
-    sys.stdout.write(text)
 
 
 def main(argv=None):

@@ -4,6 +4,9 @@
     explain(trace)     its GPU activities with occupancy, and per range: GPU span, busy time,
                        idle gaps and a verdict (GPU-bound or CPU-bound), as a dict
     report(found)      the same as plain English text: what `build_tables.py --explain` prints
+    explain_file(path) the three in one: exactly what `build_tables.py --explain PATH` prints,
+                       or TraceError with the line it prints after "build_tables.py: error: "
+                       (the command and the page's in-browser reader both call this)
 
 Ranges are the record_function ranges of the trace (cat "user_annotation"), grouped by
 name; the profiler's own ProfilerStep#1, #2, ... count as one name, ProfilerStep#*. A
@@ -250,6 +253,16 @@ def _add_launchers(kernels, events):
         k["launched_by"] = launch["name"] if launch else None
         stack = op_stack(launch) if launch else []
         k["aten_op"] = stack[-1] if stack else None
+
+
+def explain_file(path):
+    """The text `build_tables.py --explain PATH` prints; TraceError (one line, naming the
+    file) if the file is no trace with GPU activity."""
+    trace = load_trace(path)  # its TraceError names the file itself
+    try:
+        return report(explain(trace))
+    except TraceError as err:  # about the trace's content
+        raise TraceError(f"{path}: {err}") from None
 
 
 def explain(trace):

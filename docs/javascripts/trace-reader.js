@@ -50,6 +50,11 @@
   function onMessage(event) {
     var m = event.data;
     var name = current.name;
+    if (m.kind !== "status") {  // for the tests and anyone curious: what the last file cost
+      root.dataset.loadMs = Math.round(m.loadMs || 0);
+      root.dataset.readMs = Math.round(m.readMs || 0);
+      root.dataset.heapBytes = m.heapBytes || 0;
+    }
     if (m.kind === "status") {
       show(say(m.step === "loading" ? "Loading" : m.step === "checking" ? "Checking" : "Reading", {
         name: name, mb: seconds.format(current.size / 1e6)
@@ -62,8 +67,6 @@
       error.hidden = true;
       var times = { name: name, load: seconds.format(m.loadMs / 1000), read: seconds.format(m.readMs / 1000) };
       show(say(m.loadMs ? "DoneFirst" : "Done", times));
-      root.dataset.loadMs = Math.round(m.loadMs);
-      root.dataset.readMs = Math.round(m.readMs);
     } else if (m.kind === "error") {
       fail(m.line);
     } else if (m.kind === "too-large") {

@@ -7,8 +7,9 @@
  * In:  {file: File, assets: URL of the site's trace-reader/ folder, limit: bytes of JSON}
  * Out: {kind: "status", step: "checking" | "loading" | "reading"}
  *      {kind: "too-large", gzipped}                more than `limit` bytes of JSON
- *      {kind: "done", text, loadMs, readMs}        what --explain prints
- *      {kind: "error", line, readMs}               the line --explain prints after "error: "
+ *      {kind: "done", text, loadMs, readMs, heapBytes}    what --explain prints
+ *      {kind: "error", line, loadMs, readMs, heapBytes}   the line it prints after "error: "
+ *      (heapBytes: the WebAssembly memory now, the most it has used, as it never shrinks)
  *      {kind: "crash", detail}                     anything else (out of memory, a bug)
  */
 let python = null;  // a promise of {pyodide, read}, made on the first file
@@ -105,10 +106,11 @@ self.onmessage = async ({ data }) => {
       pyodide.FS.rmdir(folder);
     }
     const readMs = performance.now() - start;
+    const heapBytes = pyodide._module && pyodide._module.HEAPU8 ? pyodide._module.HEAPU8.length : 0;
     if (result[0] === "done") {
-      self.postMessage({ kind: "done", text: result[1], loadMs, readMs });
+      self.postMessage({ kind: "done", text: result[1], loadMs, readMs, heapBytes });
     } else {
-      self.postMessage({ kind: "error", line: result[1], loadMs, readMs });
+      self.postMessage({ kind: "error", line: result[1], loadMs, readMs, heapBytes });
     }
   } catch (err) {
     python = null;  // the main thread starts a fresh worker for the next file

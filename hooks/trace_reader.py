@@ -47,6 +47,7 @@ ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 log = logging.getLogger("mkdocs.hooks.trace_reader")
 _present = False
+_said = False  # the i18n plugin builds each language with its own config: say it once
 
 
 def pinned():
@@ -153,9 +154,10 @@ def python_zip(files):
 # --------------------------------------------------------------------------- the hooks
 
 def on_config(config):
-    global _present
+    global _present, _said
     _present = pyodide_state()
-    if not _present:
+    if not _present and not _said:
+        _said = True
         log.info("trace_reader: node_modules/pyodide is missing (npm ci installs it): the "
                  "in-browser trace reader is not part of this build")
     return config

@@ -43,6 +43,7 @@
 
   function finish() {
     busy = false;
+    root.dataset.filesRead = String(Number(root.dataset.filesRead || 0) + 1);
     root.removeAttribute("aria-busy");
     input.disabled = false;
   }

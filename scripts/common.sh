@@ -109,7 +109,7 @@ pip_install() {  # the pinned requirements (torch: the machine's pip config pick
 # npm_plan: set NPM_PLAN to the one line saying what npm_install does here.
 npm_plan() {
   if command -v npm >/dev/null 2>&1; then
-    NPM_PLAN="npm ci (Pyodide $(sed -n 's/.*"pyodide": "\(.*\)".*/\1/p' package.json), for the in-browser trace reader)"
+    NPM_PLAN="npm ci (Pyodide, pinned in package-lock.json, for the in-browser trace reader)"
   else
     NPM_PLAN="no npm here: the site is built without the in-browser trace reader (install Node.js and npm for it)"
   fi

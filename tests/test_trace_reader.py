@@ -161,6 +161,26 @@ def test_without_pyodide_the_page_says_the_reader_is_not_in_this_build(monkeypat
     assert hook.on_post_page("<html><head></head><body></body></html>" + html, None, None).count("trace-reader.js") == 0
 
 
+@pytest.mark.parametrize("npm", [True, False], ids=["npm", "no-npm"])
+def test_the_scripts_say_in_one_line_what_npm_does(tmp_path, npm):
+    """scripts/common.sh's npm_install: `npm ci` where npm is, one line where it is not."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    if npm:  # an npm that only says how it was called
+        (bin_dir / "npm").write_text('#!/bin/sh\necho "npm $*"\n', encoding="utf-8")
+        (bin_dir / "npm").chmod(0o755)
+    done = subprocess.run(["bash", "-c", f'source scripts/common.sh; PATH={bin_dir}; npm_install'],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    if npm:
+        assert done.stdout.splitlines() == [
+            "== npm ci (Pyodide, pinned in package-lock.json, for the in-browser trace reader)",
+            "npm ci --no-audit --no-fund --loglevel=error"]
+    else:
+        assert done.stdout == ("== no npm here: the site is built without the in-browser trace reader "
+                               "(install Node.js and npm for it)\n")
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_page_states_the_limit_it_applies(lang):
     limit = limit_mb(lang)

@@ -7,7 +7,7 @@ Nothing of it is loaded before the reader picks a file, and no page but this one
 of it (docs/javascripts/trace-reader.js and trace-worker.js do the browser's part).
 
 The build puts into the site, under trace-reader/:
-- pyodide/: the six files of node_modules/pyodide that loading Pyodide needs (package.json
+- pyodide/: the five files of node_modules/pyodide that loading Pyodide needs (package.json
   pins the version; `npm ci` installs it; nothing of it is committed);
 - report.zip: the Python files explain_file imports, found by following the imports of
   report/trace/explain.py (and the snippets it loads by name), read from the repository at
@@ -34,9 +34,9 @@ from mkdocs.utils import get_relative_url
 
 ROOT = Path(__file__).resolve().parent.parent
 PYODIDE = ROOT / "node_modules" / "pyodide"
-# what loadPyodide fetches (pyodide.mjs imports pyodide.asm.mjs); pyodide.js for classic scripts
-PYODIDE_FILES = ("pyodide.mjs", "pyodide.js", "pyodide.asm.mjs", "pyodide.asm.wasm",
-                 "python_stdlib.zip", "pyodide-lock.json")
+# what the worker's loadPyodide fetches: pyodide.mjs imports pyodide.asm.mjs, which loads the rest
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
+                 "pyodide-lock.json")
 ENTRY = "report/trace/explain.py"
 OUT = "trace-reader"
 MARK = "data-trace-reader"

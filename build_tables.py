@@ -7,41 +7,30 @@
     python build_tables.py --device cpu     # CPU run, into its own folder
     python build_tables.py --explain TRACE  # read any torch.profiler trace (.json, .json.gz)
 
-Writes docs/generated/<gpu-slug>/: results.json (raw numbers and provenance),
-tables/*.nb.md and *.en.md, and traces/<variant>.json.gz (open them in Perfetto); and
-docs/generated/compare/tables/: every GPU folder there side by side, with the A100's.
-The code that is measured is imported from snippets/, the files the pages show.
-This file is the command: arguments, order of work, exit codes. The work is done by
-the package report/ (see its __init__ for the layers).
+Writes docs/generated/<gpu-slug>/ and docs/generated/compare/. This file is the command:
+arguments, order of work, exit codes; the work is done by report/ (see its __init__).
 """
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import os
-import re
-import shutil
 import sys
-import tempfile
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 from report.measure.host import PER_SLICE, WARM
-from report.measure.run import SECTIONS
-from report.paths import COMPARE, DEFAULT_OUT, SCRATCH_OUT
-from report.results import UsageError, load_reference, load_results, replace_dir, write_results
-from report.variants import DTYPES, EXTRA_VARIANTS, VARIANTS
+from report.output import checks, signals
+from report.output.folders import SLUG
+from report.output.write import publish_run, render_only, short_error
+from report.paths import DEFAULT_OUT, SCRATCH_OUT
+from report.results import UsageError
+from report.variants import DTYPES, EXTRA_VARIANTS, SWEEP_SEQ_LENS, VARIANTS
 
 MAX_HEAD_DIM = 512  # larger than any attention kernel supports
 MAX_ELEMENTS = 2**34  # per tensor: impossible on any GPU
 MIN_STEPS = 3  # a median of fewer means little
-SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
-# what --render-only uses; every other option is for measuring
-SECTION_FLAGS = tuple(key for key, _, _ in SECTIONS)  # results.json keys, each with its own flag
-ALL_SECTIONS = tuple(key for key in SECTION_FLAGS if key != "ncu")  # what --all turns on
-RENDER_OPTIONS = {"out", "slug", "render_only"}
+ALL_SECTIONS = tuple(key for key in checks.SECTION_FLAGS if key != "ncu")  # what --all turns on
+RENDER_OPTIONS = {"out", "slug", "render_only"}  # what --render-only uses; the rest measure
 
 
 def positive_int(text):
@@ -78,7 +67,18 @@ def variant_list(text):
     if unknown or not names:
         raise argparse.ArgumentTypeError(
             f"unknown variant(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(known)}")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise argparse.ArgumentTypeError(f"{', '.join(twice)} given more than once")
     return names
+
+
+def out_folder(text):
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty: name a folder, e.g. build-out")
+    if not text.isprintable():
+        raise argparse.ArgumentTypeError(f"{text!r} holds a line break or a control character")
+    return Path(text)
 
 
 class Parser(argparse.ArgumentParser):
@@ -130,8 +130,13 @@ def _parser():
     p.add_argument("--host-calls", type=positive_int, default=400,
                    help="calls per variant timed on the host, without the profiler, in slices of "
                         f"{PER_SLICE}, each after {WARM} untimed ones (default 400)")
+    p.add_argument("--rounds", type=positive_int, default=3,
+                   help="independent rounds of the figures findings compare, every variant in "
+                        "turn per round: kernel time from a short profile, wall time, host "
+                        "overhead, the small shape, and (with --first-calls) first calls, each "
+                        "in a fresh process (default 3)")
     p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
-    p.add_argument("--out", type=Path, default=None,
+    p.add_argument("--out", type=out_folder, default=None,
                    help="parent folder; results go to <out>/<gpu-slug>/ (default docs/generated "
                         "on a GPU, build-out/ for --device cpu, which git ignores)")
     p.add_argument("--slug", type=slug_name,
@@ -180,6 +185,9 @@ def parse_args(argv):
                 f"(max {MAX_HEAD_DIM})")
     if args.steps < MIN_STEPS:
         p.error(f"--steps must be at least {MIN_STEPS} for a median to mean anything")
+    if args.sweep and args.sweep_max_seq < min(SWEEP_SEQ_LENS):
+        p.error(f"--sweep-max-seq {args.sweep_max_seq} leaves the sweep empty: its shortest "
+                f"sequence is {min(SWEEP_SEQ_LENS)}")
     if args.batch * args.heads * args.seq_len * args.head_dim > MAX_ELEMENTS:
         p.error("that shape has more than 2^34 elements per tensor: impossible on any GPU")
     if args.out is None:
@@ -193,160 +201,16 @@ def parse_args(argv):
     return args
 
 
-@contextmanager
-def staged(parent, prefix, damaged=None):
-    """A fresh folder under `parent` to build into; whatever of it the body did not move
-    away is removed, on success or failure. With damaged=(what, consequence), an error
-    that results of another version raise while rendering becomes one UsageError line."""
-    staging = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
-    try:
-        yield staging
-    except (KeyError, TypeError, ValueError, AttributeError) as err:
-        if damaged is None:
-            raise
-        what, consequence = damaged
-        raise UsageError(f"{what} is damaged or was written by another version of build_tables.py "
-                         f"({type(err).__name__}: {err}); {consequence}") from None
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
-def render_folder(folder, ref):
-    """Re-render one GPU's tables and figures from its results.json, all or nothing."""
-    from report.render.site import render_all
-
-    results = load_results(folder / "results.json")
-    with staged(folder, ".render-", (folder / "results.json", "nothing was changed: measure again")) as staging:
-        render_all(results, ref, staging / "tables", staging / "figures", folder / "traces")
-        for part in ("tables", "figures"):
-            replace_dir(staging / part, folder / part)
-
-
-def result_folders(out):
-    """Every folder of `out` with a results.json, by name."""
-    return sorted(d for d in out.iterdir() if (d / "results.json").exists()) if out.exists() else []
-
-
-def render_comparison(out, ref):
-    """<out>/compare/tables/ from every GPU folder of `out`, all or nothing; the path, or
-    None where `out` holds no GPU run (CPU runs are never compared)."""
-    from report.render.compare import has_gpu_runs, render_compare
-
-    runs = [(d.name, load_results(d / "results.json")) for d in result_folders(out)]
-    if not has_gpu_runs(runs):
-        return None
-    final = out / COMPARE / "tables"
-    final.parent.mkdir(exist_ok=True)
-    with staged(final.parent, ".render-", (f"a results.json under {out}", f"{final} was not changed")) as staging:
-        render_compare(runs, ref, staging / "tables")
-        replace_dir(staging / "tables", final)
-    return final
-
-
-def render_only(args):
-    out = Path(args.out)
-    folders = [out / args.slug] if args.slug else result_folders(out)
-    if not folders:
-        raise UsageError(f"no results.json under {out}: nothing to render")
-    ref = load_reference()
-    for folder in folders:
-        render_folder(folder, ref)
-        print(f"rendered {folder / 'tables'} and {folder / 'figures'} from {folder / 'results.json'}")
-    compared = render_comparison(out, ref)
-    if compared:
-        print(f"rendered {compared} from every GPU's results.json under {out}")
-
-
-def check_writable(out):
-    """Refuse an output location the run could not write, before any measurement."""
-    out = Path(out)
-    existing = out
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise UsageError(f"--out {out}: {existing} is not a folder (nothing was measured)")
-    try:
-        fd, probe = tempfile.mkstemp(prefix=".write-test-", dir=existing)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as err:
-        raise UsageError(f"--out {out}: cannot write in {existing} ({err.strerror or err}); "
-                         "choose another --out (nothing was measured)") from None
-
-
-def _shape(config):
-    return {k: config.get(k) for k in ("batch", "heads", "seq_len", "head_dim", "dtype")}
-
-
-def check_target(args, out, slug, prov):
-    """Refuse to replace results of another device, another shape, or a fuller run."""
-    target = Path(out) / slug
-    if slug == COMPARE:
-        raise UsageError(f"{target} holds the comparison of every GPU, not one GPU's results: "
-                         "choose another --slug (nothing was measured)")
-    if target.exists() and not target.is_dir():
-        raise UsageError(f"{target} is a file, not a results folder (nothing was measured)")
-    old_path = target / "results.json"
-    if args.replace or not old_path.is_file():
-        return
-    try:
-        old = json.loads(old_path.read_text(encoding="utf-8"))
-        old_gpu = old["provenance"]["gpu_name"]
-    except (OSError, ValueError, KeyError, TypeError):
-        raise UsageError(f"{old_path} is there but unreadable; pass --replace to overwrite it, "
-                         "or choose another --slug (nothing was measured)") from None
-    why = None
-    if old_gpu != prov["gpu_name"]:
-        why = f"holds results of {old_gpu}, and this run is on {prov['gpu_name']}"
-    elif _shape(old.get("config", {})) != _shape(vars(args)):
-        why = "holds results of another shape or dtype"
-    else:
-        lost = [v for v in old.get("variants", {}) if v not in args.variants]
-        lost += [f"--{s.replace('_', '-')}" for s in SECTION_FLAGS if s in old and not getattr(args, s)]
-        if lost:
-            why = f"holds {', '.join(lost)}, which this run would not measure"
-    if why:
-        raise UsageError(f"{target} {why}: pass --replace to replace it, or choose another "
-                         "--slug or --out (nothing was measured)")
-
-
-def write_run(results, trace_tmp, out, slug):
-    """Write results, traces, tables and figures into a staging folder, then swap it in."""
-    from report.render.site import render_all
-
-    out.mkdir(parents=True, exist_ok=True)
-    with staged(out, f".{slug}-") as staging:
-        write_results(results, staging / "results.json")
-        shutil.copytree(trace_tmp, staging / "traces")
-        render_all(results, load_reference(), staging / "tables", staging / "figures",
-                   staging / "traces")
-        replace_dir(staging, out / slug)
-
-
 def measure(args, argv):
     from report.measure.run import run_measurements
 
     out = Path(args.out)
-    check_writable(out)
+    for line in checks.before_measuring(args, out):  # refusals raise; a CPU run's estimate
+        print(line)
     started = time.perf_counter()
     slug, results, trace_tmp = run_measurements(
-        args, argv, out, check=lambda slug, prov: check_target(args, out, slug, prov))
-    try:
-        write_run(results, trace_tmp, out, slug)
-    except OSError as err:
-        raise UsageError(f"could not write {out / slug} ({err}); the previous results there "
-                         "are untouched") from None
-    finally:
-        shutil.rmtree(trace_tmp, ignore_errors=True)
-    print(f"wrote {out / slug} in {time.perf_counter() - started:.1f} s")
-    try:
-        compared = render_comparison(out, load_reference())
-    except (UsageError, OSError) as err:  # the run itself is written and stays
-        print(f"build_tables.py: warning: the comparison of every GPU was not refreshed ({err}); "
-              "fix that, then run python build_tables.py --render-only", file=sys.stderr)
-    else:
-        if compared:
-            print(f"rendered {compared} from every GPU's results.json under {out}")
+        args, argv, out, check=lambda slug, prov: checks.check_target(args, out, slug, prov))
+    publish_run(results, trace_tmp, out, slug, started)
 
 
 def explain(path):
@@ -362,21 +226,27 @@ def explain(path):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
+    signals.install()
     try:
         if args.explain is not None:
             explain(args.explain)
         elif args.render_only:
-            render_only(args)
+            render_only(args.out, args.slug)
         else:
             measure(args, argv)
         return 0
     except UsageError as err:
         print(f"build_tables.py: error: {err}", file=sys.stderr)
         return 2
+    except OSError as err:  # the machine's, not the input's: a full disk, a lost folder
+        print(f"build_tables.py: error: {short_error(err)}", file=sys.stderr)
+        return 1
+    except Exception:
+        if not signals.received():
+            raise
+        return signals.interrupted()  # an interrupt that surfaced as another error (a profiler's)
     except KeyboardInterrupt:
-        print("build_tables.py: interrupted; the existing results were left as they were",
-              file=sys.stderr)
-        return 130
+        return signals.interrupted()
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "docs" / "generated"
 PLACEHOLDER = "generated/GPU/"
 PREVIEW = "_preview"  # never a slug: build_tables.py's slugs have no '_'
+SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")  # a results folder's name, as build_tables.py writes it
 COMPARE = "compare"   # docs/generated/compare: every GPU side by side, not one run
 ENV = "SDPA_GPU"
 LANGS = ("nb", "en")
@@ -46,8 +47,8 @@ def gpu_folders(generated=GENERATED):
     """The folder names under docs/generated/ that a page can show (a results.json in each)."""
     if not generated.is_dir():
         return []
-    return sorted(d.name for d in generated.iterdir()
-                  if d.is_dir() and d.name != COMPARE and not d.name.startswith(".")
+    return sorted(d.name for d in generated.iterdir()  # a slug: never staging (.h200-x) or h200.old
+                  if d.is_dir() and d.name != COMPARE and SLUG.fullmatch(d.name)
                   and (d / "results.json").is_file())
 
 
@@ -182,7 +183,8 @@ def on_files(files, config):
     lang, default = _language(config)
     for path in sorted(_RUN["folder"].rglob("*")):
         rel = path.relative_to(_RUN["folder"]).as_posix()
-        if not path.is_file() or rel.startswith("tables/") or rel == "results.json":
+        if not path.is_file() or rel.startswith("tables/") or rel == "results.json" \
+                or any(part.startswith(".") for part in rel.split("/")):  # marker, staging
             continue
         dest = _dest(rel, lang, default)
         if dest is None:

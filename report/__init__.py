@@ -1,11 +1,14 @@
 """The build step's library, behind build_tables.py. Layers import downward only:
 
+    output/    what a run and a render write, all or nothing, and what they may replace
     render/    results.json -> Markdown tables, findings and SVG figures, nb and en
     text/      the nb/en string catalog and locale number formatting
     measure/   runs the snippets on a GPU (the only layer that imports torch)
-    results    the results.json schema: load, validate, write atomically
+    results    results.json: load, validate against schema, write atomically
+    schema     the shape of results.json as types (a variant row, a stats summary, ...)
     variants   names of what is measured
     trace/     reading a torch.profiler (Kineto) trace: pure Python
     snippets   imports files of snippets/, the code the pages show
     paths      where things are
+    limits     bounds on what is read from a file the build did not write
 """

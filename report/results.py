@@ -1,13 +1,17 @@
-"""results.json: the schema version, loading with validation, and atomic writes."""
+"""results.json: the schema version, loading with validation against schema.py, and
+atomic writes."""
 from __future__ import annotations
 
 import hashlib
 import json
 import math
-import shutil
+import os
+import tempfile
 from pathlib import Path
 
+from .limits import parse_json
 from .paths import PACKAGE, REFERENCE, ROOT, SNIPPETS
+from .schema import Results, SchemaError, check
 from .variants import SNIPPET_FILES
 
 # the build's own code that decides what is measured and how (rendering is not in it)
@@ -62,25 +66,40 @@ def code_hashes():
             for p in files}
 
 
-def load_results(path):
-    """results.json, checked enough that rendering it cannot go wrong silently."""
+MAX_RESULTS_BYTES = 50 * 2**20  # the H200's with every section is under 1 MB
+
+
+def _read(path):
+    """The file's JSON, read only if it is of a sane size and nesting (UsageError if not)."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_RESULTS_BYTES:
+            raise UsageError(f"{path} is {size / 2**20:,.0f} MB, more than the "
+                             f"{MAX_RESULTS_BYTES // 2**20} MB a results.json may be: not ours")
+        return parse_json(path.read_text(encoding="utf-8"), json.loads)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise UsageError(f"{path} is not valid JSON ({err}); restore it with "
+                         f"`git checkout -- {path}` or measure again") from None
+    except ValueError as err:  # too deep
+        raise UsageError(f"{path} is {err}: not a results.json of build_tables.py") from None
+    except OSError as err:
+        raise UsageError(f"{path} cannot be read ({err.strerror or err})") from None
+
+
+def load_results(path) -> Results:
+    """results.json, checked against schema.py so that rendering it cannot go wrong silently."""
     path = Path(path)
     if not path.exists():
         raise UsageError(f"{path} does not exist: run build_tables.py on a GPU first")
     if not path.is_file():
         raise UsageError(f"{path} is not a file: expected a results.json written by build_tables.py")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise UsageError(f"{path} is not valid JSON ({err}); restore it with "
-                         f"`git checkout -- {path}` or measure again") from None
-    except OSError as err:
-        raise UsageError(f"{path} cannot be read ({err.strerror or err})") from None
+    data = _read(path)
     if not isinstance(data, dict) or "schema_version" not in data:
         raise UsageError(f"{path} has no schema_version: not a results file of build_tables.py")
-    if data["schema_version"] != SCHEMA_VERSION:
-        raise UsageError(f"{path} has schema version {data['schema_version']}, this build_tables.py "
-                         f"reads version {SCHEMA_VERSION}: measure again to upgrade it")
+    version = data["schema_version"]
+    if version != SCHEMA_VERSION or not isinstance(version, int) or isinstance(version, bool):
+        raise UsageError(f"{path} has schema version {version!r}, this build_tables.py "
+                         f"reads version {SCHEMA_VERSION!r}: measure again to upgrade it")
     missing = [k for k in ("provenance", "config", "roof", "variants") if k not in data]
     if missing:
         raise UsageError(f"{path} is missing {', '.join(missing)}: the file is damaged")
@@ -89,6 +108,10 @@ def load_results(path):
     if long:
         raise UsageError(f"{path}: {long[:LONG_STRING_SHOWN]} is longer than {MAX_STRING:,} "
                          "characters: the file is damaged or not ours")
+    try:
+        check(data)
+    except SchemaError as err:
+        raise UsageError(f"{path}: {err}: the file is damaged or not ours; measure again") from None
     return data
 
 
@@ -97,19 +120,25 @@ def load_reference():
     return json.loads(REFERENCE.read_text(encoding="utf-8"))
 
 
-def write_results(results, path):
-    Path(path).write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n",
-                          encoding="utf-8")
+def write_results(results: Results, path):
+    """Write results.json atomically: a temporary file beside it, synced, then renamed over
+    it, so a reader sees the old file or the new one, never half of one."""
+    path = Path(path)
+    text = json.dumps(results, indent=1, ensure_ascii=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
-def replace_dir(staging, final):
-    """Swap a fully written staging folder into place; the old one survives until then."""
-    final = Path(final)
-    old = final.with_name(final.name + ".old")
-    if old.exists():
-        shutil.rmtree(old)
-    if final.exists():
-        final.rename(old)
-    Path(staging).rename(final)
-    if old.exists():
-        shutil.rmtree(old)
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

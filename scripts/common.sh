@@ -97,8 +97,24 @@ apt_install() {  # apt_install PACKAGE...: as root, or through sudo; never reads
 }
 
 build_site() {  # the site into site/, strictly: a warning fails it
+  # built into a fresh folder beside site/, then swapped in: two builds at once never write
+  # into the same folder, and a failed build leaves the last good site/ as it was
   echo "== mkdocs build --strict"
-  "$PY" -m mkdocs build --strict --site-dir site </dev/null
+  local fresh old rc=0
+  fresh=$(mktemp -d .site-build-XXXXXX)
+  trap 'rm -rf "$fresh"; exit 130' INT
+  trap 'rm -rf "$fresh"; exit 143' TERM
+  "$PY" -m mkdocs build --strict --site-dir "$fresh" </dev/null || rc=$?
+  trap - INT TERM
+  if [ "$rc" -ne 0 ]; then
+    rm -rf "$fresh"
+    return "$rc"
+  fi
+  chmod 755 "$fresh"
+  old=$(mktemp -d .site-old-XXXXXX)
+  if [ -e site ]; then mv site "$old/site"; fi
+  mv "$fresh" site
+  rm -rf "$old"
 }
 
 pip_install() {  # the pinned requirements (torch: the machine's pip config picks the CPU build)

@@ -6,7 +6,10 @@
 - files only: a folder without index.html is a 404, never a directory listing;
 - a missing page gets the site's own 404.html, with HTTP status 404;
 - --sub-path mounts the site under a path (/sdpa/), as a host serving it from a
-  sub-folder would; every URL outside that path is a 404 too.
+  sub-folder would; every URL outside that path is a 404 too;
+- nothing outside the site's folder, symbolic links resolved: a link inside site/ to
+  /etc/passwd is a 404; a malformed path (%00, bad UTF-8) is a 400, never a traceback;
+- an idle connection is closed after IDLE_SECONDS, each connection has its own thread.
 
 Standard library only, so any Python 3.11 runs it (scripts/site.sh calls it after the build).
 The handler can be reused: make_server(directory, port, sub_path) or subclass SiteHandler.
@@ -16,7 +19,9 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import re
+import socket
 import sys
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -28,6 +33,8 @@ HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 NOT_FOUND_PAGE = "404.html"
 _SEGMENT = re.compile(r"[A-Za-z0-9._~-]+")
+IDLE_SECONDS = 10  # a connection that sends nothing for this long is closed
+BACKLOG = 128  # connections waiting to be accepted
 
 
 def normalize_sub_path(text: str) -> str:
@@ -63,8 +70,22 @@ class SiteHandler(SimpleHTTPRequestHandler):
 
     sub_path = "/"
     quiet = False
+    timeout = IDLE_SECONDS  # socket timeout: StreamRequestHandler applies it to each connection
 
     def send_head(self):
+        try:
+            return self._send_head()
+        except (ValueError, OSError):  # a NUL byte, a path the file system refuses
+            self.send_error(HTTPStatus.BAD_REQUEST, "Malformed path")
+            return None
+
+    def _inside(self, fs_path: str) -> bool:
+        """True where fs_path, symbolic links resolved, lies in the site's folder."""
+        root = os.path.realpath(self.directory)
+        real = os.path.realpath(fs_path)
+        return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+    def _send_head(self):
         path = urlsplit(self.path).path
         if self.sub_path != "/" and path == self.sub_path[:-1]:
             # /sdpa -> /sdpa/, as SimpleHTTPRequestHandler does for folders inside the site
@@ -76,6 +97,14 @@ class SiteHandler(SimpleHTTPRequestHandler):
             return None
         if not path.startswith(self.sub_path):
             self.send_error(HTTPStatus.NOT_FOUND, "Outside the site's sub-path")
+            return None
+        fs_path = self.translate_path(self.path)
+        if "\x00" in fs_path:
+            self.send_error(HTTPStatus.BAD_REQUEST, "Malformed path")
+            return None
+        if not self._inside(fs_path) or (os.path.isdir(fs_path) and not self._inside(
+                os.path.join(fs_path, "index.html"))):
+            self.send_error(HTTPStatus.NOT_FOUND, "Outside the site's folder")
             return None
         return super().send_head()
 
@@ -110,12 +139,36 @@ class SiteHandler(SimpleHTTPRequestHandler):
             super().log_message(format, *args)
 
 
+class SiteServer(ThreadingHTTPServer):
+    """A thread per connection (daemon threads: Ctrl-C does not wait for them), a long
+    backlog, and one log line instead of a traceback for a connection that fails."""
+
+    daemon_threads = True
+    request_queue_size = BACKLOG
+
+    def handle_error(self, request, client_address):
+        err = sys.exc_info()[1]
+        print(f"serve.py: {client_address[0]}:{client_address[1]}: {type(err).__name__}: {err}",
+              file=sys.stderr)
+
+
 def make_server(directory, port: int = DEFAULT_PORT, sub_path: str = "/", quiet: bool = False,
                 handler: type[SiteHandler] = SiteHandler) -> ThreadingHTTPServer:
     """A server bound to 127.0.0.1:port (0: a free port, see .server_port); not started."""
     sub_path = normalize_sub_path(sub_path)
     configured = type(handler.__name__, (handler,), {"sub_path": sub_path, "quiet": quiet})
-    return ThreadingHTTPServer((HOST, port), functools.partial(configured, directory=str(directory)))
+    return SiteServer((HOST, port), functools.partial(configured, directory=str(directory)))
+
+
+def port_is_free(port: int) -> bool:
+    """True where 127.0.0.1:port can be listened on now (0 always can)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as http.server does
+        try:
+            sock.bind((HOST, port))
+        except OSError:
+            return False
+    return True
 
 
 def site_url(port: int, sub_path: str) -> str:
@@ -152,10 +205,16 @@ def main(argv=None) -> int:
                         help="the built site (default: site/ of the repository)")
     parser.add_argument("--check", action="store_true",
                         help="check the options, print the URL it would serve, serve nothing")
+    parser.add_argument("--check-free", action="store_true",
+                        help="with --check: also fail (exit 1) where the port is taken")
     parser.add_argument("--quiet", action="store_true", help="no line per request")
     args = parser.parse_args(argv)
 
     if args.check:
+        if args.check_free and not port_is_free(args.port):
+            print(f"{parser.prog}: port {args.port} on {HOST} is in use: stop what listens there, "
+                  "or pass another --port (0 picks a free one)", file=sys.stderr)
+            return 1
         print(site_url(args.port, args.sub_path))
         return 0
     if not (args.directory / "index.html").is_file():

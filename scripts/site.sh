@@ -89,6 +89,11 @@ if [ "$dry_run" -eq 1 ]; then
   exit 0
 fi
 
+port_free() {  # refuse a port that is taken now, before a build of many seconds
+  "$PYTHON" scripts/serve.py --check --check-free --port "$port" --sub-path "$sub_path" </dev/null >/dev/null
+}
+if [ "$build_only" -eq 0 ]; then port_free || exit 1; fi
+
 if [ "$install" -eq 1 ]; then
   use_python
   pip_install

@@ -12,11 +12,16 @@ import functools
 import io
 import os
 import re
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from nbterms import prose_lines
+
+from report.results import load_results
+from report.text.catalog import catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -360,3 +365,91 @@ def comparable(path: Path, data: bytes):
     if Path(path).suffix == ".svg" and matplotlib_differs():
         return figure_view(data)
     return data
+
+
+# --------------------------------------------------------------------------- generated files
+
+
+def committed_result_dirs():
+    """Folders of GPU results tracked by git (a stray CPU or local run does not count)."""
+    tracked = subprocess.run(["git", "ls-files", "--", "*/results.json"], cwd=GENERATED,
+                             capture_output=True, text=True, check=True).stdout.split()
+    return sorted((GENERATED / p).parent for p in tracked
+                  if "cuda" in load_results(GENERATED / p)["provenance"])
+
+
+def generated_by(line, lang):
+    """[(module path, [function names])] that a generated file's header line names, or
+    None where the line is not the header."""
+    before, _, after = catalog()["page.header"][lang].partition("{writer}")
+    if not (line.startswith(before) and line.endswith(after)):
+        return None
+    writer = line[len(before):len(line) - len(after)]
+    return [(module, names.split(", ")) for module, names in
+            (part.split(": ") for part in writer.split("; "))]
+
+
+HUGGING_FACE = re.compile(r"Hugging Face|\(HF\)")  # how a figure of theirs is labelled
+
+
+def table_header(path):
+    """The cells of the first table row of a Markdown file."""
+    line = next(line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("| "))
+    return [cell.strip() for cell in line.strip("|").split("|")]
+
+
+def markdown_places(text):
+    """The prose of a Markdown text as places: each table cell, and each paragraph."""
+    places, paragraph, last = [], [], None
+    for n, line in prose_lines(text):
+        if last is not None and n != last + 1 and paragraph:
+            places.append(" ".join(paragraph))
+            paragraph = []
+        last = n
+        if line.lstrip().startswith("|"):
+            places += [cell for cell in line.split("|") if cell.strip()]
+        else:
+            paragraph.append(line)
+    if paragraph:
+        places.append(" ".join(paragraph))
+    return places
+
+
+# --------------------------------------------------------------------------- pages and scripts
+
+INCLUDE_LINE = re.compile(r"^\s*(;?)--8<--\s*(.*)$")
+
+
+def includes(text: str) -> list[str]:
+    """The targets of --8<-- includes, single-line (`--8<-- "x.py:sec"`) and block form
+    (a `--8<--` line, one target a line, a closing `--8<--` line)."""
+    targets = []
+    lines = text.split("\n")
+    in_block = False
+    for line in lines:
+        m = INCLUDE_LINE.match(line)
+        if m and m.group(1) == ";":  # escaped: shown literally, not an include
+            continue
+        if m and not in_block:
+            arg = m.group(2).strip()
+            if arg:
+                targets.append(arg.strip("\"'"))
+            else:
+                in_block = True
+            continue
+        if in_block:
+            if m:
+                in_block = False
+            elif line.strip() and not line.strip().startswith(";"):
+                targets.append(line.strip().strip("\"'"))
+    return targets
+
+
+def load_script(name: str):
+    """scripts/<name>.py as a module (scripts/ is no package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"scripts_{name}", ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

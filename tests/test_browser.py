@@ -20,8 +20,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from pagecode import LANGS, mkdocs_config, nav_pages, nav_title, page_url
-from test_scripts import serve
+from pagecode import LANGS, load_script, mkdocs_config, nav_pages, nav_title, page_url
 
 # A kernel name the fused-backends page shows; the search must find it.
 SEARCH_TERM = "flash_fwd"
@@ -55,6 +54,8 @@ if CHROMIUM is None:
 
 from axe_playwright_python.sync_playwright import Axe  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
+
+serve = load_script("serve")
 
 
 class _SubPathHandler(serve.SiteHandler):

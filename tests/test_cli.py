@@ -7,15 +7,17 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from factory import SMALL_CPU
 from pagecode import comparable
 
 import build_tables
 from report.measure import backward, run, seed, sweep
 from report.measure.host import PER_SLICE
+from report.output.folders import MARKER, mark
 from report.paths import DEFAULT_OUT as GENERATED
 from report.paths import ROOT, SCRATCH_OUT
 from report.render import site
-from report.results import load_results
+from report.results import UsageError, load_results
 from report.variants import LANGS
 
 
@@ -54,10 +56,7 @@ def test_no_cuda_device_is_one_line_exit_2_and_writes_nothing(monkeypatch, capsy
 
 def copy_committed(tmp_path):
     dst = tmp_path / "generated" / "h200"
-    shutil.copytree(GENERATED / "h200" / "tables", dst / "tables")
-    shutil.copytree(GENERATED / "h200" / "figures", dst / "figures")
-    shutil.copytree(GENERATED / "h200" / "traces", dst / "traces")
-    shutil.copy(GENERATED / "h200" / "results.json", dst / "results.json")
+    shutil.copytree(GENERATED / "h200", dst)  # with its marker: a folder build_tables.py wrote
     return dst
 
 
@@ -71,7 +70,7 @@ def test_render_only_reproduces_and_leaves_no_staging(tmp_path, capsys):
     before = snapshot(folder)
     code, _ = run_main(["--render-only", "--out", str(folder.parent)], capsys)
     assert code == 0 and snapshot(folder) == before
-    assert sorted(p.name for p in folder.iterdir()) == ["figures", "results.json", "tables", "traces"]
+    assert sorted(p.name for p in folder.iterdir()) == [MARKER, "figures", "results.json", "tables", "traces"]
 
 
 @pytest.mark.parametrize("damage, message", [
@@ -96,8 +95,6 @@ def test_render_only_without_results_is_a_clear_error(tmp_path, capsys):
     assert code == 2 and "no results.json" in out.err
 
 
-SMALL_CPU = ["--device", "cpu", "--batch", "1", "--heads", "2", "--seq-len", "64", "--head-dim", "32",
-             "--dtype", "float32", "--steps", "3", "--timer-seconds", "0.01", "--host-calls", "5"]
 
 
 @pytest.fixture(scope="module")
@@ -119,6 +116,29 @@ def test_cpu_run_writes_results_tables_and_traces(cpu_run):
     for lang in LANGS:
         text = (cpu_run / "tables" / f"headline.{lang}.md").read_text(encoding="utf-8")
         assert "CPU" in text
+
+
+def test_every_variant_that_ran_keeps_its_rounds_and_the_run_its_phase_times(cpu_run):
+    results = load_results(cpu_run / "results.json")
+    assert results["rounds"]["count"] == 3 and len(results["rounds"]["seconds"]) == 3
+    for name in ("naive", "math", "auto"):
+        row = results["variants"][name]
+        assert len(row["rounds"]) == 3, name
+        assert all(r["cpu_time_us"]["n"] == 3 and r["wall_time_us"]["median"] > 0
+                   and r["host_time_us"]["median"] > 0 for r in row["rounds"])
+        assert row["wall_time_us"]["median"] > 0  # the full measurement's keys stay as they were
+    assert "rounds" not in results["variants"]["efficient"]
+    assert {"setup", "variants", "host_overhead", "rounds"} <= set(results["phase_seconds"])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--rounds", "0"], "must be at least 1"),
+    (["--rounds", "two"], "is not a whole number"),
+    (["--explain", "trace.json", "--rounds", "2"], "takes no other option, not --rounds"),
+])
+def test_rounds_must_be_a_positive_whole_number_and_only_for_measuring(argv, message, capsys):
+    code, out = run_main(argv, capsys)
+    assert code == 2 and message in out.err and out.err.count("\n") == 1
 
 
 def test_unsupported_backend_gets_a_row_with_the_reason_and_the_run_goes_on(cpu_run):
@@ -154,6 +174,7 @@ def test_out_of_memory_gets_a_row_and_the_run_goes_on(monkeypatch, tmp_path):
 def test_ctrl_c_mid_run_keeps_the_previous_results(monkeypatch, tmp_path, capsys):
     folder = tmp_path / "cpu"
     folder.mkdir()
+    mark(folder)  # a folder an earlier run wrote
     (folder / "results.json").write_text('{"previous": true}', encoding="utf-8")
     calls = []
     real = seed.measure_variant
@@ -169,13 +190,14 @@ def test_ctrl_c_mid_run_keeps_the_previous_results(monkeypatch, tmp_path, capsys
     code, out = run_main(argv, capsys)
     assert code == 130 and "interrupted" in out.err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cpu"]
-    assert sorted(p.name for p in folder.iterdir()) == ["results.json"]
+    assert sorted(p.name for p in folder.iterdir()) == [MARKER, "results.json"]
     assert (folder / "results.json").read_text(encoding="utf-8") == '{"previous": true}'
 
 
 def test_a_crash_while_writing_keeps_the_previous_results(monkeypatch, tmp_path, capsys):
     folder = tmp_path / "cpu"
     folder.mkdir()
+    mark(folder)  # a folder an earlier run wrote
     (folder / "results.json").write_text('{"previous": true}', encoding="utf-8")
 
     def broken(*args):
@@ -227,7 +249,8 @@ def test_steps_states_its_minimum(capsys):
     assert "at least 3" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("extra", [["--steps", "5"], ["--seq-len=2048"], ["--device", "cpu"], ["--all"]])
+@pytest.mark.parametrize("extra", [["--steps", "5"], ["--seq-len=2048"], ["--device", "cpu"], ["--all"],
+                                   ["--rounds", "2"]])
 def test_render_only_refuses_options_it_would_ignore(extra, capsys, tmp_path):
     code, out = run_main(["--render-only", "--out", str(tmp_path)] + extra, capsys)
     assert code == 2 and "takes only --out and --slug" in out.err and extra[0].split("=")[0] in out.err
@@ -259,6 +282,7 @@ def test_an_unwritable_out_is_refused_before_measuring(monkeypatch, capsys, tmp_
 def results_of(tmp_path, **changes):
     folder = tmp_path / "cpu"
     folder.mkdir(parents=True)
+    mark(folder)
     data = {"schema_version": 1, "provenance": {"gpu_name": "NVIDIA H200"},
             "config": {"batch": 1, "heads": 2, "seq_len": 64, "head_dim": 32, "dtype": "float32"},
             "roof": {"tflops": 1.0}, "variants": {"naive": {}, "math": {}}} | changes
@@ -440,12 +464,14 @@ def test_a_failing_section_is_recorded_and_the_run_keeps_the_rest(monkeypatch, t
 
 def test_first_calls_math_switches_and_sweep_backends_on_cpu(tmp_path):
     argv = SMALL_CPU + ["--variants", "math,math_tf32,math_bf16_reduction,flash,auto", "--first-calls",
-                        "--sweep", "--sweep-max-seq", "64", "--sweep-steps", "3", "--out", str(tmp_path)]
+                        "--sweep", "--sweep-max-seq", "256", "--sweep-steps", "3", "--out", str(tmp_path)]
     assert build_tables.main(argv) == 0
     results = load_results(tmp_path / "cpu" / "results.json")
     assert all(results["variants"][n]["status"] == "ok" for n in ("math_tf32", "math_bf16_reduction"))
     row = results["first_calls"]["rows"]["flash"]
     assert row["status"] == "ok" and row["first_new_shape_ms"] > 0
+    assert [r["status"] for r in row["rounds"]] == ["ok"] * 3  # one fresh process per round
+    assert all(r["first_call_ms"] > 0 and r["new_thread_first_ms"] > 0 for r in row["rounds"])
     assert results["first_calls"]["new_shape"]["seq_len"] == 128
     tables = tmp_path / "cpu" / "tables"
     assert "SDPA flash" in (tables / "findings-first-calls.en.md").read_text("utf-8")
@@ -455,7 +481,7 @@ def test_first_calls_math_switches_and_sweep_backends_on_cpu(tmp_path):
 def test_math_switches_are_restored():
     import torch
 
-    from report.measure.variants import math_switch
+    from report.measure.callables import math_switch
 
     before = (torch.backends.cuda.fp16_bf16_reduction_math_sdp_allowed(), torch.backends.cuda.matmul.allow_tf32)
     for name in ("math_bf16_reduction", "math_tf32"):
@@ -463,3 +489,190 @@ def test_math_switches_are_restored():
             assert (torch.backends.cuda.fp16_bf16_reduction_math_sdp_allowed(),
                     torch.backends.cuda.matmul.allow_tf32) != before
     assert (torch.backends.cuda.fp16_bf16_reduction_math_sdp_allowed(), torch.backends.cuda.matmul.allow_tf32) == before
+
+
+# --- a run deletes only what it made; every refusal before anything is measured ----------
+
+def tree(folder):
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize("out, slug", [(ROOT / "docs", "generated"), (ROOT, "snippets"),
+                                       (ROOT, "report"), (ROOT, "tests")])
+def test_a_source_folder_is_never_a_target(out, slug, monkeypatch, capsys):
+    never_measure(monkeypatch)
+    before = tree(out / slug)
+    code, got = run_main(SMALL_CPU + ["--out", str(out), "--slug", slug, "--replace"], capsys)
+    assert code == 2 and "never replaces" in got.err and got.err.count("\n") == 1
+    assert tree(out / slug) == before
+
+
+def test_a_users_folder_is_never_replaced_even_with_replace(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    notes = tmp_path / "runs" / "notes"
+    notes.mkdir(parents=True)
+    (notes / "todo.txt").write_text("mine")
+    never_measure(monkeypatch)
+    code, got = run_main(SMALL_CPU + ["--out", str(tmp_path / "runs"), "--slug", "notes", "--replace"],
+                         capsys)
+    assert code == 2 and "not written by build_tables.py" in got.err
+    assert tree(tmp_path / "runs") == ["notes", "notes/todo.txt"]
+
+
+def test_a_dangling_symlink_out_is_refused_before_measuring(monkeypatch, capsys, tmp_path):
+    never_measure(monkeypatch)
+    (tmp_path / "out").symlink_to(tmp_path / "gone")
+    code, got = run_main(SMALL_CPU + ["--out", str(tmp_path / "out")], capsys)
+    assert code == 2 and "symbolic link to a missing" in got.err and got.err.count("\n") == 1
+
+
+@pytest.mark.parametrize("out, says", [("", "is empty"), ("   ", "is empty"), ("a\nb", "line break"),
+                                       ("x\x1b[31m", "control character")])
+def test_an_empty_or_unprintable_out_is_refused(out, says, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, got = run_main(SMALL_CPU + ["--out", out], capsys)
+    assert code == 2 and "--out" in got.err and says in got.err and got.err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--variants", "naive,math,naive"], "naive given more than once"),
+    (["--sweep", "--sweep-max-seq", "100"], "leaves the sweep empty"),
+])
+def test_an_empty_sweep_and_duplicated_variants_are_refused(argv, says, capsys, tmp_path):
+    code, got = run_main(SMALL_CPU + argv + ["--out", str(tmp_path)], capsys)
+    assert code == 2 and says in got.err and list(tmp_path.iterdir()) == []
+
+
+def test_a_shape_that_does_not_fit_in_memory_is_refused_before_allocating(monkeypatch, capsys, tmp_path):
+    never_measure(monkeypatch)
+    monkeypatch.setattr(run, "make_inputs", lambda *a: pytest.fail("allocated"))
+    argv = ["--device", "cpu", "--batch", "1", "--heads", "1", "--seq-len", "100000000",
+            "--head-dim", "16", "--out", str(tmp_path)]
+    code, got = run_main(argv, capsys)
+    assert code == 2 and got.err.count("\n") == 1
+    assert "needs about" in got.err and "GiB" in got.err and "smaller shape" in got.err
+
+
+def test_the_default_cpu_shape_says_how_long_it_takes_before_it_starts(monkeypatch, capsys, tmp_path):
+    def stop(*args, **kwargs):
+        raise UsageError("stopped before measuring")
+
+    monkeypatch.setattr(run, "run_measurements", stop)
+    code, got = run_main(["--device", "cpu", "--out", str(tmp_path)], capsys)
+    assert code == 2 and got.out.count("\n") == 1 and "will take roughly" in got.out
+    minutes = float(got.out.split("roughly ")[1].split()[0])
+    assert minutes >= 10  # it ran over 10 minutes on a laptop
+    code, got = run_main(SMALL_CPU + ["--out", str(tmp_path)], capsys)
+    assert "will take" not in got.out  # a small shape gets no estimate
+
+
+def test_a_temporary_folder_that_cannot_be_written_is_refused_before_measuring(monkeypatch, capsys, tmp_path):
+    never_measure(monkeypatch)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-tmp"))
+    code, got = run_main(SMALL_CPU + ["--out", str(tmp_path / "out")], capsys)
+    assert code == 2 and "TMPDIR" in got.err and got.err.count("\n") == 1
+
+
+def test_previous_results_untouched_is_said_only_where_there_were_some(monkeypatch, capsys, tmp_path):
+    def broken(*args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(site, "render_all", broken)
+    code, got = run_main(SMALL_CPU + ["--variants", "naive", "--out", str(tmp_path)], capsys)
+    assert code == 2 and "nothing was written" in got.err and "untouched" not in got.err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_while_the_profiler_starts_is_one_line_and_130(monkeypatch, capsys, tmp_path):
+    import os
+    import signal
+
+    def profiler_start(*args, **kwargs):  # what torch.profiler does when Ctrl-C hits its start
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+        except KeyboardInterrupt:
+            raise AssertionError("Profiler must be initialized before exiting") from None
+
+    monkeypatch.setattr(seed, "_profile", profiler_start)
+    code, got = run_main(SMALL_CPU + ["--variants", "naive", "--out", str(tmp_path)], capsys)
+    assert code == 130 and got.err == "build_tables.py: interrupted; the existing results were left as they were\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_swallowed_by_a_section_still_stops_the_run(monkeypatch, capsys, tmp_path):
+    import os
+    import signal
+
+    def swallowing(*args):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+        except KeyboardInterrupt as err:
+            raise RuntimeError("the section failed") from err
+
+    monkeypatch.setattr(backward, "measure_backward", swallowing)  # _sections records it as an error
+    code, got = run_main(SMALL_CPU + ["--variants", "naive", "--backward", "--out", str(tmp_path)], capsys)
+    assert code == 143 and "terminated" in got.err and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("signame, code", [("SIGTERM", 143), ("SIGINT", 130)])
+def test_a_signal_mid_run_cleans_up_after_itself(signame, code, tmp_path):
+    import os
+    import signal
+
+    tmp, out = tmp_path / "tmp", tmp_path / "out"
+    tmp.mkdir()
+    argv = [sys.executable, "build_tables.py", *SMALL_CPU, "--variants", "naive,math", "--host-calls",
+            "100000", "--out", str(out)]
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "TMPDIR": str(tmp)})
+    for line in proc.stdout:  # the host timing of 100000 calls takes a while: stop it there
+        if line.startswith("[2/2]"):
+            break
+    proc.send_signal(getattr(signal, signame))
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, err
+    ours = [line for line in err.splitlines() if not line.startswith("USDT:")]  # the profiler's log
+    assert len(ours) == 1 and "existing results were left as they were" in ours[0] and "Traceback" not in err
+    ours = [p.name for p in tmp.iterdir() if not p.name.startswith("torchinductor_")]  # torch's cache
+    assert ours == [] and (not out.exists() or list(out.iterdir()) == [])
+
+
+def test_a_deeply_nested_or_huge_results_json_is_one_line(capsys, tmp_path):
+    folder = tmp_path / "cpu"
+    folder.mkdir()
+    (folder / "results.json").write_text('{"schema_version": 1, "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    code, got = run_main(["--render-only", "--out", str(tmp_path), "--slug", "cpu"], capsys)
+    assert code == 2 and "nested deeper than" in got.err and got.err.count("\n") == 1
+    with open(folder / "results.json", "wb") as f:
+        f.truncate(60 * 2**20)  # sparse: costs no disk
+    code, got = run_main(["--render-only", "--out", str(tmp_path), "--slug", "cpu"], capsys)
+    assert code == 2 and "60 MB, more than the 50 MB" in got.err
+
+
+def test_a_schema_version_as_text_is_told_apart(capsys, tmp_path):
+    folder = copy_committed(tmp_path)
+    data = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    data["schema_version"] = "1"
+    (folder / "results.json").write_text(json.dumps(data), encoding="utf-8")
+    code, got = run_main(["--render-only", "--out", str(folder.parent)], capsys)
+    assert code == 2 and "schema version '1', this build_tables.py reads version 1" in got.err
+
+
+def test_render_only_of_the_comparison_slug(capsys):
+    code, got = run_main(["--render-only", "--slug", "compare"], capsys)
+    assert code == 2 and "without --slug" in got.err and "run on a GPU" not in got.err
+
+
+def test_an_out_of_memory_message_keeps_the_allocation_size_whole(monkeypatch, capsys, tmp_path):
+    message = ("CUDA out of memory. Tried to allocate 64.00 GiB. GPU 0 has a total capacity of 139.81 GiB "
+               "of which 75.25 GiB is free. Including non-PyTorch memory, this process has 64.54 GiB in use.")
+
+    def oom(*args):
+        raise RuntimeError(message)
+
+    monkeypatch.setattr(run, "make_inputs", oom)
+    code, got = run_main(SMALL_CPU + ["--out", str(tmp_path)], capsys)
+    assert code == 2 and got.err.count("\n") == 1
+    assert "Tried to allocate 64.00 GiB. GPU 0 has a total capacity of 139.81 GiB of which 75.25 GiB is free." in got.err
+    assert "is free.); use a smaller shape" in got.err  # the rest is left out at a sentence's end

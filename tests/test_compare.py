@@ -11,15 +11,16 @@ import re
 import shutil
 
 import pytest
-from pagecode import DOCS, expand_snippets
-from test_parity import includes
-from test_render import committed_result_dirs
+from pagecode import DOCS, committed_result_dirs, expand_snippets, includes
 
 import build_tables
+from report.output.checks import check_target
+from report.output.folders import MARKER
+from report.output.write import render_comparison
 from report.paths import COMPARE
 from report.paths import DEFAULT_OUT as GENERATED
 from report.render.compare import FILES, render_compare
-from report.results import load_reference, load_results, write_results
+from report.results import UsageError, load_reference, load_results, write_results
 from report.text.catalog import t
 from report.text.format import fmt_ratio, fmt_us
 from report.variants import LANGS
@@ -141,9 +142,9 @@ def test_the_page_includes_only_the_comparison_so_a_new_gpu_needs_no_page_edit(m
 def test_the_measurement_run_refreshes_the_comparison(made_up_gpu):
     ref = load_reference()
     shutil.rmtree(made_up_gpu / "made-up-gpu")
-    build_tables.render_comparison(made_up_gpu, ref)
+    render_comparison(made_up_gpu, ref)
     assert "Made-up GPU" not in read(made_up_gpu, "cuda-time", "en")
-    assert sorted(p.name for p in (made_up_gpu / COMPARE).iterdir()) == ["tables"]  # no staging left
+    assert sorted(p.name for p in (made_up_gpu / COMPARE).iterdir()) == [MARKER, "tables"]  # no staging left
 
 
 def test_only_cpu_runs_write_no_comparison(tmp_path):
@@ -151,14 +152,14 @@ def test_only_cpu_runs_write_no_comparison(tmp_path):
     cpu = load_results(H200)
     del cpu["provenance"]["cuda"]
     write_results(cpu, tmp_path / "cpu" / "results.json")
-    assert build_tables.render_comparison(tmp_path, load_reference()) is None
+    assert render_comparison(tmp_path, load_reference()) is None
     assert not (tmp_path / COMPARE).exists()
 
 
 def test_compare_is_no_slug_for_a_gpu(tmp_path):
     args = build_tables.parse_args(["--out", str(tmp_path)])
-    with pytest.raises(build_tables.UsageError, match="comparison"):
-        build_tables.check_target(args, tmp_path, COMPARE, {"gpu_name": "NVIDIA H200"})
+    with pytest.raises(UsageError, match="comparison"):
+        check_target(args, tmp_path, COMPARE, {"gpu_name": "NVIDIA H200"})
 
 
 # --- what the comparison says and does not say ------------------------------------------------

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from test_trace import FIXTURES
+from factory import FIXTURES
 
 import build_tables
 from report.paths import DEFAULT_OUT, ROOT
@@ -211,7 +211,87 @@ def cpu_only(path):
     path.write_text(json.dumps(trace), encoding="utf-8")
 
 
+def flash_with(change):
+    """The committed flash trace, changed by change(trace), written to a path."""
+    def make(path):
+        trace = load_trace(TRACES / "flash.json.gz")
+        change(trace)
+        path.write_text(json.dumps(trace), encoding="utf-8")
+    return make
+
+
+def gpu_events(trace):
+    return [e for e in trace["traceEvents"] if isinstance(e, dict) and e.get("cat") == "kernel"]
+
+
+def huge_times(trace):
+    for e in gpu_events(trace):
+        e["ts"], e["dur"] = 1e308, 1e308
+
+
+def huge_ints(path):
+    trace = load_trace(TRACES / "flash.json.gz")
+    for e in gpu_events(trace):
+        e["dur"] = -1  # replaced in the text below by an integer no float can hold
+    path.write_text(json.dumps(trace).replace('"dur": -1', '"dur": ' + "9" * 400), encoding="utf-8")
+
+
+def lists_for_dicts(trace):
+    trace["traceEvents"][:0] = [[1, 2], "x", None]
+    for e in gpu_events(trace)[:3]:
+        e["args"] = ["not", "a", "dict"]
+    trace["deviceProperties"] = [[], {"id": [0], "name": "x"}]
+
+
+def unhashable_ids(trace):
+    for e in trace["traceEvents"]:
+        if isinstance(e.get("args"), dict) and "correlation" in e["args"]:
+            e["args"]["correlation"] = {"a": 1}
+            e["args"]["device"] = [0]
+
+
+def nested(path):
+    path.write_text('{"traceEvents": ' + "[" * 100_000 + "]" * 100_000 + "}", encoding="utf-8")
+
+
+def gzip_bomb(path, monkeypatch=None):
+    with gzip.open(path, "wb") as f:
+        f.write(b'{"traceEvents": [' + b" " * (3 * 2**20) + b"]}")
+
+
+def test_a_gzip_that_unpacks_beyond_the_cap_is_refused_while_reading(tmp_path, capsys, monkeypatch):
+    from report.trace import explain as module
+
+    monkeypatch.setattr(module, "MAX_TRACE_BYTES", 2 * 2**20)
+    gzip_bomb(tmp_path / "bomb.json.gz")
+    reads = []
+    real = gzip.GzipFile.read
+
+    def counted(self, size=-1):
+        reads.append(size)
+        return real(self, size)
+
+    monkeypatch.setattr(gzip.GzipFile, "read", counted)
+    with pytest.raises(TraceError, match="more than 2 MB of JSON once unpacked"):
+        load_trace(tmp_path / "bomb.json.gz")
+    assert reads and all(0 < n <= module.CHUNK for n in reads)  # never one unbounded read
+    assert len(reads) <= 4
+
+
+@pytest.mark.parametrize("make", [flash_with(huge_times), huge_ints, flash_with(lists_for_dicts),
+                                  flash_with(unhashable_ids)],
+                         ids=["ts-dur-1e308", "dur-10-400", "lists-for-dicts", "unhashable-ids"])
+def test_hostile_values_in_a_real_trace_are_skipped_not_a_traceback(make, tmp_path, capsys):
+    path = tmp_path / "trace.json"
+    make(path)
+    code = build_tables.main(["--explain", str(path)])
+    out = capsys.readouterr()
+    assert code in (0, 2) and "Traceback" not in out.err and "inf" not in out.out
+    assert code == 0 or (out.err.count("\n") == 1 and out.err.startswith(f"build_tables.py: error: {path}: "))
+
+
 @pytest.mark.parametrize("make, says", [
+    (nested, "nested deeper than"),
     (lambda p: p.write_text("this is no JSON", encoding="utf-8"), "not JSON"),
     (lambda p: p.write_bytes(b"\xff\xfe\x00binary"), "not JSON"),
     (garbage_gzip, "not a readable gzip file"),
@@ -221,7 +301,7 @@ def cpu_only(path):
     (cpu_only, "no GPU activity"),
     (lambda p: None, "no such file"),
     (lambda p: p.mkdir(), "not a file"),
-], ids=["text", "binary", "gzip-garbage", "gzip-truncated", "json-list", "events-not-a-list",
+], ids=["nested-100k", "text", "binary", "gzip-garbage", "gzip-truncated", "json-list", "events-not-a-list",
         "no-gpu-events", "missing", "folder"])
 def test_a_file_that_is_no_kineto_trace_is_one_line_and_exit_2(make, says, tmp_path, capsys):
     path = tmp_path / "trace.json.gz"
@@ -259,7 +339,8 @@ def test_the_page_shows_what_the_command_prints(variant):
     assert done.returncode == 0
     for lang in ("nb", "en"):
         text = (DEFAULT_OUT / "h200" / "tables" / f"explain-{variant}.{lang}.md").read_text(encoding="utf-8")
-        assert f"```text\n$ python build_tables.py --explain {shown}\n{done.stdout}```\n" in text
+        # the command names the trace as a reader has it, downloaded from "Reproduce the numbers"
+        assert f"```text\n$ python build_tables.py --explain {variant}.json.gz\n{done.stdout}```\n" in text
 
 
 def test_the_page_states_the_rule_the_code_applies():

@@ -6,13 +6,16 @@ from report.paths import PACKAGE
 # what each part of report/ may import from report/ (itself included)
 ALLOWED = {
     "paths": set(),
+    "limits": set(),
     "variants": set(),
+    "schema": set(),
     "snippets": {"paths"},
-    "trace": {"trace", "snippets", "paths", "variants"},
-    "results": {"paths", "variants"},
+    "trace": {"trace", "snippets", "paths", "variants", "limits"},
+    "results": {"paths", "variants", "schema", "limits"},
     "text": {"text"},
-    "measure": {"measure", "trace", "results", "variants", "snippets", "paths"},
-    "render": {"render", "text", "trace", "variants"},
+    "measure": {"measure", "trace", "results", "schema", "variants", "snippets", "paths"},
+    "render": {"render", "text", "trace", "schema", "variants"},
+    "output": {"output", "render", "measure", "results", "paths"},
 }
 
 
@@ -81,3 +84,46 @@ def test_the_parser_sees_relative_and_function_level_imports():
     found = imports(PACKAGE / "measure" / "run.py")
     assert "torch" in found  # imported inside run_measurements
     assert {"report.measure.seed", "report.results", "report.measure.provenance"} <= found
+
+
+def test_no_two_modules_share_a_name():
+    """A module is named by its role: no two files of report/ and snippets/ share a name."""
+    files = [*PACKAGE.rglob("*.py"), *(PACKAGE.parent / "snippets").glob("*.py"), PACKAGE.parent / "build_tables.py"]
+    stems = [p.stem for p in files if p.name != "__init__.py"]
+    assert sorted({s for s in stems if stems.count(s) > 1}) == []
+
+
+def test_no_private_name_is_imported_from_another_module():
+    for path in [PACKAGE.parent / "build_tables.py", *PACKAGE.rglob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                assert not private, (path.name, node.module, private)
+
+
+TESTS = PACKAGE.parent / "tests"
+
+
+def test_no_test_module_imports_another():
+    """Shared helpers live in the test libraries (pagecode.py, factory.py, nbterms.py)."""
+    for path in TESTS.rglob("test_*.py"):
+        assert not {n for n in imports(path) if n.split(".")[0].startswith("test_")}, path.name
+
+
+def test_every_findings_module_has_its_test_module():
+    from report.render import findings
+
+    modules = {fn.__module__.rsplit(".", 1)[-1] for fn in findings.FINDINGS.values()}
+    tested = {p.stem.removeprefix("test_") for p in (TESTS / "test_findings").glob("test_*.py")}
+    assert modules == tested
+
+
+def test_the_functions_contributing_names_exist():
+    """CONTRIBUTING's path of one number names files and functions: they must be there."""
+    import re
+
+    root = PACKAGE.parent
+    named = re.findall(r"`([\w/]+\.py): (\w+)`", (root / "CONTRIBUTING.md").read_text(encoding="utf-8"))
+    assert len(named) >= 4
+    for path, name in named:
+        assert f"\ndef {name}(" in (root / path).read_text(encoding="utf-8"), (path, name)

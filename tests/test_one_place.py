@@ -1,4 +1,4 @@
-"""Each fact in one place (issue 9 §3): the fused-backend findings, the A100 comparison and
+"""Each fact in one place: the fused-backend findings, the A100 comparison and
 the GPU-span-vs-CPU chart each live on one page, and the other pages link to them; every
 A100 figure, where it appears, is labelled as Hugging Face's."""
 
@@ -7,16 +7,15 @@ from __future__ import annotations
 import re
 
 import pytest
-from pagecode import DOCS, LANGS
-from test_vocabulary import HUGGING_FACE, markdown_places
+from pagecode import DOCS, HUGGING_FACE, LANGS, markdown_places
 
 from report.text.catalog import catalog
 
 ONE_PAGE = {
-    "generated/h200/tables/findings-fused": "fused-backends",
-    "generated/h200/tables/findings-auto-vs-best": "fused-backends",
-    "generated/h200/tables/headline": "gpu-waits",
-    "generated/h200/figures/cuda-vs-cpu": "gpu-waits",
+    "generated/GPU/tables/findings-fused": "fused-backends",
+    "generated/GPU/tables/findings-auto-vs-best": "fused-backends",
+    "generated/GPU/tables/headline": "gpu-waits",
+    "generated/GPU/figures/cuda-vs-cpu": "gpu-waits",
     "generated/compare/tables/cuda-time": "compare-gpus",
     "generated/compare/tables/cpu-time": "compare-gpus",
     "generated/compare/tables/findings": "compare-gpus",

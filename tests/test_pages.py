@@ -393,8 +393,23 @@ def test_notebook_names_every_measured_variant(lang):
     plt.close("all")
 
 
-def test_notebook_prefers_h200(tmp_path):
+def test_notebook_reads_the_run_the_site_build_names(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
+
+    write_results(tmp_path / "docs", "h200")
+    other = json.loads(json.dumps(RESULTS))
+    other["provenance"]["gpu_name"] = "Another GPU"
+    write_results(tmp_path / "elsewhere", "cpu", other)
+    monkeypatch.setenv("SDPA_GPU_DIR", str(tmp_path / "elsewhere" / "generated" / "cpu"))
+    ns = run_notebook("en", tmp_path / "docs")
+    assert ns["gpu_name"] == "Another GPU"
+    plt.close("all")
+
+
+def test_notebook_prefers_h200(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    monkeypatch.delenv("SDPA_GPU_DIR", raising=False)
 
     other = json.loads(json.dumps(RESULTS))
     other["provenance"]["gpu_name"] = "Another GPU"
@@ -406,6 +421,18 @@ def test_notebook_prefers_h200(tmp_path):
     ns = run_notebook("en", tmp_path / "docs")
     assert ns["results_path"].as_posix() == "generated/h200/results.json"
     assert ns["gpu_name"] == "Test GPU 80GB"
+    plt.close("all")
+
+
+def test_notebook_never_reads_a_staging_leftover(tmp_path):
+    import matplotlib.pyplot as plt
+
+    leftover = json.loads(json.dumps(RESULTS))
+    leftover["provenance"]["gpu_name"] = "Half-written GPU"
+    write_results(tmp_path / "docs", ".h200-x1y2z3w4", leftover)  # what SIGTERM once left
+    write_results(tmp_path / "docs", "a100-80gb")
+    ns = run_notebook("en", tmp_path / "docs")
+    assert ns["results_path"].as_posix() == "generated/a100-80gb/results.json"
     plt.close("all")
 
 

@@ -19,13 +19,13 @@ from pagecode import (
     LANGS,
     expand_snippets,
     find_fences,
+    includes,
     markdown_extensions,
     markdown_pages,
     notebooks,
     rel,
 )
 
-INCLUDE_LINE = re.compile(r"^\s*(;?)--8<--\s*(.*)$")
 LANG_SUFFIX = re.compile(r"\.(nb|en)(?=\.[A-Za-z0-9]+(?::|$))")
 
 
@@ -39,31 +39,6 @@ STEMS = twins()
 
 def page(stem: str, lang: str):
     return DOCS / f"{stem}.{lang}.md"
-
-
-def includes(text: str) -> list[str]:
-    """The targets of --8<-- includes, single-line (`--8<-- "x.py:sec"`) and block form
-    (a `--8<--` line, one target a line, a closing `--8<--` line)."""
-    targets = []
-    lines = text.split("\n")
-    in_block = False
-    for line in lines:
-        m = INCLUDE_LINE.match(line)
-        if m and m.group(1) == ";":  # escaped: shown literally, not an include
-            continue
-        if m and not in_block:
-            arg = m.group(2).strip()
-            if arg:
-                targets.append(arg.strip("\"'"))
-            else:
-                in_block = True
-            continue
-        if in_block:
-            if m:
-                in_block = False
-            elif line.strip() and not line.strip().startswith(";"):
-                targets.append(line.strip().strip("\"'"))
-    return targets
 
 
 def without_lang(target: str) -> str:

@@ -6,31 +6,26 @@ temporary folder, so no .venv or site/ appears in the checkout.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import threading
+import time
 import venv
 from http.client import HTTPConnection
 from pathlib import Path
 
 import pytest
+from pagecode import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
 
 
-def load(name: str):
-    spec = importlib.util.spec_from_file_location(f"scripts_{name}", SCRIPTS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-serve = load("serve")
-pick_python = load("pick_python")
+serve = load_script("serve")
+pick_python = load_script("pick_python")
 
 
 def base_python() -> str:
@@ -448,3 +443,119 @@ def test_serve_cli_serves_until_stopped(fake_site):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+# --------------------------------------------------------------------------- hostile requests
+
+@pytest.fixture()
+def linked_site(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_bytes(b"<title>nb</title>")
+    (site / "404.html").write_bytes(NOT_FOUND)
+    secret = tmp_path / "secret.txt"
+    secret.write_bytes(b"not for the web")
+    (site / "passwd").symlink_to(secret)
+    (site / "outside").symlink_to(tmp_path, target_is_directory=True)
+    (site / "inside.html").symlink_to(site / "index.html")
+    return site
+
+
+def test_server_never_follows_a_symlink_out_of_the_site(linked_site):
+    httpd = start(linked_site, "/")
+    try:
+        for path in ("/passwd", "/outside/secret.txt", "/outside/", "/outside"):
+            status, _, body = fetch(httpd, path)
+            assert status == 404 and b"not for the web" not in body, path
+        assert fetch(httpd, "/inside.html")[0] == 200  # a link that stays inside is fine
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.mark.parametrize("path", ["/%00", "/index.html%00.png", "/%ff%fe", "/en/%00/", "/%2e%2e/%00"])
+def test_server_answers_a_malformed_path_without_a_traceback(path, fake_site, capfd):
+    httpd = start(fake_site, "/")
+    try:
+        status, _, _ = fetch(httpd, path)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert status in (400, 404)
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_server_closes_an_idle_connection(fake_site):
+    assert serve.SiteHandler.timeout == serve.IDLE_SECONDS and 0 < serve.IDLE_SECONDS <= 60
+    handler = type("Quick", (serve.SiteHandler,), {"timeout": 0.5})
+    httpd = serve.make_server(fake_site, port=0, quiet=True, handler=handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        with socket.create_connection(("127.0.0.1", httpd.server_port), timeout=5) as idle:
+            started = time.monotonic()
+            assert idle.recv(1) == b""  # the server hung up on a client that sent nothing
+            assert time.monotonic() - started < 4
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_server_serves_while_many_connections_hang_and_then_drops_them(fake_site):
+    handler = type("Quick", (serve.SiteHandler,), {"timeout": 1})
+    httpd = serve.make_server(fake_site, port=0, quiet=True, handler=handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    idle = []
+    try:
+        for _ in range(200):
+            idle.append(socket.create_connection(("127.0.0.1", httpd.server_port), timeout=5))
+            idle[-1].sendall(b"GET / HTTP/1.1\r\n")  # a request that never ends
+        started = time.monotonic()
+        assert fetch(httpd, "/en/")[0] == 200
+        assert time.monotonic() - started < 5
+        assert all(sock.recv(1) == b"" for sock in idle)  # each hung up on after its timeout
+    finally:
+        for sock in idle:
+            sock.close()
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_site_sh_refuses_a_taken_port_before_building(repo_copy):
+    holder = serve.make_server(repo_copy, port=0, quiet=True)  # holds the port
+    try:
+        started = time.monotonic()
+        proc = run_script(repo_copy, "site.sh", "--port", str(holder.server_port))
+    finally:
+        holder.server_close()
+    assert proc.returncode == 1 and "is in use" in one_line(proc.stderr)
+    assert "mkdocs" not in proc.stdout and "pip" not in proc.stdout  # nothing built or installed
+    assert time.monotonic() - started < 10
+
+
+FAKE_MKDOCS = """#!/usr/bin/env bash
+# stands in for python -m mkdocs build --strict --site-dir DIR: writes DIR/index.html slowly
+while [ "$#" -gt 0 ]; do [ "$1" = --site-dir ] && dir=$2; shift; done
+for i in 1 2 3 4 5; do echo "$BUILD part $i" >> "$dir/index.html"; sleep 0.1; done
+[ "$BUILD" != fail ]
+"""
+
+
+def build_site(repo: Path, label: str):
+    fake = repo / "fake-python"
+    fake.write_text(FAKE_MKDOCS)
+    fake.chmod(0o755)
+    script = f'cd "{repo}" && source scripts/common.sh && PY="{fake}" && build_site'
+    return subprocess.Popen(["bash", "-c", script], env={**os.environ, "BUILD": label},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_two_builds_at_once_never_mix_and_a_failed_one_keeps_the_site(tmp_path):
+    shutil.copytree(SCRIPTS, tmp_path / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    builds = [build_site(tmp_path, "a"), build_site(tmp_path, "b")]
+    assert [b.wait(timeout=30) for b in builds] == [0, 0]
+    lines = (tmp_path / "site" / "index.html").read_text().splitlines()
+    assert len(lines) == 5 and len({line.split()[0] for line in lines}) == 1  # one build's, whole
+    before = (tmp_path / "site" / "index.html").read_bytes()
+    assert build_site(tmp_path, "fail").wait(timeout=30) != 0
+    assert (tmp_path / "site" / "index.html").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fake-python", "scripts", "site"]

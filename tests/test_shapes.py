@@ -1,6 +1,5 @@
 """--shapes: the snippet's numerics on the CPU, the section through build_tables.main on the
 CPU, the memory cap, and the rendering of made-up GPU results (no GPU needed)."""
-import copy
 import math
 import runpy
 from pathlib import Path
@@ -8,13 +7,14 @@ from pathlib import Path
 import pytest
 import torch
 import torch.nn.functional as F
+from factory import SMALL_CPU, h200, shape_results
 from shapes import cache_attention, check_heads, make_cache_inputs, make_flex, repeat_kv, sliding_window
-from test_cli import SMALL_CPU
 
 import build_tables
-from report.measure import shapes as measure_shapes
-from report.render import shapes as render_shapes
-from report.render.findings import render_findings
+from report.measure import shape_runs
+from report.render import shape_tables
+from report.render.findings import shape_findings
+from report.render.findings.registry import files_of
 from report.render.shape_points import refusal_line
 from report.render.site import render_all
 from report.results import load_reference, load_results
@@ -22,6 +22,7 @@ from report.text.catalog import t
 from report.variants import LANGS, SHAPES_CPU, SHAPES_GPU
 
 ROOT = Path(__file__).resolve().parents[1]
+SHAPE_FINDING_FILES = files_of(shape_findings)
 
 
 def expected(q, k, v, window=None):
@@ -140,7 +141,7 @@ def test_every_backend_that_accepts_a_cache_shape_gets_it_right_on_the_gpu(q_len
     from torch.nn.attention import sdpa_kernel
 
     q, k, v = make_cache_inputs(2, q_heads, kv_heads, q_len, kv_len, 128, device="cuda", seed=6)
-    ref = measure_shapes.reference_rows(torch, q, k, v, rows=8)
+    ref = shape_runs.reference_rows(torch, q, k, v, rows=8)
     ran = []
     for name, backend in BACKENDS.items():
         with warnings.catch_warnings(), sdpa_kernel(backend), torch.no_grad():
@@ -149,7 +150,7 @@ def test_every_backend_that_accepts_a_cache_shape_gets_it_right_on_the_gpu(q_len
                 out = cache_attention(q, k, v)
             except RuntimeError:
                 continue
-        assert measure_shapes.rel_error(out, ref) < 2e-2, name
+        assert shape_runs.rel_error(out, ref) < 2e-2, name
         ran.append(name)
     assert "math" in ran and len(ran) >= 2, ran
 
@@ -161,14 +162,14 @@ def test_every_backend_that_accepts_a_cache_shape_gets_it_right_on_the_gpu(q_len
 def test_allowed_pairs_counts_the_mask(q_len, kv_len, window):
     brute = sum(1 for i in range(q_len) for j in range(kv_len)
                 if j <= kv_len - q_len + i and (window is None or kv_len - q_len + i - j < window))
-    assert measure_shapes.allowed_pairs(q_len, kv_len, window) == brute
+    assert shape_runs.allowed_pairs(q_len, kv_len, window) == brute
 
 
 def test_reference_rows_is_lower_right_and_maps_shared_heads():
     q, k, v = make_cache_inputs(2, 6, 2, 5, 12, 8, dtype=torch.float32, device="cpu", seed=5)
-    ref = measure_shapes.reference_rows(torch, q, k, v, rows=3)
-    assert measure_shapes.rel_error(expected(q, k, v).float(), ref) < 1e-6
-    assert measure_shapes.rel_error(F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True),
+    ref = shape_runs.reference_rows(torch, q, k, v, rows=3)
+    assert shape_runs.rel_error(expected(q, k, v).float(), ref) < 1e-6
+    assert shape_runs.rel_error(F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True),
                                     ref) > 0.1
 
 
@@ -176,22 +177,22 @@ def test_the_memory_cap_skips_only_what_is_too_large():
     shape = {"batch": 32, "q_heads": 32, "kv_heads": 32, "q_len": 1, "kv_len": 131072, "head_dim": 128,
              "window": None}
     h200 = 139.8 * 2**30
-    assert measure_shapes.sizes(shape, 2)["kv_bytes"] == 64 * 2**30
-    why = measure_shapes.too_large(shape, "flash", 2, h200)
+    assert shape_runs.sizes(shape, 2)["kv_bytes"] == 64 * 2**30
+    why = shape_runs.too_large(shape, "flash", 2, h200)
     assert why and "64.0 GiB" in why and "25 %" in why
-    assert measure_shapes.too_large(shape | {"batch": 1}, "flash", 2, h200) is None
-    assert measure_shapes.too_large(shape, "flash", 2, None) is None  # the CPU: no cap
+    assert shape_runs.too_large(shape | {"batch": 1}, "flash", 2, h200) is None
+    assert shape_runs.too_large(shape, "flash", 2, None) is None  # the CPU: no cap
     gqa = shape | {"batch": 32, "kv_heads": 1, "kv_len": 8192}
-    assert measure_shapes.too_large(gqa, "auto", 2, 2**30) is None
-    assert "copies" in measure_shapes.too_large(gqa, "repeat_kv", 2, 2**30)
+    assert shape_runs.too_large(gqa, "auto", 2, 2**30) is None
+    assert "copies" in shape_runs.too_large(gqa, "repeat_kv", 2, 2**30)
 
 
 def test_the_gpu_plan_stays_small():
     """The section must stay well under two minutes on the H200: count its measurements."""
-    plan = measure_shapes.plan(SHAPES_GPU)
+    plan = shape_runs.plan(SHAPES_GPU)
     runs = sum(len(v) for _, _, v in plan)
     skipped = sum(len(v) for _, s, v in plan
-                  if measure_shapes.too_large(s, "auto", 2, 139.8 * 2**30))
+                  if shape_runs.too_large(s, "auto", 2, 139.8 * 2**30))
     assert runs - skipped <= 95
     assert {f for f, _, _ in plan} == {"decode", "prefill", "gqa_decode", "gqa_prefill", "sliding"}
     assert all(s["head_dim"] == 128 for _, s, _ in plan)
@@ -244,11 +245,11 @@ def test_cpu_shapes_run_measures_every_family(shapes_run):
 
 def test_cpu_shapes_run_writes_every_file(shapes_run):
     tables = {p.name for p in (shapes_run / "tables").iterdir()}
-    for name in (*render_shapes.TABLE_FILES, *render_shapes.FINDING_FILES):
+    for name in (*shape_tables.TABLE_FILES, *SHAPE_FINDING_FILES):
         for lang in LANGS:
             assert f"{name}.{lang}.md" in tables
     figures = {p.name for p in (shapes_run / "figures").iterdir()}
-    assert {f"shapes-{n}.{lang}.svg" for n in render_shapes.FIGURES for lang in LANGS} <= figures
+    assert {f"shapes-{n}.{lang}.svg" for n in shape_tables.FIGURES for lang in LANGS} <= figures
     refusals = (shapes_run / "tables" / "shapes-refusals.nb.md").read_text("utf-8")
     assert "SDPA efficient" in refusals and "ikke støttet" in refusals
 
@@ -263,11 +264,11 @@ def test_a_run_without_shapes_does_not_replace_one_with_them(shapes_run, tmp_pat
 
 def test_the_cap_skips_points_on_a_small_device(monkeypatch, tmp_path):
     """A pretend device of 1 MiB: every point whose K and V pass 256 KiB is skipped, not run."""
-    monkeypatch.setattr(measure_shapes, "device_memory_bytes", lambda torch, device: 2**20)
+    monkeypatch.setattr(shape_runs, "device_memory_bytes", lambda torch, device: 2**20)
     calls = []
-    real = measure_shapes.measure_variant
-    monkeypatch.setattr(measure_shapes, "measure_variant", lambda *a: calls.append(a[1:3]) or real(*a))
-    monkeypatch.setattr(measure_shapes, "plan", lambda cfg: [
+    real = shape_runs.measure_variant
+    monkeypatch.setattr(shape_runs, "measure_variant", lambda *a: calls.append(a[1:3]) or real(*a))
+    monkeypatch.setattr(shape_runs, "plan", lambda cfg: [
         ("decode", {"batch": 1, "q_heads": 4, "kv_heads": 4, "q_len": 1, "kv_len": kv, "head_dim": 32,
                     "window": None}, ("auto", "math")) for kv in (64, 1024)])
     assert build_tables.main(SMALL_SHAPES + ["--out", str(tmp_path)]) == 0
@@ -280,15 +281,15 @@ def test_the_cap_skips_points_on_a_small_device(monkeypatch, tmp_path):
 
 
 def test_an_unexpected_error_is_a_row_and_the_section_goes_on(monkeypatch, tmp_path):
-    real = measure_shapes.make_call
+    real = shape_runs.make_call
 
     def broken(name, shape, device):
         if name == "math":
             raise ZeroDivisionError("pretend bug")
         return real(name, shape, device)
 
-    monkeypatch.setattr(measure_shapes, "make_call", broken)
-    monkeypatch.setattr(measure_shapes, "plan", lambda cfg: [
+    monkeypatch.setattr(shape_runs, "make_call", broken)
+    monkeypatch.setattr(shape_runs, "plan", lambda cfg: [
         ("prefill", {"batch": 1, "q_heads": 2, "kv_heads": 2, "q_len": 16, "kv_len": 16, "head_dim": 8,
                      "window": None}, ("auto", "math"))])
     assert build_tables.main(SMALL_SHAPES + ["--out", str(tmp_path)]) == 0
@@ -299,107 +300,15 @@ def test_an_unexpected_error_is_a_row_and_the_section_goes_on(monkeypatch, tmp_p
 
 # --- rendering made-up GPU results -----------------------------------------------------
 
-def _stat(median, spread=0.02):
-    return {"median": median, "min": median * (1 - spread / 2), "max": median * (1 + spread / 2),
-            "mean": median, "n": 5}
-
-
-def _row(kernel_us, ran, host=None, grid=(1, 32, 8), wall=None, mem=100.0):
-    return {"status": "ok", "reason": None, "first_call_ms": 2.0, "rel_error": 2e-3, "peak_extra_mib": mem,
-            "wall_time_us": {"median": wall or max(kernel_us, host or 0) * 1.05, "iqr": 0.1, "runs": 5},
-            "host_time_us": ({**_stat(host), "quarters": [host] * 4, "spread_pct": 5.0, "calls": 400, "slices": 40, "warm": 3,
-                              "per_small_op": {**_stat(host / 7), "spread_pct": 5.0},
-                              "small_op_us": _stat(7.0), "gpu_kept_busy": 1.0,
-                              "first_calls": {"after_wait": _stat(3.0), "after_switch": _stat(2.0)}} if host else None),
-            "cuda_time_us": _stat(kernel_us * 1.1), "kernel_sum_us": _stat(kernel_us),
-            "cpu_time_us": _stat(host or 30.0), "gpu_activities_per_forward": _stat(2),
-            "kernels": [{"name": f"void {ran}_fwd_kernel<...>(...)", "short_name": f"{ran}_fwd_kernel",
-                         "kind": "kernel", "aten_op": "aten::x", "per_forward": 1, "avg_us": kernel_us,
-                         "grid": list(grid), "block": [128, 1, 1]}],
-            "backend_ran": ran}
-
-
-def made_up_results():
-    """GPU-like results: flash wins decode, auto runs flash, cuDNN refuses a short query,
-    batch 32 at 128k is skipped, math runs out of memory at the longest prompt."""
-    base = load_results(ROOT / "docs" / "generated" / "h200" / "results.json")
-    pts = []
-
-    def add(family, variant, shape, row):
-        element = 2
-        sz = measure_shapes.sizes(shape, element, variant)
-        pts.append({"family": family, "variant": variant, **shape, **sz, **row})
-
-    for q_len, batch in SHAPES_GPU["decode_runs"]:
-        for kv in SHAPES_GPU["decode_kv_lens"]:
-            shape = {"batch": batch, "q_heads": 32, "kv_heads": 32, "q_len": q_len, "kv_len": kv,
-                     "head_dim": 128, "window": None}
-            kb = measure_shapes.sizes(shape, 2)["kv_bytes"]
-            for v in ("auto", "math", "flash", "efficient", "cudnn"):
-                if batch == 32 and kv == 131072:
-                    add("decode", v, shape, {"status": "skipped", "reason": "K and V would take 64.0 GiB"})
-                    continue
-                if v == "cudnn" and q_len == 4:
-                    add("decode", v, shape, {"status": "unsupported", "reason":
-                        "cuDNN attention kernel not used because: | cuDNN attention does not support this "
-                        "mask. (Triggered internally at /x/sdp_utils.cpp:9.) | No available kernel. "
-                        "Aborting execution."})
-                    continue
-                t_us = kb / 3.5e12 * 1e6 * {"math": 6, "efficient": 1.4, "cudnn": 1.2}.get(v, 1.0) + 6
-                if v == "auto" and q_len == 4:
-                    t_us *= 1.3  # unpinned slower than flash here, beyond the 2 % spread
-                host = {"math": 120.0, "auto": 40.0}.get(v, 35.0) if batch == 1 else None
-                ran = {"auto": "flash"}.get(v, v)
-                add("decode", v, shape, _row(t_us, ran, host, grid=(1, 32, 4 if kv < 8192 else 64)))
-    for s in SHAPES_GPU["prefill_lens"]:
-        shape = {"batch": 1, "q_heads": 32, "kv_heads": 32, "q_len": s, "kv_len": s, "head_dim": 128,
-                 "window": None}
-        flops = measure_shapes.sizes(shape, 2)["flops"]
-        for v in ("auto", "math", "flash", "efficient", "cudnn"):
-            if v == "math" and s == 32768:
-                add("prefill", v, shape, {"status": "oom", "reason": "CUDA out of memory. Tried to allocate 128 GiB"})
-                continue
-            rate = {"math": 60, "efficient": 300, "cudnn": 560, "auto": 560}.get(v, 450) * 1e12
-            add("prefill", v, shape, _row(flops / rate * 1e6, {"auto": "cudnn"}.get(v, v)))
-    for family, q_len, kv_len, batch in (("gqa_decode", 1, 8192, 32), ("gqa_prefill", 8192, 8192, 1)):
-        for hk in (8, 1):
-            shape = {"batch": batch, "q_heads": 32, "kv_heads": hk, "q_len": q_len, "kv_len": kv_len,
-                     "head_dim": 128, "window": None}
-            for v in ("auto", "math", "flash", "efficient", "cudnn", "repeat_kv"):
-                if v == "efficient":
-                    add(family, v, shape, {"status": "unsupported", "reason": "Efficient attention does not "
-                                           "support grouped-query attention. | No available kernel."})
-                    continue
-                base_us = 300.0 if family == "gqa_decode" else 2000.0
-                t_us = base_us * {"repeat_kv": 4.0, "math": 10.0}.get(v, 1.0) * (1 if hk == 8 else 0.7)
-                add(family, v, shape, _row(t_us, {"auto": "flash", "repeat_kv": "flash"}.get(v, v),
-                                           mem=4096.0 if v == "repeat_kv" else 16.0))
-    shape = {"batch": 1, "q_heads": 32, "kv_heads": 32, "q_len": 32768, "kv_len": 32768, "head_dim": 128,
-             "window": 4096}
-    for v, t_us, sparsity in (("flex_sliding", 5000.0, 85.0), ("flex_causal", 21000.0, 49.8), ("auto", 16000.0, None)):
-        row = _row(t_us, "cudnn" if v == "auto" else None)
-        if sparsity is not None:
-            row["block_sparsity_pct"] = sparsity
-        add("sliding", v, shape, row)
-    results = copy.deepcopy(base)
-    results["shapes"] = {"config": {**SHAPES_GPU, "dtype": "bfloat16", "steps": 5, "timer_seconds": 0.1,
-                                    "host_calls": 200, "memory_share": 0.25,
-                                    "device_memory_bytes": int(139.8 * 2**30), "reference_rows": 16},
-                         "copy_roof": {"bytes": 4 * 2**30, "median_ms": 2.0, "gb_per_s": 4295.0,
-                                       "min_ms": 1.98, "max_ms": 2.05},
-                         "points": pts}
-    return results
-
-
 def test_made_up_results_render_in_both_languages(tmp_path):
-    results = made_up_results()
+    results = shape_results()
     written = render_all(results, load_reference(), tmp_path / "tables", tmp_path / "figures")
     names = {p.name for p in written}
     assert {f"shapes-decode.{lang}.svg" for lang in LANGS} <= names
     en = {n: (tmp_path / "tables" / f"{n}.en.md").read_text("utf-8")
-          for n in (*render_shapes.TABLE_FILES, *render_shapes.FINDING_FILES)}
+          for n in (*shape_tables.TABLE_FILES, *SHAPE_FINDING_FILES)}
     nb = {n: (tmp_path / "tables" / f"{n}.nb.md").read_text("utf-8")
-          for n in (*render_shapes.TABLE_FILES, *render_shapes.FINDING_FILES)}
+          for n in (*shape_tables.TABLE_FILES, *SHAPE_FINDING_FILES)}
     for text in list(en.values()) + list(nb.values()):
         assert t("finding.missing", "en") not in text and t("finding.missing", "nb") not in text
     assert "**Pin SDPA flash** for decode" in en["shapes-findings-decode"]
@@ -418,28 +327,19 @@ def test_made_up_results_render_in_both_languages(tmp_path):
     assert "GQA, decode ×2; GQA, prefill ×2" in en["shapes-refusals"]
     assert "hoppet over (minne)" in nb["shapes-decode-time"] and "(flash)" in nb["shapes-decode-time"]
     assert "4\u00a0295\u00a0GB/s" in nb["shapes-method"]
-    from test_terms import check_nb
+    from nbterms import check_nb
 
     problems = [p for name, text in nb.items() for p in check_nb(text, name, markdown=True)]
     assert problems == []
 
 
-def test_within_noise_is_said_when_the_spread_covers_the_difference():
-    results = made_up_results()
-    for p in results["shapes"]["points"]:
-        if p["family"] == "gqa_decode" and p["status"] == "ok":
-            p["kernel_sum_us"] = _stat(p["kernel_sum_us"]["median"], spread=5.0)  # steps far apart
-    lines = render_findings(results, load_reference(), "en", ("shapes_gqa",))
-    assert "by hand took the same time, within noise" in lines
-
-
 def test_without_shapes_every_file_says_not_measured(tmp_path):
-    results = load_results(ROOT / "docs" / "generated" / "h200" / "results.json")
+    results = h200()
     results.pop("shapes", None)
     render_all(results, load_reference(), tmp_path / "tables", tmp_path / "figures")
     for lang in LANGS:
-        for name in (*render_shapes.TABLE_FILES, *render_shapes.FINDING_FILES):
+        for name in (*shape_tables.TABLE_FILES, *SHAPE_FINDING_FILES):
             assert t("finding.missing", lang) in (tmp_path / "tables" / f"{name}.{lang}.md").read_text("utf-8")
-        for name in render_shapes.FIGURES:
+        for name in shape_tables.FIGURES:
             svg = (tmp_path / "figures" / f"shapes-{name}.{lang}.svg").read_text("utf-8")
             assert t("finding.missing", lang) in svg

@@ -4,18 +4,17 @@ The traces under tests/fixtures/h200/ were recorded by build_tables.py and cut d
 tests/fixtures/make_fixtures.py; the facts asserted here are facts of those traces.
 """
 import math
-from pathlib import Path
 
 import pytest
+from factory import FIXTURES
 from occupancy import GpuLimits, blocks_per_sm, occupancy, smem_alloc_unit
 
 from report.trace.analyze import analyze_trace
 from report.trace.explain import load_trace
+from report.trace.kernel_occupancy import add_occupancy
 from report.trace.names import backend_of_kernels, short_kernel_name
-from report.trace.occupancy import add_occupancy
 from report.variants import VARIANTS
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "h200"
 FUSED_BACKEND_OPS = {"flash": "aten::_flash_attention_forward",
                      "efficient": "aten::_efficient_attention_forward",
                      "cudnn": "aten::_cudnn_attention_forward"}

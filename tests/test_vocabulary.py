@@ -1,4 +1,4 @@
-"""One vocabulary of time (issue 8 §1), used everywhere.
+"""One vocabulary of time, used everywhere.
 
 Home defines the words once, in a generated table (tables.vocabulary): kernel time, GPU
 span, idle gap, wall time per call, latency of one call, host overhead, profiled CPU time,
@@ -23,15 +23,12 @@ import json
 import re
 
 import pytest
-from pagecode import DOCS, GENERATED, LANGS
-from test_render import committed_result_dirs
-from test_terms import prose_lines
+from pagecode import DOCS, GENERATED, HUGGING_FACE, LANGS, committed_result_dirs, markdown_places, table_header
 
 from report.text.catalog import catalog, t
 
 CUDA_TIME = re.compile(r"\bCUDA[ -]tid\w*|\bCUDA times?\b", re.IGNORECASE)
 GPU_WORK = re.compile(r"\bGPU[ -]work\b|\bGPU-arbeid\w*", re.IGNORECASE)
-HUGGING_FACE = re.compile(r"Hugging Face|\(HF\)")
 # the columns whose header is a word for time: each is a term of the vocabulary
 TIME_COLUMNS = ("kernel_sum", "cuda_time", "idle_gap", "wall", "host_time", "cpu_time")
 
@@ -47,23 +44,6 @@ def problems_in(pieces, where):
         for m in GPU_WORK.finditer(piece):
             found.append(f"{where}: «{m.group(0)}»: say kernel time (activity) or GPU span (with its idle gap)")
     return found
-
-
-def markdown_places(text):
-    """The prose of a Markdown text as places: each table cell, and each paragraph."""
-    places, paragraph, last = [], [], None
-    for n, line in prose_lines(text):
-        if last is not None and n != last + 1 and paragraph:
-            places.append(" ".join(paragraph))
-            paragraph = []
-        last = n
-        if line.lstrip().startswith("|"):
-            places += [cell for cell in line.split("|") if cell.strip()]
-        else:
-            paragraph.append(line)
-    if paragraph:
-        places.append(" ".join(paragraph))
-    return places
 
 
 def svg_text(path):
@@ -112,11 +92,6 @@ def test_notebook(lang):
     assert not problems, "\n".join(problems)
 
 
-def table_header(path):
-    line = next(line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("| "))
-    return [cell.strip() for cell in line.strip("|").split("|")]
-
-
 def vocabulary_terms(folder, lang):
     text = (folder / "tables" / f"vocabulary.{lang}.md").read_text(encoding="utf-8")
     return re.findall(r"^\| \*\*(.+?)\*\* \|", text, flags=re.M)
@@ -141,8 +116,8 @@ def test_every_time_header_is_a_term_of_the_vocabulary(folder, lang):
 @pytest.mark.parametrize("lang", LANGS)
 def test_home_defines_the_words_before_the_headline_table(lang):
     text = (DOCS / f"index.{lang}.md").read_text(encoding="utf-8")
-    vocabulary = text.index(f"generated/h200/tables/vocabulary.{lang}.md")
-    first_table = min(text.index(f"generated/h200/tables/{name}.{lang}.md")
+    vocabulary = text.index(f"generated/GPU/tables/vocabulary.{lang}.md")
+    first_table = min(text.index(f"generated/GPU/tables/{name}.{lang}.md")
                       for name in ("headline", "headline-home") if f"tables/{name}.{lang}.md" in text)
     assert vocabulary < first_table
 

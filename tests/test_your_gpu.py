@@ -151,7 +151,7 @@ def test_no_hand_written_line_speaks_of_the_h200_or_hopper_except_by_name():
     that names Hopper; it must never describe the reader's GPU as if it were one."""
     by_name = re.compile(
         r"H200 (?:run|of the committed)|H200-(?:kjøringen|en i)|\bthe H200\b|[Ff]or (?:the )?H200|"
-        r"NVIDIA H200|Hopper[- ]?(?:og|and)\b|Hopper[- ]arkitekturens|Hopper architecture|"
+        r"NVIDIA H200|Hopper-? (?:og|and)\b|Hopper[- ]arkitekturens|Hopper architecture|"
         r"på Hopper|on Hopper")
     offenders = []
     for path in markdown_pages():
@@ -173,6 +173,24 @@ def test_a_cpu_run_builds_as_a_preview_that_says_so(cpu_site, lang):
         or "Ikke med i denne kjøringen" in pages["shapes"]
     for stem, html in pages.items():
         assert set(CAPTION.findall(html)) - {"NVIDIA H200"} <= {load_results(folder / "results.json")["provenance"]["gpu_name"]}, stem
+
+
+def test_every_page_names_its_run_once_at_its_end():
+    for path in markdown_pages():
+        text = path.read_text(encoding="utf-8")
+        if "generated/GPU/" not in text:
+            continue
+        lang = path.name.split(".")[-2]
+        include = f'--8<-- "generated/GPU/tables/measured-on.{lang}.md"'
+        assert text.count(include) == 1 and text.rstrip().endswith(include), path.name
+
+
+@pytest.mark.parametrize("lang", ["nb", "en"])
+def test_one_provenance_block_per_built_page(made_up_site, lang):
+    _, site = made_up_site
+    for stem, html in page_html(site, lang).items():
+        found = CAPTION.findall(html)
+        assert len(found) == (0 if stem == "compare-gpus" else 1), (stem, found)
 
 
 def test_the_setting_is_refused_in_one_line_listing_the_folders(tmp_path):
@@ -206,3 +224,11 @@ def test_a_missing_file_becomes_a_line_only_where_asked():
     out = hook.rewrite(page, "h200", GENERATED / "h200", False, missing="MISSING")
     assert out.split("\n") == ["MISSING", "    MISSING", "see [t](generated/h200/traces/a.json.gz)"]
     assert "generated/h200/tables/nope.en.md" in hook.rewrite(page, "h200", GENERATED / "h200", False)
+
+
+def test_a_staging_or_old_folder_is_never_a_gpu_to_show(tmp_path):
+    hook = gpu_hook()
+    for name in ("h200", "h200.old", ".h200-abcd1234", ".render-abcd1234"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.json").write_text("{}", encoding="utf-8")
+    assert hook.gpu_folders(tmp_path) == ["h200"]

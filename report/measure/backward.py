@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from .. import snippets
 from ..variants import BACKWARD_VARIANTS
+from .callables import make_inputs, make_variant
 from .guard import Refused, free, guarded, peak_extra_mib, timed_call_ms
 from .timing import profile_train, wall_us
-from .variants import make_inputs, make_variant
 
 
 def backward_row(torch, name, cfg, q, k, v, grad, args):

@@ -5,17 +5,76 @@ again, and the first and second call of a shape the process has not seen.
 PyTorch keeps cuDNN's attention plans in a cache keyed on the call's sizes, strides,
 dtypes and flags (aten/src/ATen/native/cudnn/MHA.cpp, MHAGraphCache), so a new shape
 builds a new plan while a repeated one does not.
+
+With rounds, each backend's first calls are also measured in a fresh process per round
+(first_call_child.py, which says what each figure holds), backends interleaved: round 1
+every backend, then round 2, ... These run before the seed measurement touches any fused
+backend, so round 1 may read a backend's libraries from disk, while later rounds find
+them in the page cache (which a run cannot drop: it records what it found).
 """
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+import time
+
+from ..paths import ROOT
 from ..variants import FUSED
+from .callables import make_inputs, make_variant
 from .guard import Refused, guarded, timed_call_ms
-from .variants import make_inputs, make_variant
 
 
 def new_shape(cfg):
     """A shape the seed measurement did not use: twice the sequence length."""
     return {**cfg, "seq_len": cfg["seq_len"] * 2}
+
+
+CHILD_TIMEOUT_S = 300  # one fresh process: import torch, start the device, six calls
+
+
+def _child(spec):
+    """One fresh process's figures (first_call_child.py), or a row saying why there are none."""
+    cmd = [sys.executable, "-m", "report.measure.first_call_child", json.dumps(spec)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
+    t0 = time.perf_counter()
+    try:
+        done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=CHILD_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {"status": "error", "reason": f"the fresh process took more than {CHILD_TIMEOUT_S} s"}
+    except OSError as err:
+        return {"status": "error", "reason": f"could not start {sys.executable}: {err}"}
+    lines = done.stdout.strip().splitlines()
+    try:
+        row = json.loads(lines[-1])
+        if not isinstance(row, dict) or "status" not in row:
+            raise ValueError("not a row")
+    except (IndexError, ValueError):
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"status": "error", "reason": f"exit status {done.returncode}: {tail[:300]}"}
+    row["process_s"] = time.perf_counter() - t0
+    return row
+
+
+def fresh_process_rounds(args, cfg, names, rounds, progress):
+    """{backend: [one row per round]}: each backend's first calls in a fresh process,
+    round 1 every backend of `names`, then round 2, ... (first_call_child.py)."""
+    spec = {"shape": cfg, "new_shape": new_shape(cfg), "dtype": args.dtype, "device": args.device}
+    found = {name: [] for name in names}
+    for r in range(rounds):
+        for name in names:
+            row = _child({**spec, "variant": name})
+            found[name].append(row)
+            if row["status"] == "ok":
+                progress(f"  fresh process {r + 1}/{rounds} {name:<10} first {row['first_call_ms']:9.2f} ms  "
+                         f"new shape {row['first_new_shape_ms']:8.2f} ms  new thread "
+                         f"{row.get('new_thread_first_ms', float('nan')):8.2f} ms  ({row['process_s']:.1f} s)")
+            else:
+                progress(f"  fresh process {r + 1}/{rounds} {name:<10} {row['status']}: {row['reason'][:100]}")
+    return found
 
 
 def first_call_row(torch, name, cfg, seed_row, dtype, device):
@@ -34,7 +93,9 @@ def first_call_row(torch, name, cfg, seed_row, dtype, device):
     return {"status": "ok", **row}
 
 
-def measure_first_calls(torch, args, results, progress):
+def measure_first_calls(torch, args, results, progress, fresh=None):
+    """The in-process figures of each fused backend that ran; with fresh (from
+    fresh_process_rounds), each row also keeps "rounds": one fresh process per round."""
     device, dtype = args.device, getattr(torch, args.dtype)
     cfg = {k: results["config"][k] for k in ("batch", "heads", "seq_len", "head_dim")}
     rows = {}
@@ -43,6 +104,8 @@ def measure_first_calls(torch, args, results, progress):
         if seed_row.get("status") != "ok":
             continue
         rows[name] = row = first_call_row(torch, name, cfg, seed_row, dtype, device)
+        if fresh and fresh.get(name):
+            row["rounds"] = fresh[name]
         if row["status"] == "ok":
             progress(f"  first calls {name:<10} process {row['first_in_process_ms']:9.2f} ms  "
                      f"again {row['same_shape_again_ms']:7.3f} ms  new shape "

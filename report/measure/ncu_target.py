@@ -6,8 +6,8 @@ import sys
 
 import torch
 
+from .callables import make_inputs, make_variant
 from .guard import sync
-from .variants import make_inputs, make_variant
 
 
 def main(argv):

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from .. import snippets
 from ..variants import SMALL_SHAPE
+from .callables import make_inputs, make_variant
 from .guard import Refused, first_line, free, guarded
 from .timing import profile_short, wall_us
-from .variants import make_inputs, make_variant
 
 
 def _graph_wall(fn, q, k, v, seconds):

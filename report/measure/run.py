@@ -8,12 +8,12 @@ import time
 from pathlib import Path
 
 from ..results import SCHEMA_VERSION, UsageError
-from ..variants import EXTRA_VARIANTS
-from . import backward, first_calls, ncu, overhead, seed, shapes, sweep
+from ..variants import EXTRA_VARIANTS, FUSED
+from . import backward, first_calls, ncu, overhead, rounds, seed, shape_runs, sweep
+from .callables import make_inputs, reference_output
 from .guard import first_line
 from .provenance import gpu_slug, provenance
 from .roof import measure_roof
-from .variants import make_inputs, reference_output
 
 SECTIONS = (  # (results key, args flag, title); measured in this order
     ("first_calls", "first_calls", "first calls: process, same shape, new shape"),
@@ -25,14 +25,14 @@ SECTIONS = (  # (results key, args flag, title); measured in this order
 )
 
 
-def _measure_section(key, torch, args, results, progress):
+def _measure_section(key, torch, args, results, progress, fresh=None):
     """The --all sections, looked up at call time (tests replace one to make it fail)."""
     if key == "first_calls":
-        return first_calls.measure_first_calls(torch, args, results, progress)
+        return first_calls.measure_first_calls(torch, args, results, progress, fresh)
     if key == "ncu":
         return ncu.measure_ncu(torch, args, results, progress)
     return {"overhead": overhead.measure_overhead, "backward": backward.measure_backward,
-            "sweep": sweep.measure_sweep, "shapes": shapes.measure_shapes}[key](torch, args, progress)
+            "sweep": sweep.measure_sweep, "shapes": shape_runs.measure_shapes}[key](torch, args, progress)
 
 
 def config(args):
@@ -50,7 +50,19 @@ def _inputs(torch, cfg, dtype, device):
         where = "GPU" if device == "cuda" else "memory"
         raise UsageError(f"the inputs and float64 reference for shape {cfg['batch']}x{cfg['heads']}x"
                          f"{cfg['seq_len']}x{cfg['head_dim']} do not fit in {where} "
-                         f"({first_line(err)[:120]}); use a smaller shape (nothing was written)") from None
+                         f"({_whole_sentences(first_line(err))}); use a smaller shape (nothing was written)") from None
+
+
+def _whole_sentences(text, limit=160):
+    """The message's first sentences up to about `limit` characters, never cut inside one
+    ("Tried to allocate 64.00 GiB." stays whole)."""
+    kept = ""
+    for sentence in text.split(". "):
+        more = f"{kept}. {sentence}" if kept else sentence
+        if kept and len(more) > limit:
+            return kept.rstrip(".") + "."
+        kept = more
+    return kept
 
 
 def _progress_line(i, total, name, row, secs):
@@ -62,6 +74,24 @@ def _progress_line(i, total, name, row, secs):
             f"wall {row['wall_time_us']['median']:9.1f} us  ({secs:.1f} s)")
 
 
+class Phases:
+    """Seconds per phase of the run, printed as they end and once more at the end
+    (results.json keeps them as "phase_seconds")."""
+
+    def __init__(self, progress):
+        self.progress, self.seconds, self.t0 = progress, {}, time.perf_counter()
+
+    def done(self, name):
+        now = time.perf_counter()
+        self.seconds[name] = round(now - self.t0, 2)
+        self.t0 = now
+        self.progress(f"  phase {name}: {self.seconds[name]:.1f} s")
+
+    def summary(self):
+        return "phase times: " + ", ".join(f"{k} {v:.1f} s" for k, v in self.seconds.items()) + \
+            f"; total {sum(self.seconds.values()):.1f} s"
+
+
 def _variants(torch, results, inputs, args, trace_dir, progress):
     q, k, v, ref = inputs
     made = {}
@@ -71,26 +101,59 @@ def _variants(torch, results, inputs, args, trace_dir, progress):
         row["label"] = name
         results["variants"][name] = row
         progress(_progress_line(i, len(args.variants), name, row, time.perf_counter() - t0))
+    return made
+
+
+def _host(torch, results, made, inputs, args, progress):
     t0 = time.perf_counter()
-    seed.measure_host(torch, results["variants"], made, (q, k, v), args)
+    seed.measure_host(torch, results["variants"], made, inputs[:3], args)
     progress(f"host overhead, every variant in turn, {args.host_calls} calls each "
              f"({time.perf_counter() - t0:.1f} s)")
 
 
-def _sections(torch, results, args, progress):
+def _fresh_processes(results, args, progress):
+    """Each fused backend's first calls in a fresh process per round, before this
+    process touches a fused backend (first_calls.py); None where not asked for."""
+    names = [n for n in args.variants if n in FUSED]
+    if not getattr(args, "first_calls", False) or not names:
+        return None
+    progress(f"first calls in fresh processes: {', '.join(names)}, {args.rounds} round(s)")
+    try:
+        return first_calls.fresh_process_rounds(args, _seed_shape(results["config"]), names,
+                                                args.rounds, progress)
+    except Exception as err:  # the in-process figures still come; this says what broke
+        results["first_calls_rounds_error"] = f"{type(err).__name__}: {str(err).strip()[:500]}"
+        progress(f"  fresh processes failed: {results['first_calls_rounds_error']}")
+        return None
+
+
+def _seed_shape(cfg):
+    return {k: cfg[k] for k in ("batch", "heads", "seq_len", "head_dim")}
+
+
+def _rounds(torch, results, made, inputs, args, progress):
+    progress(f"rounds: {args.rounds} x every variant's kernel time, wall time and host overhead"
+             + (", and the small shape" if (results.get("overhead") or {}).get("rows") else ""))
+    try:
+        results["rounds"] = rounds.measure_rounds(torch, results, made, inputs[:3], args, progress)
+    except Exception as err:  # the full measurement stands; this says what broke
+        results["rounds_error"] = f"{type(err).__name__}: {str(err).strip()[:500]}"
+        progress(f"  rounds failed: {results['rounds_error']}")
+
+
+def _sections(torch, results, args, progress, phases, fresh=None):
     section_args = argparse.Namespace(**{**vars(args), "variants": [
         n for n in args.variants if n not in EXTRA_VARIANTS]})
     for key, flag, title in SECTIONS:
         if not getattr(args, flag) or (key in ("overhead", "ncu") and args.device != "cuda"):
             continue
         progress(title)
-        t0 = time.perf_counter()
         try:
-            results[key] = _measure_section(key, torch, section_args, results, progress)
+            results[key] = _measure_section(key, torch, section_args, results, progress, fresh)
         except Exception as err:  # keep the rest of the run; the section says what broke
             results[key + "_error"] = f"{type(err).__name__}: {str(err).strip()[:500]}"
             progress(f"  {key} failed: {results[key + '_error']}")
-        progress(f"  ({time.perf_counter() - t0:.1f} s)")
+        phases.done(key)
 
 
 def run_measurements(args, argv, out_dir, progress=print, check=None):
@@ -99,6 +162,7 @@ def run_measurements(args, argv, out_dir, progress=print, check=None):
     check(slug, provenance), if given, runs once the device is known and before anything
     is measured: it raises UsageError to refuse the run.
     """
+    phases = Phases(progress)
     import torch
 
     device = args.device
@@ -117,10 +181,21 @@ def run_measurements(args, argv, out_dir, progress=print, check=None):
     progress(f"roof: {roof['dtype']} matmul {roof['shape'][0]}^3 at {roof['tflops']:.0f} TFLOP/s")
     results = {"schema_version": SCHEMA_VERSION, "generated_by": "build_tables.py",
                "provenance": prov, "config": cfg, "roof": roof, "variants": {}}
+    phases.done("setup")
+    fresh = _fresh_processes(results, args, progress)
+    if fresh is not None:
+        phases.done("first_call_processes")
     tmp = Path(tempfile.mkdtemp(prefix="traces-"))
     try:
-        _variants(torch, results, inputs, args, tmp, progress)
-        _sections(torch, results, args, progress)
+        made = _variants(torch, results, inputs, args, tmp, progress)
+        phases.done("variants")
+        _host(torch, results, made, inputs, args, progress)
+        phases.done("host_overhead")
+        _sections(torch, results, args, progress, phases, fresh)
+        _rounds(torch, results, made, inputs, args, progress)
+        phases.done("rounds")
+        results["phase_seconds"] = phases.seconds
+        progress(phases.summary())
         return slug, results, tmp
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -7,13 +7,13 @@ from pathlib import Path
 
 from .. import snippets
 from ..trace.analyze import analyze_trace
+from ..trace.kernel_occupancy import add_occupancy, limits_from_trace
 from ..trace.names import backend_of_kernels
-from ..trace.occupancy import add_occupancy, limits_from_trace
 from ..variants import SDPA_VARIANTS
+from .callables import causal_flops, make_variant
 from .guard import Refused, guarded, peak_extra_mib, timed_call_ms
 from .host import host_overheads, small_op
 from .timing import wall_us
-from .variants import causal_flops, make_variant
 
 TRACE_FIELDS = ("steps", "cpu_time_us", "cuda_time_us", "kernel_sum_us", "launch_api_us",
                 "gpu_activities_per_forward", "kernels", "attribution", "cpu_ops_per_forward")

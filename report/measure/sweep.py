@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from ..trace.names import backend_of_kernels
 from ..variants import SDPA_VARIANTS, SWEEP_HEAD_DIMS, SWEEP_SEQ_LENS
+from .callables import causal_flops, make_inputs, make_variant
 from .guard import Refused, free, guarded, peak_extra_mib
 from .timing import profile_short, wall_us
-from .variants import causal_flops, make_inputs, make_variant
 
 
 def measure_point(torch, name, cfg, q, k, v, args):

@@ -19,6 +19,7 @@ from ..trace.stats import differ, median
 from ..variants import BACKEND_NAMES, EXTRA_VARIANTS, FUSED, LANGS, VARIANTS
 from .extra_tables import point_figure
 from .findings.common import compute_kernel
+from .header import header
 from .markdown import code_safe, kernel_count, label, markdown_safe, md_table, safe_provenance, status_text
 
 FILES = ("runs", "cuda-time", "cpu-time", "wall-time", "kernels", "sweep", "findings")
@@ -310,20 +311,21 @@ def findings(cols, lang):
 # --- the files -----------------------------------------------------------------------------
 
 def bodies(runs, ref, lang):
-    """name -> (Markdown body, notes under it), for every name in FILES."""
+    """name -> (Markdown body, notes under it, the functions that wrote it), for every name
+    in FILES."""
     cols = columns(runs, ref, lang)
     cite = t("page.cite", lang).format(**ref["source"])
     ours = [c for c in cols if c.folder]
-    out = {"runs": (runs_table(cols, ref, lang), [cite])}
+    out = {"runs": (runs_table(cols, ref, lang), [cite], (runs_table,))}
     stat = t("compare.statistic", lang, steps=fmt_num(ref["config"]["active_steps"], lang, 0))
     for name, cell, cs, extra in (("cuda-time", cuda_cell, cols, [stat, cite]),
                                   ("cpu-time", cpu_cell, cols, [stat, cite]),
                                   ("wall-time", wall_cell, ours, [t("compare.no_a100_wall", lang)]),
                                   ("kernels", kernels_cell, cols, [cite])):
         table, note = variant_table(cs, lang, cell)
-        out[name] = (table, [note] + extra)
-    out["sweep"] = (sweep_tables(cols, lang), [])
-    out["findings"] = (findings(cols, lang), [])
+        out[name] = (table, [note] + extra, (variant_table, cell))
+    out["sweep"] = (sweep_tables(cols, lang), [], (sweep_tables,))
+    out["findings"] = (findings(cols, lang), [], (findings,))
     return out
 
 
@@ -336,9 +338,9 @@ def render_compare(runs, ref, tables_dir):
     tables_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for lang in LANGS:
-        for name, (body, notes) in bodies(runs, ref, lang).items():
+        for name, (body, notes, fns) in bodies(runs, ref, lang).items():
             foot = ["", "  \n".join(notes)] if notes else []
             path = tables_dir / f"{name}.{lang}.md"
-            path.write_text("\n".join([t("page.header", lang), "", body] + foot) + "\n", encoding="utf-8")
+            path.write_text("\n".join([header(lang, fns), "", body] + foot) + "\n", encoding="utf-8")
             written.append(path)
     return written

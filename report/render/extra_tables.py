@@ -1,20 +1,21 @@
 """The --all tables: sweeps, launch overhead, backward."""
 from __future__ import annotations
 
+from ..schema import ShapePoint, Stats, Sweep, SweepPoint
 from ..text.catalog import t
-from ..text.format import fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
-from ..trace.stats import differ, median
+from ..text.format import fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us, fmt_us_range
+from ..trace.stats import differ, median, round_range
 from ..variants import BACKEND_NAMES, FUSED
 from .markdown import label, md_table, not_run_row, status_text
 
 
-def point_figure(p):
+def point_figure(p: SweepPoint | ShapePoint) -> Stats | None:
     """The recorded figure a sweep or shape point is compared by: its kernel time (the
     profiled CPU range without a GPU)."""
     return p.get("kernel_sum_us") or p.get("cpu_time_us")
 
 
-def point_time(p):
+def point_time(p: SweepPoint | ShapePoint) -> float | None:
     """A point's time: the sum of its kernel times (the CPU range without a GPU)."""
     return median(point_figure(p))
 
@@ -54,8 +55,8 @@ def overhead_table(overhead, lang, shape_name):
                      fmt_us(median(r["cpu_time_us"]), lang), fmt_us(r["eager_wall_us"]["median"], lang),
                      fmt_us(graph["median"], lang) if graph else t("value.graph_failed", lang),
                      fmt_pct(100 * graph["median"] / best, lang, 0) if graph and best else none])
-    cols = ("variant", "kernel_sum", "cpu_time", "eager", "graph", "vs_best")
-    return md_table([t(f"col.{c}", lang) for c in cols], rows)
+    cols = ("col.variant", "col.kernel_sum", "col.cpu_time", "col.eager", "col.graph", "col.vs_best")
+    return md_table([t(c, lang) for c in cols], rows)
 
 
 def backward_table(backward, lang):
@@ -71,11 +72,50 @@ def backward_table(backward, lang):
                      fmt_num(median(acts), lang, 0) if acts else none,
                      fmt_mib(r.get("peak_extra_mib"), lang, 0),
                      fmt_us(r["first_call_ms"] * 1000, lang)])
-    cols = ("variant", "train_time", "wall", "train_kernels", "peak_mem", "first_call")
-    return md_table([t(f"col.{c}", lang) for c in cols], rows)
+    cols = ("col.variant", "col.train_time", "col.wall", "col.train_kernels", "col.peak_mem", "col.first_call")
+    return md_table([t(c, lang) for c in cols], rows)
+
+
+def fresh_rounds(row):
+    """The rounds of a first-calls row that ran (each one a fresh process), or []."""
+    return [r for r in row.get("rounds") or [] if isinstance(r, dict) and r.get("status") == "ok"]
+
+
+def us_range(rounds, key):
+    """The range over the rounds of a figure stored in ms, in µs for fmt_us_range; None
+    where no round has it."""
+    return round_range([r[key] * 1000 if isinstance(r.get(key), (int, float)) else None for r in rounds])
+
+
+def fresh_first_calls_table(first_calls, lang):
+    """Where the first calls were measured in fresh processes, one per round: each figure
+    as its range over the processes, the first process apart from the later ones."""
+    rows = []
+    for name, r in first_calls["rows"].items():
+        rounds = fresh_rounds(r)
+        if not rounds:
+            rows.append(not_run_row(name, r, lang, len(FRESH_COLUMNS) - 1))
+            continue
+        later = rounds[1:]
+        cells = [fmt_us(rounds[0]["first_call_ms"] * 1000, lang),
+                 fmt_us_range(us_range(later, "first_call_ms"), lang) if later else t("value.none", lang)]
+        cells += [fmt_us_range(us_range(rounds, key), lang) for key in FRESH_COLUMNS[2:]]
+        rows.append([label(name, lang), *cells])
+    headers = [t("col.variant", lang), t("col.first_process", lang), t("col.later_processes", lang),
+               t("col.same_shape_again", lang), t("col.first_new_shape", lang), t("col.new_shape_again", lang),
+               t("col.new_thread_first", lang)]
+    seq = fmt_num(first_calls["new_shape"]["seq_len"], lang, 0)
+    return md_table(headers, rows) + "\n\n" + t("page.fresh_first_calls_note", lang, seq_len=seq)
+
+
+# the figures of a fresh process, in the order of fresh_first_calls_table's columns after the variant
+FRESH_COLUMNS = ("first_call_ms", "first_call_ms", "same_shape_again_ms", "first_new_shape_ms",
+                 "new_shape_again_ms", "new_thread_first_ms")
 
 
 def first_calls_table(first_calls, lang):
+    if any(r.get("rounds") for r in first_calls["rows"].values()):
+        return fresh_first_calls_table(first_calls, lang)
     none = t("value.none", lang)
     rows = []
     for name, r in first_calls["rows"].items():
@@ -84,16 +124,17 @@ def first_calls_table(first_calls, lang):
             continue
         rows.append([label(name, lang)] + [fmt_us(r[k] * 1000, lang) if r.get(k) is not None else none
                                            for k in FIRST_CALL_COLUMNS])
-    table = md_table([t("col.variant", lang)] + [t(f"col.{k.removesuffix('_ms')}", lang)
-                                                  for k in FIRST_CALL_COLUMNS], rows)
+    table = md_table([t("col.variant", lang)] + [t(key, lang) for key in FIRST_CALL_COLUMNS.values()], rows)
     seq = fmt_num(first_calls["new_shape"]["seq_len"], lang, 0)
     return table + "\n\n" + t("page.first_calls_note", lang, seq_len=seq)
 
 
-FIRST_CALL_COLUMNS = ("first_in_process_ms", "same_shape_again_ms", "first_new_shape_ms", "new_shape_again_ms")
+# a first-calls row's figures and their columns' headers
+FIRST_CALL_COLUMNS = {"first_in_process_ms": "col.first_in_process", "same_shape_again_ms": "col.same_shape_again",
+                      "first_new_shape_ms": "col.first_new_shape", "new_shape_again_ms": "col.new_shape_again"}
 
 
-def auto_vs_best(sweep, d):
+def auto_vs_best(sweep: Sweep, d: int) -> list[tuple[int, SweepPoint, SweepPoint, bool]]:
     """Per sequence length: (seq, auto point, fastest pinned fused point, slower beyond noise).
 
     Auto counts as slower only when it ran another backend than the fastest pinned one and
@@ -126,5 +167,5 @@ def auto_vs_best_table(sweep, lang, d):
         rows.append([fmt_num(s, lang, 0), BACKEND_NAMES.get(auto.get("backend_ran"), none),
                      fmt_us(point_time(auto), lang),
                      f"{BACKEND_NAMES[best['variant']]} ({fmt_us(point_time(best), lang)})", ratio])
-    cols = ("auto_ran", "auto_time", "best_pinned", "auto_vs_best")
-    return md_table([t("figure.seq", lang)] + [t(f"col.{c}", lang) for c in cols], rows)
+    cols = ("col.auto_ran", "col.auto_time", "col.best_pinned", "col.auto_vs_best")
+    return md_table([t("figure.seq", lang)] + [t(c, lang) for c in cols], rows)

@@ -21,6 +21,16 @@ ORIGINS = (
     ("cublas", re.compile(r"nvjet|xmma_gemm|cublas|gemm")),
     ("aten", re.compile(r"at::native::")),
 )
+# the catalog's sentence for each origin (None: the name shows no library)
+ORIGIN_TEXT = {
+    "flash": "kernel_name.origin_flash",
+    "cutlass_fmha": "kernel_name.origin_cutlass_fmha",
+    "cudnn": "kernel_name.origin_cudnn",
+    "triton": "kernel_name.origin_triton",
+    "cublas": "kernel_name.origin_cublas",
+    "aten": "kernel_name.origin_aten",
+    None: "kernel_name.origin_unknown",
+}
 _ARCH = re.compile(r"(?:^|[_:<\s])sm_?(\d{2,3})a?(?=$|[_>,\s])", re.IGNORECASE)
 _ARCH_TEMPLATE = re.compile(r"cutlass::arch::Sm(\d{2,3})\b")
 _TILE = re.compile(r"(?<![\dx])(\d{2,3}x\d{2,3}(?:x\d{1,3})?)(?![\dx])")
@@ -62,7 +72,7 @@ def describe(name, gpu_cc, lang):
     """One sentence on a kernel name in the page's language; gpu_cc is the compute
     capability of the GPU it ran on ("9.0"), or None."""
     d = decode(name)
-    parts = [t(f"kernel_name.origin_{d['origin'] or 'unknown'}", lang)]
+    parts = [t(ORIGIN_TEXT[d["origin"]], lang)]
     if d["arch"]:
         same = gpu_cc is None or d["compute_capability"] == gpu_cc
         parts.append(t("kernel_name.arch_same" if same else "kernel_name.arch_other", lang,

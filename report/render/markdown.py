@@ -3,26 +3,67 @@ from __future__ import annotations
 
 import html
 import math
+import re
 
+from ..schema import HostStats, Results, VariantRow
 from ..text.catalog import t
 from ..text.format import fmt_num, fmt_pct, fmt_us
 from ..trace.stats import median
+from .keyed import keyed
 
-MARKDOWN_ACTIVE = str.maketrans({c: "\\" + c for c in "\\`*_[]#"})
+# Every string of a results.json is data, never markup: it may come from a stranger's GPU
+# folder. Within a line, text is escaped (markdown_safe) or shown as code (code_safe); no
+# string may start a line (one_line), where Markdown's block syntax and pymdownx.snippets'
+# include lines live; a multi-line one is a fenced block it cannot close (fenced).
+MARKDOWN_ACTIVE = str.maketrans({c: "\\" + c for c in "\\`*_[]#{}"})
+LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+SNIPPET_MARKER = re.compile(r"(?<![;-])(-+8<-+)")  # pymdownx.snippets' marker; a `;` before it escapes it
+MULTI_LINE = ("profiler_table",)  # the one field of results.json shown as lines, in a fence
+
+
+def one_line(text):
+    """The text with every line break and control character as a space."""
+    return LINE_BREAKS.sub(" ", str(text))
 
 
 def markdown_safe(text):
-    """Text from results.json as plain text on a page: no HTML, no Markdown markup."""
-    return html.escape(str(text), quote=False).translate(MARKDOWN_ACTIVE)
+    """Text from results.json as plain text on a page: no HTML, no Markdown markup, no
+    attribute list, one line."""
+    return html.escape(one_line(text), quote=False).translate(MARKDOWN_ACTIVE)
 
 
 def code_safe(text):
-    """Text shown inside a `code span`: only a backtick could end it early."""
-    return str(text).replace("`", "'")
+    """Text shown inside a `code span`: one line, no backtick that could end it early, and
+    snippets' marker escaped (pymdownx.snippets drops the `;` again)."""
+    return SNIPPET_MARKER.sub(r";\1", one_line(text).replace("`", "'"))
+
+
+def fenced(text, info="text"):
+    """A fenced block of `text` that no line of it can close: the fence is longer than any
+    run of backticks inside, and snippets' markers are escaped."""
+    body = SNIPPET_MARKER.sub(r";\1", str(text).replace("\r", ""))
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{body.rstrip()}\n{fence}"
+
+
+def strings_safe(value, key=None):
+    """results.json with every string, keys too, at any depth, fit for a code span
+    (code_safe: one line, no backtick, no snippets marker); MULTI_LINE ones are left for
+    fenced. The same strings for every real run: they hold none of those."""
+    if isinstance(value, dict):
+        return {code_safe(k) if isinstance(k, str) else k: strings_safe(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [strings_safe(v, key) for v in value]
+    if isinstance(value, str) and key not in MULTI_LINE:
+        return code_safe(value)
+    return value
 
 
 def safe_provenance(results):
-    """results with its provenance's strings made safe for Markdown (code for the command)."""
+    """results with every string fit for a code span (strings_safe) and its provenance's
+    strings made safe for Markdown text (code for the command)."""
+    results = strings_safe(results)
     prov = {k: (code_safe(v) if k == "command" else markdown_safe(v)) if isinstance(v, str) else v
             for k, v in results["provenance"].items()}
     return {**results, "provenance": prov}
@@ -45,12 +86,19 @@ def caption(results, lang):
                                date=p["date"], command=p["command"])
 
 
+def measured_on(results, lang):
+    """The block a page ends with: the GPU, software and command of the run every table and
+    figure on it comes from, and the seed's shape for those that name no shape of their own."""
+    shape = t("page.shape", lang).format(**results["config"])
+    return t("page.measured_on", lang, caption=caption(results, lang), shape=shape)
+
+
 def label(name, lang):
     """A variant's display name."""
-    return t(f"variant.{name}", lang)
+    return keyed("variant.", name, lang)
 
 
-def host_figures(results):
+def host_figures(results: Results) -> dict[str, HostStats]:
     """{variant: its host overhead figure} for every variant that ran and has one, in the
     results' order."""
     return {n: r["host_time_us"] for n, r in results["variants"].items()
@@ -70,10 +118,10 @@ def not_run_row(name, row, lang, empty_cells, fill=None):
 
 def limits_text(limited_by, lang):
     """What limits a kernel's occupancy, in words of the language."""
-    return ", ".join(t(f"limit.{w.replace(' ', '_')}", lang) for w in limited_by)
+    return ", ".join(keyed("limit.", w.replace(" ", "_"), lang) for w in limited_by)
 
 
-def kernel_count(row, lang):
+def kernel_count(row: VariantRow, lang: str) -> str:
     """'7 (1 Memcpy, 1 Memset)': every GPU activity of one forward pass, copies named."""
     total = median(row.get("gpu_activities_per_forward"))
     if total is None:
@@ -92,7 +140,7 @@ def kernel_count(row, lang):
 GAP_SHOWN = 5.0  # % of the GPU span: an idle gap this large or larger is not negligible
 
 
-def idle_gap(row):
+def idle_gap(row: VariantRow) -> tuple[float, float] | None:
     """(GPU span minus kernel time in µs, its share of the span in %), from the two medians
     of a variant's profiled steps; None where either is missing or not a number."""
     span, ksum = median(row.get("cuda_time_us")), median(row.get("kernel_sum_us"))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from ..schema import Results, ShapePoint
 from ..text.format import fmt_num, unit
 from ..trace.stats import differ
 from ..variants import BACKEND_NAMES
@@ -15,7 +16,7 @@ TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?")
 MAX_REASON = 240
 
 
-def points(results, family):
+def points(results: Results, family: str) -> list[ShapePoint]:
     shapes = results.get("shapes") or {}
     return [p for p in shapes.get("points", []) if p["family"] == family]
 
@@ -30,7 +31,7 @@ def ran_suffix(p):
     return f" ({backend_name(p['backend_ran'])})" if p.get("backend_ran") else ""
 
 
-def ok(p):
+def point_ok(p: ShapePoint | None) -> bool:
     return p is not None and p["status"] == "ok"
 
 
@@ -72,5 +73,5 @@ def grouped(pts):
 
 def fastest(candidates):
     """The point with the shortest time among those that ran, or None."""
-    good = [p for p in candidates if ok(p)]
+    good = [p for p in candidates if point_ok(p)]
     return min(good, key=point_time) if good else None

@@ -6,60 +6,73 @@ from pathlib import Path
 from ..text.catalog import t
 from ..trace.explain import TraceError, explain, load_trace, report
 from ..variants import FUSED, LANGS
-from . import causes, extra_tables, figures, findings, shapes, tables
+from . import attribution, extra_tables, figures, findings, shape_tables, tables
 from .downloads import trace_links
+from .header import call_writers, header
 from .kernel_names import kernel_names
-from .markdown import caption, safe_provenance
+from .keyed import keyed
+from .markdown import fenced, measured_on, safe_provenance
+from .memory_model import fused_check, hand_written_check, model_text
 
 
 def seed_tables(results, ref, lang):
-    """name -> Markdown body, for the tables of the seed's shape."""
+    """name -> (Markdown body, the functions that wrote it), for the tables of the seed's shape."""
     fused = list(FUSED) + ["auto"]
     naive_math = ["naive", "naive_inplace", "math"]
-    out = {
-        "vocabulary": tables.vocabulary(results, ref, lang),
-        "headline": tables.headline(results, lang),
-        "headline-home": tables.headline_home(results, lang),
-        "kernels-naive-math": tables.kernels(results, lang, naive_math),
-        "kernels-fused": tables.kernels(results, lang, fused),
-        "kernel-names": kernel_names(results, lang, fused),
-        "resources": tables.resources(results, lang, fused),
-        "details": tables.details(results, lang),
-        "cpu-ops-naive-math": tables.cpu_ops(results, lang, naive_math),
-        "cpu-ops-fused": tables.cpu_ops(results, lang, fused),
-        "provenance": tables.provenance(results, lang),
-        "attribution": causes.attribution_table(results, lang),
-        "occupancy-ncu": tables.ncu_occupancy(results, lang),
-        "host-overhead": tables.host_overhead(results, lang),
-    }
-    for name in results["variants"]:
-        out[f"profiler-{name}"] = tables.profiler_table(results, name, lang)
-    for name, keys in findings.FILES.items():
-        out[name] = findings.render_findings(results, ref, lang, keys)
+    out = call_writers({
+        "vocabulary": (tables.vocabulary, results, ref, lang),
+        "headline": (tables.headline, results, lang),
+        "headline-home": (tables.headline_home, results, lang),
+        "kernels-naive-math": (tables.kernels, results, lang, naive_math),
+        "kernels-fused": (tables.kernels, results, lang, fused),
+        "kernel-names": (kernel_names, results, lang, fused),
+        "model": (model_text, results, lang),
+        "model-hand-written": (hand_written_check, results, lang),
+        "model-fused": (fused_check, results, lang, list(FUSED)),
+        "resources": (tables.resources, results, lang, fused),
+        "details": (tables.details, results, lang),
+        "cpu-ops-naive-math": (tables.cpu_ops, results, lang, naive_math),
+        "cpu-ops-fused": (tables.cpu_ops, results, lang, fused),
+        "provenance": (tables.provenance, results, lang),
+        "attribution": (attribution.attribution_table, results, lang),
+        "occupancy-ncu": (tables.ncu_occupancy, results, lang),
+        "host-overhead": (tables.host_overhead, results, lang),
+        "rounds": (tables.rounds_table, results, lang),
+    })
+    out.update(call_writers({f"profiler-{name}": (tables.profiler_table, results, name, lang)
+                             for name in results["variants"]}))
+    out.update(_findings(findings.FILES, results, ref, lang))
     return out
 
 
+def _findings(files, results, ref, lang):
+    return {name: (findings.render_findings(results, ref, lang, keys), findings.writers(keys))
+            for name, keys in files.items()}
+
+
 def extra(results, ref, lang):
-    """name -> Markdown body, for the --all measurements."""
-    out = {}
-    for name, keys in findings.EXTRA_FILES.items():
-        out[name] = findings.render_findings(results, ref, lang, keys)
+    """name -> (Markdown body, the functions that wrote it), for the --all and --shapes files."""
+    out = _findings(findings.EXTRA_FILES, results, ref, lang)
     sweep = results.get("sweep")
     for d in sweep["head_dims"] if sweep else ():
         cap = t("page.sweep_caption", lang).format(**sweep)
         for what in ("time", "memory", "tflops"):
-            out[f"sweep-{what}-d{d}"] = extra_tables.sweep_table(sweep, lang, d, what) + "\n\n" + cap
+            out[f"sweep-{what}-d{d}"] = (extra_tables.sweep_table(sweep, lang, d, what) + "\n\n" + cap,
+                                         (extra_tables.sweep_table,))
     overhead = results.get("overhead")
     for shape_name, cfg in overhead["shapes"].items() if overhead else ():
-        out[f"overhead-{shape_name}"] = (t(f"page.shape_{shape_name}", lang).format(**cfg) + "\n\n"
-                                         + extra_tables.overhead_table(overhead, lang, shape_name))
+        out[f"overhead-{shape_name}"] = (keyed("page.shape_", shape_name, lang).format(**cfg) + "\n\n"
+                                         + extra_tables.overhead_table(overhead, lang, shape_name),
+                                         (extra_tables.overhead_table,))
+    calls = {}
     for d in sweep["head_dims"] if sweep and any(p.get("backend_ran") for p in sweep["points"]) else ():
-        out[f"auto-vs-best-d{d}"] = extra_tables.auto_vs_best_table(sweep, lang, d)
+        calls[f"auto-vs-best-d{d}"] = (extra_tables.auto_vs_best_table, sweep, lang, d)
     if results.get("first_calls"):
-        out["first-calls"] = extra_tables.first_calls_table(results["first_calls"], lang)
+        calls["first-calls"] = (extra_tables.first_calls_table, results["first_calls"], lang)
     if results.get("backward"):
-        out["backward"] = extra_tables.backward_table(results["backward"], lang)
-    out.update(shapes.render_tables(results, ref, lang))  # every file, measured or not
+        calls["backward"] = (extra_tables.backward_table, results["backward"], lang)
+    out.update(call_writers(calls))
+    out.update(shape_tables.render_tables(results, ref, lang))  # every file, measured or not
     return out
 
 
@@ -68,8 +81,9 @@ EXPLAINED = ("cudnn", "naive")
 
 
 def explained(traces_dir):
-    """name -> Markdown body: the command and what it prints, for each trace of EXPLAINED,
-    named as a reader has it after downloading it from the page "Reproduce the numbers".
+    """name -> (Markdown body, the functions that wrote it): the command and what it prints,
+    for each trace of EXPLAINED, named as a reader has it after downloading it from the
+    page "Reproduce the numbers".
 
     The output is the command's own (English, en numbers) in both languages. A trace that
     is missing or has no GPU activity (a CPU run's) gets no file.
@@ -84,7 +98,7 @@ def explained(traces_dir):
         except TraceError:
             continue
         command = f"$ python build_tables.py --explain {variant}.json.gz"
-        out[f"explain-{variant}"] = "\n".join(["```text", command, text + "```"])
+        out[f"explain-{variant}"] = (fenced(command + "\n" + text), (explain, report))
     return out
 
 
@@ -99,18 +113,17 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None):
     tables_dir.mkdir(parents=True, exist_ok=True)
     plain, results = results, safe_provenance(results)  # figures draw text, pages read Markdown
     for lang in LANGS:
-        head = [t("page.header", lang), ""]
-        shape = t("page.shape", lang).format(**results["config"])
-        bodies = {name: (body, [shape]) for name, body in seed_tables(results, ref, lang).items()}
-        bodies.update({name: (body, []) for name, body in extra(results, ref, lang).items()})
-        bodies.update({name: (body, [shape]) for name, body in explanations.items()})
-        bodies["traces"] = (trace_links(results, traces_dir, lang), [shape])
-        for name, (body, notes) in bodies.items():
-            foot = ["", caption(results, lang) + ("  " if notes else "")] + notes
+        bodies = dict(seed_tables(results, ref, lang))
+        bodies.update(extra(results, ref, lang))
+        bodies.update(explanations)
+        bodies["traces"] = (trace_links(results, traces_dir, lang), (trace_links,))
+        # what the run was measured on, once per page (each page includes it at its end)
+        bodies["measured-on"] = (measured_on(results, lang), (measured_on,))
+        for name, (body, fns) in bodies.items():
             path = tables_dir / f"{name}.{lang}.md"
-            path.write_text("\n".join(head + [body] + foot) + "\n", encoding="utf-8")
+            path.write_text("\n".join([header(lang, fns), "", body]) + "\n", encoding="utf-8")
             written.append(path)
         if figures_dir is not None:
             written += figures.render_figures(plain, lang, figures_dir)
-            written += shapes.render_figures(plain, lang, figures_dir)
+            written += shape_tables.render_figures(plain, lang, figures_dir)
     return written

@@ -6,11 +6,24 @@ import hashlib
 import math
 
 from ..text.catalog import t
-from ..text.format import fmt_bytes, fmt_error, fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
+from ..text.format import (
+    fmt_bytes,
+    fmt_error,
+    fmt_mib,
+    fmt_num,
+    fmt_pct,
+    fmt_ratio,
+    fmt_sig,
+    fmt_tflops,
+    fmt_us,
+    fmt_us_range,
+)
 from ..trace.names import short_kernel_name
-from ..trace.stats import median
+from ..trace.stats import median, round_range
+from .keyed import keyed
 from .markdown import (
     GAP_SHOWN,
+    fenced,
     has_idle_gap,
     host_figures,
     idle_gap_cell,
@@ -34,14 +47,14 @@ def _time_cells(results, lang):
         return fmt_ratio(cuda / base_cuda, lang) if cuda and base_cuda else t("value.none", lang)
 
     return {
-        "kernels_fwd": lambda row: kernel_count(row, lang),
-        "kernel_sum": lambda row: fmt_us(median(row.get("kernel_sum_us")), lang),
-        "cuda_time": lambda row: fmt_us(median(row.get("cuda_time_us")), lang),
-        "idle_gap": lambda row: idle_gap_cell(row, lang),
-        "cpu_time": lambda row: fmt_us(median(row["cpu_time_us"]), lang),
-        "host_time": lambda row: fmt_us(median(row.get("host_time_us")), lang),
-        "wall": lambda row: fmt_us((row.get("wall_time_us") or {}).get("median"), lang),
-        "vs_inplace": vs_inplace,
+        "col.kernels_fwd": lambda row: kernel_count(row, lang),
+        "col.kernel_sum": lambda row: fmt_us(median(row.get("kernel_sum_us")), lang),
+        "col.cuda_time": lambda row: fmt_us(median(row.get("cuda_time_us")), lang),
+        "col.idle_gap": lambda row: idle_gap_cell(row, lang),
+        "col.cpu_time": lambda row: fmt_us(median(row["cpu_time_us"]), lang),
+        "col.host_time": lambda row: fmt_us(median(row.get("host_time_us")), lang),
+        "col.wall": lambda row: fmt_us((row.get("wall_time_us") or {}).get("median"), lang),
+        "col.vs_inplace": vs_inplace,
     }
 
 
@@ -49,7 +62,7 @@ def _times_table(results, lang, columns):
     """One row per variant with the given columns (the idle gap only where it is not
     negligible); a variant that did not run shows its status in the first column."""
     if not has_idle_gap(results["variants"].values()):
-        columns = [c for c in columns if c != "idle_gap"]
+        columns = [c for c in columns if c != "col.idle_gap"]
     cells = _time_cells(results, lang)
     rows = []
     for name, row in results["variants"].items():
@@ -57,20 +70,20 @@ def _times_table(results, lang, columns):
             rows.append(not_run_row(name, row, lang, len(columns) - 1))
         else:
             rows.append([label(name, lang)] + [cells[c](row) for c in columns])
-    return md_table([t(f"col.{c}", lang) for c in ("variant", *columns)], rows)
+    return md_table([t(c, lang) for c in ("col.variant", *columns)], rows)
 
 
 def headline(results, lang):
     """Every time of every variant at the seed's shape (Hugging Face's A100 figures are on
     the comparison page, compare.py)."""
-    return _times_table(results, lang, ["kernels_fwd", "kernel_sum", "cuda_time", "idle_gap", "cpu_time",
-                                        "host_time", "wall", "vs_inplace"])
+    return _times_table(results, lang, ["col.kernels_fwd", "col.kernel_sum", "col.cuda_time", "col.idle_gap",
+                                        "col.cpu_time", "col.host_time", "col.wall", "col.vs_inplace"])
 
 
 def headline_home(results, lang):
     """The headline table Home shows: the times of the vocabulary a reader needs first
     (every column, and the A100's figures, are on the pages that explain them)."""
-    return _times_table(results, lang, ["kernel_sum", "cuda_time", "idle_gap", "wall", "host_time"])
+    return _times_table(results, lang, ["col.kernel_sum", "col.cuda_time", "col.idle_gap", "col.wall", "col.host_time"])
 
 
 def kernels(results, lang, names):
@@ -83,12 +96,12 @@ def kernels(results, lang, names):
             rows.append(not_run_row(name, row, lang, 5, fill=""))
             continue
         for k in row["kernels"]:
-            rows.append([label(name, lang), f"`{k['short_name']}`", t(f"kind.{k['kind']}", lang),
+            rows.append([label(name, lang), f"`{k['short_name']}`", keyed("kind.", k["kind"], lang),
                          f"`{k['aten_op']}`" if k["aten_op"] else t("value.none", lang),
                          f"`{k['launched_by']}`", fmt_num(k["per_forward"], lang, 0),
                          fmt_us(k["avg_us"], lang)])
-    cols = ("variant", "kernel", "kind", "op", "launched_by", "per_forward", "avg_time")
-    return md_table([t(f"col.{c}", lang) for c in cols], rows, ["l", "l", "l", "l", "l", "r", "r"])
+    cols = ("col.variant", "col.kernel", "col.kind", "col.op", "col.launched_by", "col.per_forward", "col.avg_time")
+    return md_table([t(c, lang) for c in cols], rows, ["l", "l", "l", "l", "l", "r", "r"])
 
 
 def _resource_row(name, k, lang):
@@ -109,9 +122,9 @@ def resources(results, lang, names):
             continue
         rows += [_resource_row(name, k, lang) for k in row["kernels"]
                  if k["kind"] == "kernel" and "our_optin_pct" in k]
-    cols = ("variant", "kernel", "regs", "smem", "block", "grid", "kineto_occ", "ours_kineto",
-            "ours_optin", "blocks_sm", "limited_by")
-    return md_table([t(f"col.{c}", lang) for c in cols], rows,
+    cols = ("col.variant", "col.kernel", "col.regs", "col.smem", "col.block", "col.grid", "col.kineto_occ",
+            "col.ours_kineto", "col.ours_optin", "col.blocks_sm", "col.limited_by")
+    return md_table([t(c, lang) for c in cols], rows,
                     ["l", "l", "r", "r", "r", "r", "r", "r", "r", "r", "l"])
 
 
@@ -131,11 +144,11 @@ def details(results, lang):
                     + [fmt_mib(row.get("peak_extra_mib"), lang), fmt_tflops(row["tflops"], lang),
                        fmt_pct(100 * row["tflops"] / roof["tflops"], lang),
                        fmt_error(row["rel_error"], lang), fmt_us(row["first_call_ms"] * 1000, lang)])
-    cols = ("variant", "kernel_sum", "spread", *("idle_gap",) * gap, "peak_mem", "tflops", "roof_share",
-            "rel_err", "first_call")
+    cols = ("col.variant", "col.kernel_sum", "col.spread", *("col.idle_gap",) * gap, "col.peak_mem", "col.tflops",
+            "col.roof_share", "col.rel_err", "col.first_call")
     note = t("page.roof_note", lang).format(dtype=roof["dtype"], n=roof["shape"][0],
                                             tflops=fmt_tflops(roof["tflops"], lang))
-    return md_table([t(f"col.{c}", lang) for c in cols], rows) + "\n\n" + note
+    return md_table([t(c, lang) for c in cols], rows) + "\n\n" + note
 
 
 def vocabulary(results, ref, lang):
@@ -147,19 +160,19 @@ def vocabulary(results, ref, lang):
     if h:
         host = t("stat.host", lang, **_slicing(h, lang))
     rows = [
-        ("kernel_sum", "kernel_time", steps),
-        ("cuda_time", "gpu_span", steps),
-        ("idle_gap", "idle_gap", t("stat.gap", lang)),
-        ("wall", "wall", t("stat.wall", lang)),
-        ("latency", "latency", t("stat.latency", lang)),
-        ("host_time", "host", host),
-        ("cpu_time", "profiled_cpu", steps),
-        ("hf_cuda", "hf_cuda", t("stat.mean_active", lang, steps=fmt_num(ref["config"]["active_steps"], lang, 0))),
+        ("col.kernel_sum", "vocab.kernel_time", steps),
+        ("col.cuda_time", "vocab.gpu_span", steps),
+        ("col.idle_gap", "vocab.idle_gap", t("stat.gap", lang)),
+        ("col.wall", "vocab.wall", t("stat.wall", lang)),
+        ("col.latency", "vocab.latency", t("stat.latency", lang)),
+        ("col.host_time", "vocab.host", host),
+        ("col.cpu_time", "vocab.profiled_cpu", steps),
+        ("col.hf_cuda", "vocab.hf_cuda",
+         t("stat.mean_active", lang, steps=fmt_num(ref["config"]["active_steps"], lang, 0))),
     ]
     pct = fmt_pct(GAP_SHOWN, lang, 0)
-    body = [[f"**{t(f'col.{col}', lang)}**", t(f"vocab.{what}", lang).format(pct=pct), stat]
-            for col, what, stat in rows]
-    return md_table([t(f"col.{c}", lang) for c in ("term", "meaning", "statistic")], body, ["l", "l", "l"])
+    body = [[f"**{t(col, lang)}**", t(what, lang).format(pct=pct), stat] for col, what, stat in rows]
+    return md_table([t(c, lang) for c in ("col.term", "col.meaning", "col.statistic")], body, ["l", "l", "l"])
 
 
 def _slicing(h, lang):
@@ -181,11 +194,12 @@ def host_overhead(results, lang):
         rows.append([label(name, lang), fmt_us(h["median"], lang), fmt_pct(h["spread_pct"], lang, 0),
                      fmt_ratio(per_op["median"], lang), fmt_pct(per_op["spread_pct"], lang, 0),
                      f"{fmt_us(min(op['quarters']), lang)} – {fmt_us(max(op['quarters']), lang)}"])
-    cols = ("variant", "host_time", "host_spread", "host_small_ops", "host_small_ops_spread", "small_op")
+    cols = ("col.variant", "col.host_time", "col.host_spread", "col.host_small_ops", "col.host_small_ops_spread",
+            "col.small_op")
     first = next(iter(hs.values()))
     note = t("note.host_overhead", lang, **_slicing(first, lang),
              busy=fmt_pct(math.floor(100 * min(h["gpu_kept_busy"] for h in hs.values())), lang, 0))  # "at least"
-    return md_table([t(f"col.{c}", lang) for c in cols], rows) + "\n\n" + note
+    return md_table([t(c, lang) for c in cols], rows) + "\n\n" + note
 
 
 def cpu_ops(results, lang, names):
@@ -201,7 +215,7 @@ def profiler_table(results, name, lang):
     row = results["variants"][name]
     if row["status"] != "ok":
         return f"{label(name, lang)}: {status_text(row, lang)} ({markdown_safe(row['reason'])})"
-    return "```text\n" + row["profiler_table"].rstrip() + "\n```"
+    return fenced(row["profiler_table"])
 
 
 def provenance(results, lang):
@@ -244,9 +258,43 @@ def ncu_occupancy(results, lang):
     section = results.get("ncu")
     if not section:
         return t("finding.missing", lang)
-    if section["status"] in ("unavailable", "no_permission"):
-        return t(f"value.ncu_{section['status']}", lang)
-    cols = ("variant", "kernel", "kineto_occ", "ours_optin", "ncu_theoretical", "ncu_achieved", "ncu_limits")
-    table = md_table([t(f"col.{c}", lang) for c in cols], _ncu_rows(results, lang),
+    refused = {"unavailable": "value.ncu_unavailable", "no_permission": "value.ncu_no_permission"}
+    if section["status"] in refused:
+        return t(refused[section["status"]], lang)
+    cols = ("col.variant", "col.kernel", "col.kineto_occ", "col.ours_optin", "col.ncu_theoretical",
+            "col.ncu_achieved", "col.ncu_limits")
+    table = md_table([t(c, lang) for c in cols], _ncu_rows(results, lang),
                      ["l", "l", "r", "r", "r", "r", "r"])
     return table + "\n\n" + t("page.ncu_note", lang)
+
+
+def rounds_table(results, lang):
+    """Every variant's figures over the run's independent rounds: each as its range (the
+    median of each round), so a reader sees what a rerun moves; the "not measured" line
+    for a run without rounds."""
+    rows, n = [], 0
+    for name, row in results["variants"].items():
+        rounds = [r for r in row.get("rounds") or [] if isinstance(r, dict) and not r.get("error")]
+        if row.get("status") != "ok" or not rounds:
+            continue
+        n = max(n, len(rounds))
+        host = [r.get("host_time_us") for r in rounds]
+        per_op = [h.get("per_small_op") if isinstance(h, dict) else None for h in host]
+        rows.append([label(name, lang)] +
+                    [fmt_us_range(round_range([r.get(key) for r in rounds]), lang)
+                     for key in ("kernel_sum_us", "wall_time_us")] +
+                    [fmt_us_range(round_range(host), lang), _ops_range(round_range(per_op), lang)])
+    if not rows:
+        return t("finding.missing", lang)
+    headers = [t("col.variant", lang), t("col.kernel_sum", lang), t("col.wall", lang), t("col.host_time", lang),
+               t("col.rounds_small_ops", lang)]
+    return md_table(headers, rows) + "\n\n" + t("page.rounds_note", lang, n=n)
+
+
+def _ops_range(low_high, lang):
+    """"4.4–6.5": a cost in small ops over the rounds (a ratio: no unit)."""
+    if low_high is None:
+        return t("value.none", lang)
+    low, high = (fmt_sig(x, lang) for x in low_high)
+    return low if low == high else f"{low}\u2013{high}"
+

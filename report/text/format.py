@@ -86,3 +86,114 @@ def fmt_error(x, lang):
 
 def blocks_text(n, lang):
     return f"{fmt_num(n, lang, 0)} {t('word.blocks' if n != 1 else 'word.block', lang)}"
+
+
+# The precision rule (issue 19): three significant figures, unless telling two values
+# apart needs more; one unit for a whole table column. fmt_sig, fmt_distinct, fmt_us_sig
+# and fmt_us_column implement it; a number never shows digits its measurement lacks.
+SIG = 3            # significant figures a measured number is shown with
+MAX_EXTRA_SIG = 4  # at most this many more, to tell apart two values that differ
+TIME_UNITS = (("s", 1e6), ("ms", 1e3), ("µs", 1.0))  # larger first: µs per unit
+
+
+def sig_decimals(x, digits=SIG):
+    """Decimals that show x with `digits` significant figures; 0 where the integer part
+    has that many digits or more (an integer part is never rounded away)."""
+    x = abs(float(x))
+    if x == 0 or not math.isfinite(x):
+        return 0
+    decimals = max(0, digits - 1 - math.floor(math.log10(x)))
+    if decimals and abs(round(x, decimals)) >= 10 ** (digits - decimals):  # 9.996 -> 10.0
+        decimals -= 1
+    return decimals
+
+
+@finite_or_dash
+def fmt_sig(x, lang, sig=SIG):
+    """x with at least `sig` significant figures and no exponent: 0.012345 -> 0.0123,
+    45.894 -> 45.9, 126.43 -> 126, 4266.7 -> 4,267 (a whole number keeps all its digits),
+    9.996 -> 10.0; "–" for None."""
+    if x is None:
+        return t("value.none", lang)
+    return fmt_num(x, lang, sig_decimals(x, sig))
+
+
+def _finite(x):
+    return isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def distinct_digits(values, digits=SIG):
+    """Significant figures per value: `digits` each, more (up to MAX_EXTRA_SIG more) for
+    values that differ but would be shown the same, until they are told apart."""
+    sig = [digits] * len(values)
+    for _ in range(MAX_EXTRA_SIG):
+        shown = {}
+        for i, v in enumerate(values):
+            if _finite(v):
+                shown.setdefault(round(v, sig_decimals(v, sig[i])), set()).add(float(v))
+        clash = {text for text, originals in shown.items() if len(originals) > 1}
+        if not clash:
+            break
+        for i, v in enumerate(values):
+            if _finite(v) and round(v, sig_decimals(v, sig[i])) in clash:
+                sig[i] += 1
+    return sig
+
+
+def fmt_distinct(values, lang, digits=SIG):
+    """Values shown side by side (a pair in a sentence, a column): each with `digits`
+    significant figures, more where two that differ would read the same."""
+    return [fmt_sig(v, lang, d) for v, d in zip(values, distinct_digits(values, digits), strict=True)]
+
+
+def time_unit(values_us):
+    """(name, µs per unit) for a column of times: the unit fmt_us would give the
+    column's largest value, so no value shows more than three integer digits."""
+    finite = [abs(v) for v in values_us if _finite(v)]
+    top = max(finite) if finite else 0
+    return next(((name, size) for name, size in TIME_UNITS if top >= size), TIME_UNITS[-1])
+
+
+@finite_or_dash
+def fmt_us_sig(us, lang, digits=SIG):
+    """A time with three significant figures in fmt_us's unit: 683 ms, 45.9 ms, 4.96 µs."""
+    if us is None:
+        return t("value.none", lang)
+    name, size = time_unit([us])
+    return unit(fmt_sig(us / size, lang, digits), name, lang)
+
+
+def fmt_us_column(values_us, lang, digits=SIG):
+    """A table column of times in one unit (time_unit), each with three significant
+    figures, more where two values that differ would read the same; None is "–"."""
+    name, size = time_unit(values_us)
+    scaled = [v / size if _finite(v) else v for v in values_us]
+    return [t("value.none", lang) if v is None else
+            text if not _finite(v) else unit(text, name, lang)
+            for v, text in zip(scaled, fmt_distinct(scaled, lang, digits), strict=True)]
+
+
+@finite_or_dash
+def fmt_ratio_sig(r, lang, digits=SIG):
+    """A ratio with three significant figures: 1.00×, 0.998×, 17.2×."""
+    return f"{fmt_sig(r, lang, digits)}×"
+
+
+@finite_or_dash
+def fmt_pct_sig(p, lang, digits=SIG):
+    """A percentage with three significant figures: 56.3 %, 9.04 %, 102 % (nb: 56,3 %)."""
+    if p is None:
+        return t("value.none", lang)
+    return fmt_pct(p, lang, sig_decimals(p, digits))
+
+
+def fmt_us_range(low_high, lang, digits=SIG):
+    """A range of times over rounds in one unit, the unit written once: 31.8–46.9 µs
+    (nb: 31,8–46,9 µs); each end with three significant figures, and one value where
+    both ends read the same (steady to three figures); "–" for None."""
+    if low_high is None:
+        return t("value.none", lang)
+    low, high = low_high
+    name, size = time_unit([low, high])
+    a, b = fmt_sig(low / size, lang, digits), fmt_sig(high / size, lang, digits)
+    return unit(a if a == b else f"{a}\u2013{b}", name, lang)

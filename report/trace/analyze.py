@@ -30,7 +30,7 @@ def _step_finder(cpu_ranges):
     return step_of
 
 
-def _op_stack_finder(events):
+def op_stack_finder(events):
     ops = sorted((e for e in events if e.get("cat") == "cpu_op"), key=lambda e: e["ts"])
 
     def op_stack(launch):
@@ -41,7 +41,7 @@ def _op_stack_finder(events):
     return op_stack
 
 
-def _activities_per_step(events, steps, step_of):
+def activities_per_step(events, steps, step_of):
     """[(GPU activity, launch event), ...] per step, and the launch API time per step."""
     launches = {}
     launch_time = [0.0] * steps
@@ -130,13 +130,13 @@ def analyze_trace(trace, range_name, cuda_time="gpu_range"):
     gpu_ranges = _ranges(events, "gpu_user_annotation", range_name)
     steps = len(cpu_ranges)
     step_of = _step_finder(cpu_ranges)
-    per_step, launch_time = _activities_per_step(events, steps, step_of)
+    per_step, launch_time = activities_per_step(events, steps, step_of)
     cpu_ops = {}
     for e in events:
         if e.get("cat") == "cpu_op" and step_of(e["ts"]) is not None:
             cpu_ops[e["name"]] = cpu_ops.get(e["name"], 0) + 1
     kernel_sum_us, cuda_us, counts = _gpu_times(per_step, gpu_ranges, cuda_time)
-    kernels = _kernel_table(per_step, steps, _op_stack_finder(events))
+    kernels = _kernel_table(per_step, steps, op_stack_finder(events))
     return {
         "steps": steps,
         "cpu_time_us": stats([r["dur"] for r in cpu_ranges]),

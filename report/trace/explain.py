@@ -1,12 +1,12 @@
 """Read any torch.profiler trace the way the page "Read your own trace" does: pure Python.
 
     load_trace(path)   the trace in a .json or .json.gz file; TraceError (one line) if it is none
+    explain_file(path) load, explain and report in one: the text `--explain` prints, or
+                       TraceError with the line it prints after "build_tables.py: error: "
+                       (the command and the page's in-browser reader both call it)
     explain(trace)     its GPU activities with occupancy, and per range: GPU span, busy time,
                        idle gaps and a verdict (GPU-bound or CPU-bound), as a dict
     report(found)      the same as plain English text: what `build_tables.py --explain` prints
-    explain_file(path) the three in one: exactly what `build_tables.py --explain PATH` prints,
-                       or TraceError with the line it prints after "build_tables.py: error: "
-                       (the command and the page's in-browser reader both call this)
 
 Ranges are the record_function ranges of the trace (cat "user_annotation"), grouped by
 name; the profiler's own ProfilerStep#1, #2, ... count as one name, ProfilerStep#*. A
@@ -29,13 +29,15 @@ from __future__ import annotations
 import bisect
 import gzip
 import json
+import math
 import re
 import zlib
 from pathlib import Path
 
-from .analyze import _activities_per_step, _op_stack_finder, complete_events
+from ..limits import parse_json
+from .analyze import activities_per_step, complete_events, op_stack_finder
+from .kernel_occupancy import add_occupancy, limits_from_trace
 from .names import GPU_CATS, LAUNCH_CATS, kernel_kind, short_kernel_name
-from .occupancy import add_occupancy, limits_from_trace
 from .stats import stats
 
 BUSY_SHARE = 0.9  # GPU-bound needs the GPU busy for at least this share of its span
@@ -47,6 +49,10 @@ SYNC_CALLS = ("cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchr
               "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cudaMemcpy")
 HOST_CATS = ("cpu_op", "user_annotation", "python_function") + LAUNCH_CATS
 MAX_KERNELS, MAX_GAPS, MAX_RANGES = 10, 5, 20
+MAX_TRACE_BYTES = 2 * 2**30  # of JSON: a trace of a few profiled steps is tens of MB
+CHUNK = 2**20
+MAX_TIME_US = 1e15  # 31 years in µs: any ts or dur beyond it is not a time
+ID_ARGS = ("device", "correlation", "stream")  # used as keys: must be hashable
 
 
 class TraceError(ValueError):
@@ -62,25 +68,80 @@ def load_trace(path):
     if not path.is_file():
         raise TraceError(f"{path}: not a file")
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as f:
+            gzipped = f.read(2) == b"\x1f\x8b"
+        raw = _read_capped(path, gzipped)
     except OSError as err:
         raise TraceError(f"{path}: cannot be read ({err.strerror or err})") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as err:
-            raise TraceError(f"{path}: not a readable gzip file ({err})") from None
     try:
-        trace = json.loads(raw.decode("utf-8"))
+        trace = parse_json(raw.decode("utf-8"), json.loads)
     except UnicodeDecodeError:
         raise TraceError(f"{path}: not JSON (not UTF-8 text)") from None
     except json.JSONDecodeError as err:
         raise TraceError(f"{path}: not JSON ({err.msg} at line {err.lineno}, "
                          f"column {err.colno})") from None
+    except ValueError as err:  # too deep
+        raise TraceError(f"{path}: JSON {err}, so not a trace written by torch.profiler") from None
     if not isinstance(trace, dict) or not isinstance(trace.get("traceEvents"), list):
         raise TraceError(f"{path}: JSON without a traceEvents list, so not a trace "
                          "written by torch.profiler")
     return trace
+
+
+def _read_capped(path, gzipped):
+    """The file's bytes, gunzipped in chunks; TraceError beyond MAX_TRACE_BYTES."""
+    opener = gzip.open if gzipped else open
+    chunks, size = [], 0
+    try:
+        with opener(path, "rb") as f:
+            while chunk := f.read(CHUNK):
+                size += len(chunk)
+                if size > MAX_TRACE_BYTES:
+                    raise TraceError(f"{path}: more than {MAX_TRACE_BYTES // 2**20:,} MB of JSON"
+                                     f"{' once unpacked' if gzipped else ''}: too large for a "
+                                     "trace of a few steps; record fewer steps")
+                chunks.append(chunk)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as err:
+        raise TraceError(f"{path}: not a readable gzip file ({err})") from None
+    return b"".join(chunks)
+
+
+def _sane(trace):
+    """The trace with what the reader cannot use left out: events that are not objects,
+    args that are not objects, ids that cannot be keys, times that are not finite or
+    beyond MAX_TIME_US (they would overflow every sum)."""
+    events = []
+    for e in trace["traceEvents"]:
+        if not isinstance(e, dict):
+            continue
+        e = dict(e)
+        args = e.get("args")
+        e["args"] = {k: v for k, v in args.items() if k not in ID_ARGS or _key(v)} \
+            if isinstance(args, dict) else {}
+        for key in ("ts", "dur"):
+            if key in e and not _time(e[key]):
+                del e[key]
+        if not isinstance(e.get("name"), str) or not _key(e.get("cat")):
+            continue
+        events.append(e)
+    props = trace.get("deviceProperties")
+    props = [p for p in props if isinstance(p, dict) and _key(p.get("id", 0))] \
+        if isinstance(props, list) else []
+    return {**trace, "traceEvents": events, "deviceProperties": props}
+
+
+def _key(value):
+    return value is None or isinstance(value, (str, int)) and not isinstance(value, bool) \
+        and (not isinstance(value, int) or abs(value) < 2**63)
+
+
+def _time(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(value)) and abs(value) <= MAX_TIME_US
+    except OverflowError:  # an int beyond any float: 10**400
+        return False
 
 
 def _timed(events):
@@ -163,7 +224,7 @@ def _explain_range(name, ranges, events, syncs):
         in_range = lambda ts: 0  # noqa: E731
     else:
         in_range = _finder(ranges)
-        per_range = [[a for a, _ in acts] for acts in _activities_per_step(events, n, in_range)[0]]
+        per_range = [[a for a, _ in acts] for acts in activities_per_step(events, n, in_range)[0]]
     wait = [0.0] * n
     for e in syncs:
         i = in_range(e["ts"])
@@ -247,7 +308,7 @@ def _add_launchers(kernels, events):
     """The launch call and the ATen operation around it, for each row's first call."""
     launches = {(e.get("args") or {}).get("correlation"): e
                 for e in events if e.get("cat") in LAUNCH_CATS}
-    op_stack = _op_stack_finder(events)
+    op_stack = op_stack_finder(events)
     for k in kernels:
         launch = launches.get(k["correlation"]) if k["correlation"] is not None else None
         k["launched_by"] = launch["name"] if launch else None
@@ -257,16 +318,20 @@ def _add_launchers(kernels, events):
 
 def explain_file(path):
     """The text `build_tables.py --explain PATH` prints; TraceError (one line, naming the
-    file) if the file is no trace with GPU activity."""
-    trace = load_trace(path)  # its TraceError names the file itself
+    file) if the file is no trace, or one this reader cannot use."""
+    trace = load_trace(path)
     try:
         return report(explain(trace))
-    except TraceError as err:  # about the trace's content
+    except TraceError as err:
         raise TraceError(f"{path}: {err}") from None
+    except (TypeError, KeyError, AttributeError, ArithmeticError, ValueError) as err:
+        raise TraceError(f"{path}: a trace this reader cannot use ({type(err).__name__}: "
+                         f"{str(err)[:100]})") from None
 
 
 def explain(trace):
     """What the page reads off a trace, as a dict; TraceError if it has no GPU activity."""
+    trace = _sane(trace)
     events = _timed(complete_events(trace))
     gpu = [e for e in events if e.get("cat") in GPU_CATS]
     if not gpu:

@@ -1,47 +1,34 @@
 """The sentences the pages' prose cites, generated so that no number is typed by hand.
 
-Each finding is one small function, registered by name (registry.py), that returns the
-finding's lines for this run, or [] when the run lacks what it needs. FILES says which
-findings go into which generated file.
+Each finding is one small function decorated with @finding("<file>") (registry.py): it is
+registered under its own name, goes into tables/<file>.<lang>.md, and returns its lines for
+this run, or [] when the run lacks what it needs. A file's findings appear in the order its
+module defines them. FILES and EXTRA_FILES are read off the registry: the findings of the
+seed's shape (their files carry the shape note) and those of --all and --shapes.
 """
 from ...text.catalog import t
-from . import (  # noqa: F401
+from . import (
     compiled,
-    first_calls,
+    first_call_findings,
     fused,
     home,
     naive_math,
-    occupancy,
-    overhead,
+    occupancy_findings,
+    overhead_findings,
     recommendations,
     scaling,
+    shape_findings,
     training,
 )
-from .registry import FINDINGS
+from .registry import FINDINGS, files_of
 
-# findings of the seed's shape: their files carry the shape note
-FILES = {
-    "findings-naive-math": ("math_ratio", "memcpy", "memset", "math_gemms", "math_ops"),
-    "findings-math-why": ("math_why",),
-    "findings-math-switches": ("math_switches",),
-    "findings-fused": ("fused_rank", "auto", "cpu_cuda", "idle_gap", "first_call", "gpu_busy"),
-    "findings-host-overhead": ("host_drift", "host_first_calls"),
-    "findings-occupancy": ("occ_flash", "occ_zero", "occ_zero_all"),
-    "findings-occupancy-launch": ("occ_launch_api",),
-    "finding-rec-auto": ("rec_auto",),
-    "finding-rec-cpu": ("rec_cpu",),
-    "finding-rec-inplace": ("rec_inplace",),
-    "findings-home": ("home_auto", "home_math", "home_cpu", "home_pin"),
-}
-# findings of the --all measurements
-EXTRA_FILES = {
-    "findings-scaling": ("oom", "fits_all", "growth", "time_growth", "fastest", "best_tflops"),
-    "findings-auto-vs-best": ("auto_vs_best", "auto_small"),
-    "findings-first-calls": ("first_calls",),
-    "findings-overhead": ("overhead",),
-    "findings-training": ("train_ratio", "train_kernels", "train_memory"),
-    "findings-compiled": ("compiled", "flex"),
-}
+FILES = files_of(naive_math, fused, occupancy_findings, recommendations, home)
+EXTRA_FILES = files_of(scaling, first_call_findings, overhead_findings, training, compiled, shape_findings)
+
+
+def writers(names):
+    """The functions of the findings `names`, for the header of the file they go into."""
+    return tuple(FINDINGS[name] for name in names)
 
 
 def render_findings(results, ref, lang, names):

@@ -7,7 +7,7 @@ from .common import ok
 from .registry import finding
 
 
-@finding("compiled")
+@finding("findings-compiled")
 def compiled(results, ref, lang):
     v = results["variants"]
     if not (ok(results, "compiled_naive") and ok(results, "naive_inplace")):
@@ -21,7 +21,7 @@ def compiled(results, ref, lang):
               cuda=fmt_us(median(c["cuda_time_us"]), lang), eager=fmt_us(median(e["cuda_time_us"]), lang))]
 
 
-@finding("flex")
+@finding("findings-compiled")
 def flex(results, ref, lang):
     v = results["variants"]
     if not (ok(results, "flex") and ok(results, "flash")):

@@ -5,15 +5,16 @@ from ...text.format import fmt_pct, fmt_ratio, fmt_us
 from ...trace.stats import differ, median
 from ...variants import BACKEND_NAMES, FUSED
 from .. import extra_tables
+from ..keyed import keyed
 from ..markdown import label
 from .common import eager_over_kernel
 from .naive_math import cause_diffs
-from .recommendations import auto_against_pinned, host_ranked
+from .recommendations import auto_against_pinned, host_leader, pct_range, share_rounds
 from .registry import finding
 from .scaling import small_shape_pinning
 
 
-@finding("home_auto")
+@finding("findings-home")
 def home_auto(results, ref, lang):
     found = auto_against_pinned(results, lang)
     if found is None or found[1] is None:
@@ -39,7 +40,7 @@ def _kernel_times(results, names):
             if v.get(n, {}).get("status") == "ok" and (v[n].get("kernel_sum_us") or {}).get("min") is not None}
 
 
-@finding("home_math")
+@finding("findings-home")
 def home_math(results, ref, lang):
     ks = _kernel_times(results, ("math", "naive_inplace", *FUSED))
     fused = sorted((n for n in FUSED if n in ks), key=lambda n: ks[n]["median"])
@@ -57,20 +58,26 @@ def home_math(results, ref, lang):
     if "attribution" in v["math"] and "attribution" in v["naive_inplace"]:
         cause, extra = max(cause_diffs(results), key=lambda cd: cd[1])
         if extra > 0:
-            line += " " + t("finding.home_math_cause", lang, cause=t(f"cause.{cause}", lang),
+            line += " " + t("finding.home_math_cause", lang, cause=keyed("cause.", cause, lang),
                             extra="+" + fmt_us(extra, lang))
     return [line]
 
 
-@finding("home_cpu")
+@finding("findings-home")
 def home_cpu(results, ref, lang):
-    ranked = host_ranked(results)
-    if not ranked:
+    leader = host_leader(results)
+    if leader is None:
         return []
-    v = results["variants"][ranked[0]]
+    name = leader[0]
+    v = results["variants"][name]
     host, kernel = median(v["host_time_us"]), median(v["kernel_sum_us"])
-    line = t("finding.home_cpu", lang, variant=label(ranked[0], lang), host=fmt_us(host, lang),
-             kernel=fmt_us(kernel, lang), pct=fmt_pct(100 * host / kernel, lang, 0))
+    shares = share_rounds(v, part=None)
+    if shares and any(s is not None for s in shares):  # a figure that moves: its range over the rounds
+        pct = t("finding.home_cpu_rounds", lang, pct=pct_range(shares, lang), n=len(shares))
+    else:
+        pct = t("finding.home_cpu_pct", lang, pct=fmt_pct(100 * host / kernel, lang, 0))
+    line = t("finding.home_cpu", lang, variant=label(name, lang), host=fmt_us(host, lang),
+             kernel=fmt_us(kernel, lang), pct=pct)
     small = [r for r in (results.get("overhead") or {}).get("rows", {}).get("small", {}).values()
              if r.get("status") == "ok" and median(r.get("kernel_sum_us"))]
     if small:
@@ -79,7 +86,7 @@ def home_cpu(results, ref, lang):
     return [line]
 
 
-@finding("home_pin")
+@finding("findings-home")
 def home_pin(results, ref, lang):
     sweep = results.get("sweep")
     parts = []

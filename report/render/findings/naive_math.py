@@ -3,6 +3,7 @@ from ...text.catalog import t
 from ...text.format import fmt_error, fmt_num, fmt_pct, fmt_ratio, fmt_us
 from ...trace.stats import median
 from ...variants import MATH_SWITCHES
+from ..keyed import keyed
 from ..markdown import label
 from .common import cuda, ok
 from .registry import finding
@@ -11,7 +12,7 @@ MASK_OPS = ("aten::ones", "aten::tril", "aten::scalar_tensor", "aten::fill_", "a
 SAFE_SOFTMAX_OPS = ("aten::isneginf", "aten::all", "aten::where", "aten::fill_")
 
 
-@finding("math_ratio")
+@finding("findings-naive-math")
 def math_ratio(results, ref, lang):
     if not (ok(results, "math") and ok(results, "naive_inplace")):
         return []
@@ -26,7 +27,7 @@ def math_ratio(results, ref, lang):
               a100_inplace=fmt_us(rv["naive_inplace"]["cuda_time_us"], lang))]
 
 
-@finding("memcpy")
+@finding("findings-naive-math")
 def memcpy(results, ref, lang):
     if not (ok(results, "naive") and ok(results, "naive_inplace")):
         return []
@@ -38,7 +39,7 @@ def memcpy(results, ref, lang):
               inplace=fmt_us(cuda(results, "naive_inplace"), lang))]
 
 
-@finding("memset")
+@finding("findings-naive-math")
 def memset(results, ref, lang):
     v, rv = results["variants"], ref["variants"]
     if not (ok(results, "naive") and ok(results, "naive_inplace")):
@@ -53,7 +54,7 @@ def memset(results, ref, lang):
               a100_inplace=rv["naive_inplace"]["kernels_per_forward"])]
 
 
-@finding("math_gemms")
+@finding("findings-naive-math")
 def math_gemms(results, ref, lang):
     if not (ok(results, "math") and ok(results, "naive_inplace")):
         return []
@@ -64,7 +65,7 @@ def math_gemms(results, ref, lang):
     return [t("finding.math_gemms", lang, math_gemms=gemms("math"), naive_gemms=gemms("naive_inplace"))]
 
 
-@finding("math_ops")
+@finding("findings-naive-math")
 def math_ops(results, ref, lang):
     if not ok(results, "math"):
         return []
@@ -92,7 +93,7 @@ def cause_diffs(results):
     return sorted(diffs, key=lambda cd: -abs(cd[1]))
 
 
-@finding("math_why")
+@finding("findings-math-why")
 def math_why(results, ref, lang):
     v = results["variants"]
     if not (ok(results, "math") and ok(results, "naive_inplace") and "attribution" in v["math"]
@@ -103,13 +104,13 @@ def math_why(results, ref, lang):
     if extra <= 0:
         return []
     sign = lambda x: ("+" if x >= 0 else "\u2212") + fmt_us(abs(x), lang)  # noqa: E731
-    parts = [f"{t(f'cause.{c}', lang)} {sign(d)} ({fmt_pct(100 * d / extra, lang, 0)})"
+    parts = [f"{keyed('cause.', c, lang)} {sign(d)} ({fmt_pct(100 * d / extra, lang, 0)})"
              for c, d in cause_diffs(results) if abs(d) >= 0.005 * extra]
     return [t("finding.math_why", lang, extra=fmt_us(extra, lang), math=fmt_us(total("math"), lang),
               inplace=fmt_us(total("naive_inplace"), lang), list="; ".join(parts))]
 
 
-@finding("math_switches")
+@finding("findings-math-switches")
 def math_switches(results, ref, lang):
     v = results["variants"]
     names = [n for n in MATH_SWITCHES if ok(results, n)]

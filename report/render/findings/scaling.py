@@ -5,7 +5,7 @@ from ...variants import BACKEND_NAMES, FUSED
 from .. import extra_tables
 from ..extra_tables import point_time
 from ..markdown import label
-from .common import lost_or_noise
+from .common import lost_or_noise, rounds_verdict
 from .registry import finding
 
 
@@ -13,7 +13,7 @@ def _names(sweep):
     return list(dict.fromkeys(p["variant"] for p in sweep["points"]))
 
 
-@finding("oom")
+@finding("findings-scaling")
 def oom(results, ref, lang):
     sweep = results.get("sweep")
     lines = []
@@ -31,7 +31,7 @@ def oom(results, ref, lang):
     return lines
 
 
-@finding("fits_all")
+@finding("findings-scaling")
 def fits_all(results, ref, lang):
     sweep = results.get("sweep")
     if not sweep:
@@ -44,7 +44,7 @@ def fits_all(results, ref, lang):
               seq=fmt_num(max(sweep["seq_lens"]), lang, 0))]
 
 
-@finding("growth")
+@finding("findings-scaling")
 def growth(results, ref, lang):
     sweep = results.get("sweep")
     if not sweep:
@@ -62,7 +62,7 @@ def growth(results, ref, lang):
               naive_label=label("naive", lang), flash_label=label("flash", lang))]
 
 
-@finding("time_growth")
+@finding("findings-scaling")
 def time_growth(results, ref, lang):
     """How much each variant's kernel time grew over the sweep's last doubling of the
     sequence length, beside how much the causal arithmetic grew."""
@@ -80,7 +80,7 @@ def time_growth(results, ref, lang):
               list=", ".join(grew), work=fmt_ratio(b * (b + 1) / (a * (a + 1)), lang))]
 
 
-@finding("fastest")
+@finding("findings-scaling")
 def fastest(results, ref, lang):
     sweep = results.get("sweep")
     lines = []
@@ -96,19 +96,28 @@ def fastest(results, ref, lang):
     return lines
 
 
-@finding("best_tflops")
+@finding("findings-scaling")
 def best_tflops(results, ref, lang):
+    """The pinned variant with the highest TFLOP/s in the sweep. Auto is no entry of its
+    own: it runs one of the pinned backends, and where it ran the winner's kernels at that
+    point the two are one entry ("SDPA cuDNN, which auto ran too"), never each other's
+    winner by a rounding."""
     sweep = results.get("sweep")
-    ok = [p for p in sweep["points"] if p["status"] == "ok"] if sweep else []
+    ok = [p for p in sweep["points"] if p["status"] == "ok" and p["variant"] != "auto"] if sweep else []
     if not ok:
         return []
     p = max(ok, key=lambda p: p["tflops"])
-    return [t("finding.best_tflops", lang, variant=label(p["variant"], lang),
+    name = label(p["variant"], lang)
+    auto = next((a for a in sweep["points"] if a["variant"] == "auto" and a["status"] == "ok"
+                 and a["seq_len"] == p["seq_len"] and a["head_dim"] == p["head_dim"]), None)
+    if auto and auto.get("backend_ran") == p["variant"]:
+        name = t("finding.also_auto", lang, variant=name)
+    return [t("finding.best_tflops", lang, variant=name,
               tflops=fmt_tflops(p["tflops"], lang), seq=fmt_num(p["seq_len"], lang, 0), d=p["head_dim"],
               share=fmt_pct(100 * p["tflops"] / results["roof"]["tflops"], lang, 0))]
 
 
-@finding("auto_vs_best")
+@finding("findings-auto-vs-best")
 def auto_vs_best(results, ref, lang):
     """Where SDPA's own choice was slower than the fastest pinned backend, beyond noise."""
     sweep = results.get("sweep")
@@ -138,10 +147,12 @@ def small_shape_pinning(results, lang):
         return None
     best = min(pinned, key=lambda n: pinned[n]["eager_wall_us"]["median"])
     a, b = auto["eager_wall_us"], pinned[best]["eager_wall_us"]
-    return a["median"], best, b["median"], lost_or_noise(a, b, "finding.pinning_wins", lang)
+    verdict = (rounds_verdict(auto, pinned[best], "eager_wall_us", "finding.pinning_wins_rounds", lang)
+               or lost_or_noise(a, b, "finding.pinning_wins", lang))
+    return a["median"], best, b["median"], verdict
 
 
-@finding("auto_small")
+@finding("findings-auto-vs-best")
 def auto_small(results, ref, lang):
     """At the small shape, where the CPU sets the pace: auto against the fastest pinned backend."""
     found = small_shape_pinning(results, lang)

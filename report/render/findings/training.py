@@ -11,7 +11,7 @@ def _rows(results):
     return {n: r for n, r in backward["rows"].items() if r["status"] == "ok"} if backward else {}
 
 
-@finding("train_ratio")
+@finding("findings-training")
 def train_ratio(results, ref, lang):
     rows = _rows(results)
     fwd = {n: median(results["variants"][n].get("cuda_time_us")) for n in rows
@@ -21,7 +21,7 @@ def train_ratio(results, ref, lang):
     return [t("finding.train_ratio", lang, list=", ".join(ratios))] if ratios else []
 
 
-@finding("train_kernels")
+@finding("findings-training")
 def train_kernels(results, ref, lang):
     rows = _rows(results)
     lines = []
@@ -34,7 +34,7 @@ def train_kernels(results, ref, lang):
     return lines
 
 
-@finding("train_memory")
+@finding("findings-training")
 def train_memory(results, ref, lang):
     mems = [f"{label(n, lang)} {fmt_bytes(r['peak_extra_mib'] * 2**20, lang)}"
             for n, r in _rows(results).items() if r.get("peak_extra_mib") is not None]

@@ -3,7 +3,7 @@ import math
 
 from ...text.catalog import t
 from ...text.format import blocks_text, fmt_bytes, fmt_num, fmt_pct
-from ...trace.occupancy import registers_per_block
+from ...trace.kernel_occupancy import registers_per_block
 from ...variants import FUSED
 from ..markdown import limits_text
 from .common import compute_kernel, ok
@@ -12,7 +12,7 @@ from .registry import finding
 DEFAULT_SMEM_PER_BLOCK = 49152  # CUDA's default limit without opt-in, if provenance lacks it
 
 
-@finding("occ_flash")
+@finding("findings-occupancy")
 def occ_flash(results, ref, lang):
     v, prov = results["variants"], results["provenance"]
     measured = any(k.get("our_optin_pct") is not None for n in FUSED if ok(results, n)
@@ -30,7 +30,7 @@ def occ_flash(results, ref, lang):
               pct=fmt_pct(k["our_optin_pct"], lang), kineto=fmt_pct(k["kineto_occupancy_pct"], lang, 0))]
 
 
-@finding("occ_zero")
+@finding("findings-occupancy")
 def occ_zero(results, ref, lang):
     v, prov = results["variants"], results["provenance"]
     zero = [k for n in FUSED if ok(results, n) for k in v[n]["kernels"]
@@ -52,7 +52,7 @@ def _why_zero(k, prov, lang):
              sms=prov.get("sm_count"), pct=fmt_pct(k["our_kineto_rule_pct"], lang, 2))
 
 
-@finding("occ_zero_all")
+@finding("findings-occupancy")
 def occ_zero_all(results, ref, lang):
     v = results["variants"]
     zero = {k["short_name"]: k for n in v if ok(results, n) for k in v[n]["kernels"]
@@ -67,7 +67,7 @@ EX_LAUNCHES = ("cudaLaunchKernelExC", "cuLaunchKernelEx")
 PLAIN_LAUNCHES = ("cudaLaunchKernel", "cuLaunchKernel")
 
 
-@finding("occ_launch_api")
+@finding("findings-occupancy-launch")
 def occ_launch_api(results, ref, lang):
     """Two kernels of the run that rule out the launch API as the cause of a 0 %."""
     default = results["provenance"].get("smem_per_block", DEFAULT_SMEM_PER_BLOCK)

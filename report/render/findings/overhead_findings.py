@@ -2,6 +2,7 @@
 from ...text.catalog import t
 from ...text.format import fmt_pct, fmt_us
 from ...trace.stats import median
+from ..keyed import keyed
 from ..markdown import label
 from .common import eager_over_kernel
 from .registry import finding
@@ -20,7 +21,7 @@ def _best_graph(ok, shape, lang):
               best=fmt_us(best, lang))]
 
 
-@finding("overhead")
+@finding("findings-overhead")
 def overhead(results, ref, lang):
     """Per shape: the eager wall time's range against kernel time, then the best graph."""
     lines = []
@@ -29,7 +30,7 @@ def overhead(results, ref, lang):
         if not ok:
             continue
         ratios = [eager_over_kernel(r) for r in ok.values()]
-        shape = t(f"finding.shape_{shape_name}", lang)
+        shape = keyed("finding.shape_", shape_name, lang)
         lines.append(t("finding.eager_vs_kernels", lang, shape=shape,
                        lo=fmt_pct(100 * min(ratios), lang, 0), hi=fmt_pct(100 * max(ratios), lang, 0)))
         lines += _best_graph(ok, shape, lang)

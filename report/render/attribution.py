@@ -5,6 +5,7 @@ from ..text.catalog import t
 from ..text.format import fmt_num, fmt_us
 from ..trace.causes import CAUSES
 from ..variants import MATH_SWITCHES
+from .keyed import keyed
 from .markdown import label, md_table
 
 NAMES = ("naive", "naive_inplace", "math", *MATH_SWITCHES)
@@ -28,7 +29,7 @@ def attribution_table(results, lang):
         return t("finding.missing", lang)
     v = results["variants"]
     causes = [c for c in CAUSES if any(c in v[n]["attribution"] for n in names)]
-    rows = [[t(f"cause.{c}", lang)] + [_cell(v[n]["attribution"].get(c), lang) for n in names] for c in causes]
+    rows = [[keyed("cause.", c, lang)] + [_cell(v[n]["attribution"].get(c), lang) for n in names] for c in causes]
     totals = [sum(e["us_per_forward"] for e in v[n]["attribution"].values()) for n in names]
     rows.append([t("col.total_kernel_time", lang)] + [f"**{fmt_us(x, lang)}**" for x in totals])
     steps = v[names[0]].get("steps")

@@ -10,6 +10,7 @@ from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, f
 from ...trace.stats import differ, median, noise
 from ...variants import SHAPE_BACKENDS
 from ..extra_tables import point_figure, point_time
+from ..keyed import keyed
 from ..markdown import label
 from ..shape_points import (
     backend_name,
@@ -17,7 +18,7 @@ from ..shape_points import (
     fmt_gbs,
     gb_per_s,
     grouped,
-    ok,
+    point_ok,
     points,
     ran_suffix,
     tflops,
@@ -36,7 +37,7 @@ def _at(p, lang):
     if p["family"] == "prefill":
         return t("finding.shapes_at_prefill", lang, seq=fmt_num(p["q_len"], lang, 0))
     key = "finding.shapes_at_gqa_one" if p["kv_heads"] == 1 else "finding.shapes_at_gqa"
-    return t(key, lang, phase=t(f"word.shapes_{p['family']}", lang), q_heads=p["q_heads"],
+    return t(key, lang, phase=keyed("word.shapes_", p["family"], lang), q_heads=p["q_heads"],
              kv_heads=p["kv_heads"])
 
 
@@ -64,7 +65,7 @@ def _ran(by_variant, lang):
     counts = {}
     for cell in by_variant:
         auto = cell.get("auto")
-        if ok(auto) and auto.get("backend_ran"):
+        if point_ok(auto) and auto.get("backend_ran"):
             counts[auto["backend_ran"]] = counts.get(auto["backend_ran"], 0) + 1
     if not counts:
         return t("finding.shapes_ran_unknown", lang)
@@ -77,9 +78,9 @@ def _answer(cells, family, lang):
     for cell in cells.values():
         best = fastest(cell.get(n) for n in PINNED)
         if best is not None:
-            near = [n for n in PINNED if ok(cell.get(n)) and within_noise(cell[n], best)]
+            near = [n for n in PINNED if point_ok(cell.get(n)) and within_noise(cell[n], best)]
             auto = cell.get("auto")
-            auto_good = ok(auto) and (within_noise(auto, best) or point_time(auto) <= point_time(best))
+            auto_good = point_ok(auto) and (within_noise(auto, best) or point_time(auto) <= point_time(best))
             scored.append((cell, best, near, auto_good))
     if not scored:
         return []
@@ -88,10 +89,10 @@ def _answer(cells, family, lang):
     top = max(PINNED, key=lambda b: counts[b])
     good = sum(g for *_, g in scored)
     ran = _ran([cell for cell, *_ in scored], lang)
-    what = t(f"word.shapes_{family}", lang)
+    what = keyed("word.shapes_", family, lang)
     if good == n:
         return [t("finding.shapes_answer_auto", lang, family=what, n=n, ran=ran)]
-    worst = max((s for s in scored if ok(s[0].get("auto"))),
+    worst = max((s for s in scored if point_ok(s[0].get("auto"))),
                 key=lambda s: point_time(s[0]["auto"]) / point_time(s[1]), default=None)
     tail = ""
     if worst:
@@ -108,26 +109,26 @@ def _accepted(pts, lang):
     for name in PINNED:
         mine = [p for p in pts if p["variant"] == name and p["status"] != "skipped"]
         if mine:
-            parts.append(f"{label(name, lang)} {sum(ok(p) for p in mine)}/{len(mine)}")
+            parts.append(f"{label(name, lang)} {sum(point_ok(p) for p in mine)}/{len(mine)}")
     return [t("finding.shapes_accepted", lang, list=", ".join(parts))] if parts else []
 
 
 # --------------------------------------------------------------------------- decode
 
 
-@finding("shapes_decode_answer")
-def decode_answer(results, ref, lang):
+@finding("shapes-findings-decode")
+def shapes_decode_answer(results, ref, lang):
     return _answer(_cells(points(results, "decode"), _decode_key), "decode", lang)
 
 
-@finding("shapes_decode_auto")
-def decode_auto(results, ref, lang):
+@finding("shapes-findings-decode")
+def shapes_decode_auto(results, ref, lang):
     """What unpinned SDPA ran per point, read off the kernel names; who accepted decode."""
     pts = points(results, "decode")
     lines = []
     for (q_len, batch), by_variant in grouped(pts).items():
         ran = [f"{fmt_num(kv, lang, 0)}: {backend_name(p['backend_ran'])}"
-               for kv, p in by_variant.get("auto", {}).items() if ok(p) and p.get("backend_ran")]
+               for kv, p in by_variant.get("auto", {}).items() if point_ok(p) and p.get("backend_ran")]
         if ran:
             lines.append(t("finding.shapes_auto_ran", lang, q_len=q_len, batch=batch, list=", ".join(ran)))
     return lines + _accepted(pts, lang)
@@ -148,11 +149,11 @@ def _launch_line(p, lang):
              verdict=t(key, lang, spread=fmt_pct(100 * s, lang, 0)))
 
 
-@finding("shapes_decode_launch")
-def decode_launch(results, ref, lang):
+@finding("shapes-findings-decode")
+def shapes_decode_launch(results, ref, lang):
     """Batch 1, one query token: CPU time to issue a call against the kernels' time, at the
     shortest and the longest KV cache (GPU runs only: without a GPU there are no kernels)."""
-    pts = [p for p in points(results, "decode") if p["variant"] == "auto" and p["q_len"] == 1 and ok(p)
+    pts = [p for p in points(results, "decode") if p["variant"] == "auto" and p["q_len"] == 1 and point_ok(p)
            and p.get("host_time_us") and p.get("kernel_sum_us")]
     if not pts:
         return []
@@ -161,9 +162,9 @@ def decode_launch(results, ref, lang):
     return [_launch_line(p, lang) for p in _ends(mine)]
 
 
-@finding("shapes_decode_bandwidth")
-def decode_bandwidth(results, ref, lang):
-    pts = [p for p in points(results, "decode") if ok(p)]
+@finding("shapes-findings-decode")
+def shapes_decode_bandwidth(results, ref, lang):
+    pts = [p for p in points(results, "decode") if point_ok(p)]
     if not pts:
         return []
     roof = results["shapes"]["copy_roof"]["gb_per_s"]
@@ -180,8 +181,8 @@ def decode_bandwidth(results, ref, lang):
     return lines
 
 
-@finding("shapes_decode_speculative")
-def decode_speculative(results, ref, lang):
+@finding("shapes-findings-decode")
+def shapes_decode_speculative(results, ref, lang):
     """A few query tokens against one, unpinned, at the longest cache both have."""
     cells = _cells(points(results, "decode"), _decode_key)
     q_lens = sorted({k[0] for k in cells})
@@ -190,8 +191,8 @@ def decode_speculative(results, ref, lang):
     one, few = q_lens[0], q_lens[-1]
     lines = []
     for batch in sorted({k[1] for k in cells}):
-        both = [kv for (q, b, kv) in cells if q == one and b == batch and ok(cells[(one, b, kv)].get("auto"))
-                and ok(cells.get((few, b, kv), {}).get("auto"))]
+        both = [kv for (q, b, kv) in cells if q == one and b == batch and point_ok(cells[(one, b, kv)].get("auto"))
+                and point_ok(cells.get((few, b, kv), {}).get("auto"))]
         if both:
             kv = max(both)
             a, b = cells[(few, batch, kv)]["auto"], cells[(one, batch, kv)]["auto"]
@@ -206,11 +207,11 @@ def _main_kernel(p):
     return max(kernels, key=lambda k: k["avg_us"] * k["per_forward"], default=None)
 
 
-@finding("shapes_decode_grid")
-def decode_grid(results, ref, lang):
+@finding("shapes-findings-decode")
+def shapes_decode_grid(results, ref, lang):
     """The longest kernel's grid against the number of SMs, batch 1, one query token."""
     sms = results["provenance"].get("sm_count")
-    pts = [p for p in points(results, "decode") if p["variant"] == "auto" and p["q_len"] == 1 and ok(p)
+    pts = [p for p in points(results, "decode") if p["variant"] == "auto" and p["q_len"] == 1 and point_ok(p)
            and _main_kernel(p)]
     if not (sms and pts):
         return []
@@ -231,8 +232,8 @@ def decode_grid(results, ref, lang):
 # --------------------------------------------------------------------------- prefill
 
 
-@finding("shapes_prefill")
-def prefill(results, ref, lang):
+@finding("shapes-findings-prefill")
+def shapes_prefill(results, ref, lang):
     pts = points(results, "prefill")
     cells = _cells(pts, lambda p: p["q_len"])
     lines = _answer(cells, "prefill", lang)
@@ -244,7 +245,7 @@ def prefill(results, ref, lang):
             continue
         ran = (t("finding.shapes_prefill_auto", lang, backend=backend_name(auto["backend_ran"]),
                  time=fmt_us(point_time(auto), lang))
-               if ok(auto) and auto.get("backend_ran") else "")
+               if point_ok(auto) and auto.get("backend_ran") else "")
         lines.append(t("finding.shapes_prefill_len", lang, at=_at(best, lang), best=label(best["variant"], lang),
                        time=fmt_us(point_time(best), lang),
                        tflops=unit(fmt_tflops(tflops(best), lang), "TFLOP/s", lang),
@@ -264,11 +265,12 @@ def _gqa_cells(results):
     return pts, _cells(pts, lambda p: (p["family"], p["kv_heads"]))
 
 
-@finding("shapes_gqa_answer")
-def gqa_answer(results, ref, lang):
+@finding("shapes-findings-gqa")
+def shapes_gqa_answer(results, ref, lang):
     """enable_gqa against repeating K/V by hand, both unpinned."""
     _, cells = _gqa_cells(results)
-    pairs = [(c["auto"], c["repeat_kv"]) for c in cells.values() if ok(c.get("auto")) and ok(c.get("repeat_kv"))]
+    pairs = [(c["auto"], c["repeat_kv"]) for c in cells.values()
+             if point_ok(c.get("auto")) and point_ok(c.get("repeat_kv"))]
     if not pairs:
         return []
     good = sum(within_noise(a, r) or point_time(a) <= point_time(r) for a, r in pairs)
@@ -276,14 +278,14 @@ def gqa_answer(results, ref, lang):
     return [t(key, lang, good=good, n=len(pairs))]
 
 
-@finding("shapes_gqa")
-def gqa(results, ref, lang):
+@finding("shapes-findings-gqa")
+def shapes_gqa(results, ref, lang):
     pts, cells = _gqa_cells(results)
     lines = []
     mha = _cells(points(results, "decode"), _decode_key)
     for cell in cells.values():
         a, r = cell.get("auto"), cell.get("repeat_kv")
-        if not (ok(a) and ok(r)):
+        if not (point_ok(a) and point_ok(r)):
             continue
         ran = ran_suffix(a)
         mem = ""
@@ -293,7 +295,7 @@ def gqa(results, ref, lang):
         lines.append(t("finding.shapes_gqa_pair", lang, at=_at(a, lang), native=fmt_us(point_time(a), lang), ran=ran,
                        repeat=fmt_us(point_time(r), lang), compare=_compare(r, a, lang), memory=mem))
         full = mha.get((a["q_len"], a["batch"], a["kv_len"]), {}).get("auto") if a["family"] == "gqa_decode" else None
-        if ok(full):
+        if point_ok(full):
             lines.append(t("finding.shapes_gqa_vs_mha", lang, kv_heads=a["kv_heads"], q_heads=a["q_heads"],
                            batch=a["batch"], kv=fmt_num(a["kv_len"], lang, 0), gqa=fmt_us(point_time(a), lang),
                            mha=fmt_us(point_time(full), lang), compare=_compare(full, a, lang)))
@@ -303,11 +305,11 @@ def gqa(results, ref, lang):
 # --------------------------------------------------------------------------- sliding window
 
 
-@finding("shapes_sliding")
-def sliding(results, ref, lang):
+@finding("shapes-findings-sliding")
+def shapes_sliding(results, ref, lang):
     cell = {p["variant"]: p for p in points(results, "sliding")}
     s, c, a = cell.get("flex_sliding"), cell.get("flex_causal"), cell.get("auto")
-    if not (ok(s) and ok(c)):
+    if not (point_ok(s) and point_ok(c)):
         return []
     lines = [t("finding.shapes_sliding", lang, window=fmt_num(s["window"], lang, 0), seq=fmt_num(s["q_len"], lang, 0),
                sp_sliding=fmt_pct(s["block_sparsity_pct"], lang, 0),
@@ -315,7 +317,7 @@ def sliding(results, ref, lang):
                t_sliding=fmt_us(point_time(s), lang), t_causal=fmt_us(point_time(c), lang),
                compare=_compare(s, c, lang),
                first=fmt_us(s["first_call_ms"] * 1000, lang))]
-    if ok(a):
+    if point_ok(a):
         ran = ran_suffix(a)
         lines.append(t("finding.shapes_sliding_sdpa", lang, ran=ran, t_sdpa=fmt_us(point_time(a), lang),
                        compare=_compare(c, a, lang)))

@@ -10,19 +10,11 @@ from ..text.format import fmt_bytes, fmt_error, fmt_mib, fmt_num, fmt_pct, fmt_t
 from ..trace.stats import median
 from . import figures
 from .extra_tables import point_time
-from .findings import render_findings
-from .findings import shapes as _registers_the_shape_findings  # noqa: F401
+from .header import call_writers
+from .keyed import keyed
 from .markdown import code_safe, label, md_table, status_text
-from .shape_points import backend_name, fmt_gbs, gb_per_s, grouped, ok, points, ran_suffix, refusal_line, tflops
+from .shape_points import backend_name, fmt_gbs, gb_per_s, grouped, point_ok, points, ran_suffix, refusal_line, tflops
 
-FINDING_FILES = {
-    "shapes-findings-decode": ("shapes_decode_answer", "shapes_decode_auto", "shapes_decode_launch",
-                               "shapes_decode_bandwidth", "shapes_decode_speculative",
-                               "shapes_decode_grid"),
-    "shapes-findings-prefill": ("shapes_prefill",),
-    "shapes-findings-gqa": ("shapes_gqa_answer", "shapes_gqa"),
-    "shapes-findings-sliding": ("shapes_sliding",),
-}
 TABLE_FILES = ("shapes-decode-time", "shapes-decode-bandwidth", "shapes-decode-details",
                "shapes-prefill", "shapes-gqa", "shapes-sliding", "shapes-refusals", "shapes-method")
 FIGURES = ("decode", "prefill", "gqa", "sliding")
@@ -34,7 +26,7 @@ FIGURES = ("decode", "prefill", "gqa", "sliding")
 def _decode_cell(p, what, lang, roof):
     if p is None:
         return t("value.none", lang)
-    if not ok(p):
+    if not point_ok(p):
         return status_text(p, lang)
     if what == "time":
         return fmt_us(point_time(p), lang) + (ran_suffix(p) if p["variant"] == "auto" else "")
@@ -53,7 +45,8 @@ def decode_pivots(results, lang, what):
         kvs = sorted({kv for cells in by_variant.values() for kv in cells})
         rows = [[label(n, lang)] + [_decode_cell(cells.get(kv), what, lang, roof) for kv in kvs]
                 for n, cells in by_variant.items()]
-        head = t(f"page.shapes_decode_{what}", lang, q_len=q_len, batch=batch)
+        head = t({"time": "page.shapes_decode_time", "bandwidth": "page.shapes_decode_bandwidth"}[what], lang,
+                 q_len=q_len, batch=batch)
         parts.append(f"**{head}**\n\n" + md_table(
             [t("col.variant", lang)] + [fmt_num(kv, lang, 0) for kv in kvs], rows))
     return "\n\n".join(parts)
@@ -72,13 +65,15 @@ SHAPE_COLUMNS = {
     "gqa": ("phase", "kv_heads"),
     "sliding": ("window",),
 }
+SHAPE_HEADERS = {"q_len": "col.shapes_q_len", "batch": "col.shapes_batch", "kv_len": "col.shapes_kv_len",
+                 "phase": "col.shapes_phase", "kv_heads": "col.shapes_kv_heads", "window": "col.shapes_window"}
 
 
 def _shape_cells(p, cols, lang):
     cells = []
     for c in cols:
         if c == "phase":
-            cells.append(t(f"word.shapes_{p['family']}", lang))
+            cells.append(keyed("word.shapes_", p["family"], lang))
         elif c == "window":
             cells.append(fmt_num(p["window"], lang, 0) if p["variant"] == "flex_sliding"
                          else t("value.none", lang))
@@ -93,7 +88,7 @@ def details(pts, lang, shape_cols, roofs, rate_col):
     rows = []
     for p in pts:
         head = _shape_cells(p, shape_cols, lang) + [label(p["variant"], lang)]
-        if not ok(p):
+        if not point_ok(p):
             rows.append(head + [status_text(p, lang)] + [none] * 9)
             continue
         acts = p.get("gpu_activities_per_forward")
@@ -104,10 +99,10 @@ def details(pts, lang, shape_cols, roofs, rate_col):
             fmt_us(median(p.get("host_time_us")), lang), fmt_mib(p.get("peak_extra_mib"), lang, 0),
             _rate(p, lang, roofs), fmt_error(p["rel_error"], lang),
             fmt_num(median(acts), lang, 0) if acts else none])
-    cols = ([t(f"col.shapes_{c}", lang) for c in shape_cols]
-            + [t(f"col.{c}", lang) for c in ("variant", "backend_ran", "kernel_sum")]
+    cols = ([t(SHAPE_HEADERS[c], lang) for c in shape_cols]
+            + [t(c, lang) for c in ("col.variant", "col.backend_ran", "col.kernel_sum")]
             + [t("col.cuda_time", lang), t("col.wall", lang), t("col.cpu_time", lang),
-               t("col.host_time", lang), t("col.peak_mem", lang), t(f"col.shapes_{rate_col}", lang),
+               t("col.host_time", lang), t("col.peak_mem", lang), t(rate_col, lang),
                t("col.rel_err", lang), t("col.shapes_kernels", lang)])
     return md_table(cols, rows, ["r"] * len(shape_cols) + ["l", "l"] + ["r"] * 9)
 
@@ -130,17 +125,17 @@ def sliding_table(results, lang):
         sparsity = p.get("block_sparsity_pct")
         rows.append([label(p["variant"], lang),
                      fmt_pct(sparsity, lang, 1) if sparsity is not None else none,
-                     fmt_us(p["first_call_ms"] * 1000, lang) if ok(p) else status_text(p, lang)])
+                     fmt_us(p["first_call_ms"] * 1000, lang) if point_ok(p) else status_text(p, lang)])
     extra = md_table([t("col.variant", lang), t("col.shapes_sparsity", lang), t("col.first_call", lang)],
                      rows)
-    return family_table(results, lang, ("sliding",), SHAPE_COLUMNS["sliding"], "tflops") + "\n\n" + extra
+    return family_table(results, lang, ("sliding",), SHAPE_COLUMNS["sliding"], "col.shapes_tflops") + "\n\n" + extra
 
 
 def _where(pts, lang):
     counts = {}
     for p in pts:
         counts[p["family"]] = counts.get(p["family"], 0) + 1
-    return "; ".join(f"{t(f'word.shapes_family_{f}', lang)} ×{fmt_num(n, lang, 0)}" for f, n in counts.items())
+    return "; ".join(f"{keyed('word.shapes_family_', f, lang)} ×{fmt_num(n, lang, 0)}" for f, n in counts.items())
 
 
 def skip_text(p, config, lang):
@@ -193,21 +188,20 @@ def method(results, lang):
 
 
 def render_tables(results, ref, lang):
-    """name -> Markdown body of every --shapes file (the "not measured" line where empty)."""
-    out = {
-        "shapes-decode-time": decode_pivots(results, lang, "time"),
-        "shapes-decode-bandwidth": decode_pivots(results, lang, "bandwidth"),
-        "shapes-decode-details": family_table(results, lang, ("decode",), SHAPE_COLUMNS["decode"], "gbs"),
-        "shapes-prefill": family_table(results, lang, ("prefill",), SHAPE_COLUMNS["prefill"], "tflops"),
-        "shapes-gqa": family_table(results, lang, ("gqa_decode", "gqa_prefill"), SHAPE_COLUMNS["gqa"], "rate",
-                                   t("page.shapes_gqa_rate", lang)),
-        "shapes-sliding": sliding_table(results, lang),
-        "shapes-refusals": refusals(results, lang),
-        "shapes-method": method(results, lang),
-    }
-    for name, keys in FINDING_FILES.items():
-        out[name] = render_findings(results, ref, lang, keys)
-    assert set(out) == set(TABLE_FILES) | set(FINDING_FILES)
+    """name -> (Markdown body, the function that wrote it) of every --shapes table (the
+    "not measured" line where empty)."""
+    out = call_writers({
+        "shapes-decode-time": (decode_pivots, results, lang, "time"),
+        "shapes-decode-bandwidth": (decode_pivots, results, lang, "bandwidth"),
+        "shapes-decode-details": (family_table, results, lang, ("decode",), SHAPE_COLUMNS["decode"], "col.shapes_gbs"),
+        "shapes-prefill": (family_table, results, lang, ("prefill",), SHAPE_COLUMNS["prefill"], "col.shapes_tflops"),
+        "shapes-gqa": (family_table, results, lang, ("gqa_decode", "gqa_prefill"), SHAPE_COLUMNS["gqa"],
+                       "col.shapes_rate", t("page.shapes_gqa_rate", lang)),
+        "shapes-sliding": (sliding_table, results, lang),
+        "shapes-refusals": (refusals, results, lang),
+        "shapes-method": (method, results, lang),
+    })
+    assert set(out) == set(TABLE_FILES)
     return out
 
 
@@ -251,17 +245,17 @@ def decode_figure(plt, results, lang):
     shown = batches[:1] + batches[-1:] if len(batches) > 1 else batches
     for style, batch in zip(("-", "--"), shown, strict=False):
         for name in names:
-            good = [p for p in pts if p["batch"] == batch and p["variant"] == name and ok(p)]
+            good = [p for p in pts if p["batch"] == batch and p["variant"] == name and point_ok(p)]
             if good:
                 ax.plot([p["kv_len"] for p in good], [point_time(p) for p in good], style, marker="o",
                         color=f"C{names.index(name)}",
                         label=t("figure.shapes_batch_line", lang, name=figures.display_name(name, lang),
                                 batch=batch))
-    walls = [p for p in pts if batches and p["batch"] == batches[0] and p["variant"] == "auto" and ok(p)]
+    walls = [p for p in pts if batches and p["batch"] == batches[0] and p["variant"] == "auto" and point_ok(p)]
     if walls:
         ax.plot([p["kv_len"] for p in walls], [p["wall_time_us"]["median"] for p in walls], ":", marker="s",
                 color="black", label=t("figure.shapes_wall_line", lang, batch=batches[0]))
-    _log_x(ax, sorted({p["kv_len"] for p in pts if ok(p)}), lang)
+    _log_x(ax, sorted({p["kv_len"] for p in pts if point_ok(p)}), lang)
     _finish(ax, results, lang, "figure.shapes_decode_title", "figure.shapes_kv_axis")
     return fig
 
@@ -270,11 +264,11 @@ def prefill_figure(plt, results, lang):
     fig, ax = plt.subplots(figsize=(7, 4))
     pts = points(results, "prefill")
     for i, name in enumerate(dict.fromkeys(p["variant"] for p in pts)):
-        good = [p for p in pts if p["variant"] == name and ok(p)]
+        good = [p for p in pts if p["variant"] == name and point_ok(p)]
         if good:
             ax.plot([p["q_len"] for p in good], [point_time(p) for p in good], marker="o", color=f"C{i}",
                     label=figures.display_name(name, lang))
-    _log_x(ax, sorted({p["q_len"] for p in pts if ok(p)}), lang)
+    _log_x(ax, sorted({p["q_len"] for p in pts if point_ok(p)}), lang)
     _finish(ax, results, lang, "figure.shapes_prefill_title", "figure.shapes_prompt_axis")
     return fig
 
@@ -286,7 +280,7 @@ def _bars(ax, groups, names, lang):
         xs, ys = [], []
         for g, (_, by_name) in enumerate(groups):
             p = by_name.get(name)
-            if ok(p):
+            if point_ok(p):
                 xs.append(g - 0.4 + width * (i + 0.5))
                 ys.append(point_time(p))
         if xs:
@@ -300,7 +294,7 @@ def gqa_figure(plt, results, lang):
     pts = points(results, "gqa_decode") + points(results, "gqa_prefill")
     groups = {}
     for p in pts:
-        key = t("figure.shapes_gqa_group", lang, phase=t(f"word.shapes_{p['family']}", lang),
+        key = t("figure.shapes_gqa_group", lang, phase=keyed("word.shapes_", p["family"], lang),
                 q_heads=p["q_heads"], kv_heads=p["kv_heads"])
         groups.setdefault(key, {})[p["variant"]] = p
     _bars(ax, list(groups.items()), list(dict.fromkeys(p["variant"] for p in pts)), lang)
@@ -322,10 +316,11 @@ def sliding_figure(plt, results, lang):
 
 def render_figures(results, lang, folder):
     """Write figures/shapes-<family>.<lang>.svg, measured or not; returns the paths."""
-    plt = figures._pyplot()
+    plt = figures.pyplot()
     folder.mkdir(parents=True, exist_ok=True)
     makers = {"decode": decode_figure, "prefill": prefill_figure, "gqa": gqa_figure,
               "sliding": sliding_figure}
-    return [figures._save(plt, makers[name](plt, results, lang), folder / f"shapes-{name}.{lang}.svg")
+    return [figures.save(plt, makers[name](plt, results, lang), folder / f"shapes-{name}.{lang}.svg", lang,
+                         makers[name])
             for name in FIGURES]
 

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Do several runs say the same thing? Prints sentences; asserts nothing.
+
+    python -m benchmarks.verdicts RESULTS_A RESULTS_B ...   # results folders (or results.json files)
+    python benchmarks/verdicts.py docs/generated/h200 /tmp/rerun/h200 --lang en
+
+Renders the findings of every results folder given (report/render/site.py: render_all,
+into a temporary folder; nothing under docs/ is written), masks every number (with its
+unit, %, ×) as "#", and prints every sentence whose words are not the same in all runs:
+which runs say it, then each of those runs' sentence with its numbers. Sentences that
+every run says, numbers aside, are not printed; the last line counts both. Exit status 0
+whatever it finds (a bad argument: one line, exit 2).
+"""
+import argparse
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+# `python benchmarks/verdicts.py` puts benchmarks/ on sys.path, not the repository root
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from report.results import UsageError, load_reference, load_results  # noqa: E402
+from report.variants import LANGS  # noqa: E402
+
+MASK = "#"
+UNITS = r"(?:µs|ms|s|%|×|x|TFLOP/s|[GT]B/s|[KMG]iB|GB)(?!\w)"
+# a number (sign, thousands separators of either locale, decimals) and the unit after it;
+# digits inside a word (sm90, bf16, knob_7) are part of the word, not a number
+NUMBER = re.compile(rf"(?<![\w.,])[−+-]?\d(?:[\d,.\u00a0\u202f]*\d)?(?![\w])(?:[ \u00a0]?{UNITS})?")
+SENTENCE_END = re.compile(r"(?<=[.!?:])\s+(?=[A-ZÆØÅ\"“(`*])")
+
+
+def mask(text):
+    """The text with every number, and its unit, replaced by MASK."""
+    return NUMBER.sub(MASK, text)
+
+
+def split_sentences(markdown):
+    """The sentences of a findings file: each list item or paragraph line, split at the end
+    of each sentence; the generated-file header and empty lines left out."""
+    out = []
+    for line in markdown.splitlines():
+        line = line.strip()
+        if not line or line.startswith("<!--"):
+            continue
+        line = re.sub(r"^[-*] ", "", line)
+        out += [s.strip() for s in SENTENCE_END.split(line) if s.strip()]
+    return out
+
+
+def rendered_findings(results_path, tmp):
+    """{(file name, lang): [sentences]} of the findings one results.json renders."""
+    from report.render.site import render_all
+
+    results = load_results(results_path)
+    tables = Path(tmp) / "tables"
+    try:
+        render_all(results, load_reference(), tables)
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise UsageError(f"{results_path} does not render ({type(err).__name__}: {err}): damaged, or "
+                         "written by another version of build_tables.py") from None
+    found = {}
+    for path in sorted(tables.glob("*.md")):
+        if "finding" not in path.name:
+            continue
+        name, lang = path.name.removesuffix(".md").rsplit(".", 1)
+        found[(name, lang)] = split_sentences(path.read_text(encoding="utf-8"))
+    return found
+
+
+def results_file(arg):
+    path = Path(arg)
+    path = path / "results.json" if path.is_dir() else path
+    if not path.is_file():
+        raise UsageError(f"{arg}: no results.json there (give a results folder or its results.json)")
+    return path
+
+
+def differing(runs):
+    """[(file, lang, masked sentence, {run: [its sentences with numbers]})] of every masked
+    sentence that not every run says, and the count of those that every run says."""
+    keys = sorted({key for found in runs.values() for key in found})
+    out, same = [], 0
+    for key in keys:
+        by_mask = {}
+        for run, found in runs.items():
+            for sentence in found.get(key, []):
+                by_mask.setdefault(mask(sentence), {}).setdefault(run, []).append(sentence)
+        for masked, said in by_mask.items():
+            counts = {len(said.get(run, [])) for run in runs}
+            if len(counts) == 1:  # every run says it, as many times
+                same += 1
+            else:
+                out.append((key[0], key[1], masked, said))
+    return out, same
+
+
+def report(runs, langs):
+    """The printed report: each differing sentence, who says it, and its figures."""
+    diffs, same = differing({run: {k: v for k, v in found.items() if k[1] in langs}
+                             for run, found in runs.items()})
+    lines = []
+    for name, lang, masked, said in diffs:
+        by = ", ".join(run + (f" ({len(s)} times)" if len(s) > 1 else "") for run, s in said.items())
+        missing = [run for run in runs if run not in said]
+        lines.append(f"{name}.{lang}: said by {by}" + (f", not by {', '.join(missing)}" if missing else "")
+                     + f": {masked}")
+        lines += [f"    {run}: {sentence}" for run, sentences in said.items() for sentence in sentences]
+    lines.append(f"{len(diffs)} sentence(s) differ in words between the runs; {same} are the same "
+                 f"in every run, numbers aside ({len(runs)} runs, {', '.join(langs)})")
+    return "\n".join(lines)
+
+
+def _parser():
+    p = argparse.ArgumentParser(prog="benchmarks/verdicts.py", description=__doc__.split("\n")[0])
+    p.add_argument("folders", nargs="+", help="results folders (or results.json files) to compare")
+    p.add_argument("--lang", choices=LANGS, action="append", help="only this language (default: both)")
+    return p
+
+
+def main(argv=None):
+    p = _parser()
+    args = p.parse_args(argv)
+    try:
+        paths = [results_file(f) for f in args.folders]
+        if len(paths) < 2:
+            raise UsageError("give at least two results folders to compare")
+        if len(set(args.folders)) < len(args.folders):
+            raise UsageError("a folder is given twice: give each run once")
+        runs = {}
+        for arg, path in zip(args.folders, paths, strict=True):
+            with tempfile.TemporaryDirectory(prefix="verdicts-") as tmp:
+                runs[arg] = rendered_findings(path, tmp)
+    except UsageError as err:
+        print(f"verdicts.py: error: {err}", file=sys.stderr)
+        return 2
+    print(report(runs, args.lang or list(LANGS)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

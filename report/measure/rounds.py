@@ -1,0 +1,136 @@
+"""The figures findings compare, measured again in independent rounds (--rounds N).
+
+The full measurement (seed.py: 50 profiled steps, kernels, traces; the --all sections)
+runs once. Then each round measures, for every variant in turn, only the short, cheap
+figures a finding compares: kernel time, GPU span and profiled CPU time from a short
+profile, wall time per call, host overhead (host.py, every variant in one interleaved
+pass), and at the small shape of overhead.py kernel time and wall time, eager and from a
+CUDA graph. Round 1 visits every variant, then round 2 does, ...: a machine that drifts
+during the run shows up as spread between rounds, not as an order between variants.
+Each round is stored in its row's "rounds" list; a round that fails records
+{"error": why} and the run goes on.
+"""
+from __future__ import annotations
+
+import time
+
+from .. import snippets
+from ..variants import SMALL_SHAPE
+from .callables import make_inputs, make_variant
+from .guard import Refused, first_line, guarded
+from .host import PER_SLICE, host_overheads, small_op
+from .timing import profile_short, wall_us
+
+ROUND_STEPS = 10  # profiled steps per round and variant (the full profile has --steps)
+PROFILE_KEYS = ("kernel_sum_us", "cuda_time_us", "cpu_time_us")
+
+
+def settings(args):
+    """What one round measures per variant: the whole run's timer and host calls split
+    over the rounds, so rounds add about one more timer pass and host pass in all."""
+    return {"count": args.rounds, "profile_steps": min(args.steps, ROUND_STEPS),
+            "timer_seconds": args.timer_seconds / args.rounds,
+            "host_calls": max(PER_SLICE, args.host_calls // args.rounds),
+            "order": "interleaved: round 1 every variant, then round 2, ..."}
+
+
+def _failed(err):
+    if isinstance(err, Refused):
+        return {"error": f"{err.row['status']}: {err.row['reason'][:300]}"}
+    return {"error": f"{type(err).__name__}: {first_line(err)[:300]}"}
+
+
+def _profile_and_wall(torch, name, fn, ctx, inputs, cfg, device, wall_key):
+    """One round of one variant: a short profile and the wall timer, in its context."""
+    try:
+        with guarded(torch), ctx(), torch.no_grad():
+            prof = profile_short(fn, inputs, f"{name}_fwd", cfg["profile_steps"], device)
+            wall = wall_us(lambda: fn(*inputs), cfg["timer_seconds"], with_number=True)
+    except Exception as err:  # a round that fails is recorded; the others stand
+        return _failed(err)
+    return {**{k: prof[k] for k in PROFILE_KEYS}, wall_key: wall}
+
+
+def _host_round(torch, device, calls, small, host_calls):
+    """{name: host overhead} of every variant in one pass, or {name: {"error"}} for all."""
+    try:
+        with torch.no_grad():
+            return host_overheads(torch, device, calls, small, host_calls)
+    except Exception as err:
+        return {name: _failed(err) for name in calls}
+
+
+class _Small:
+    """The small shape's calls, made once for every round; per round, as overhead.py
+    does: a short profile and the eager timer, then a CUDA graph captured, timed and
+    dropped (no graph is alive while the profiler runs)."""
+
+    def __init__(self, torch, results, args):
+        self.rows = (results.get("overhead") or {}).get("rows", {}).get("small", {})
+        self.cfg, self.device = dict(SMALL_SHAPE), args.device
+        names = [n for n, r in self.rows.items() if r.get("status") == "ok"]
+        self.inputs = make_inputs(self.cfg, getattr(torch, args.dtype), args.device) if names else None
+        self.made = {name: make_variant(name, self.cfg, args.device) for name in names}
+
+    def _graph_wall(self, torch, fn, ctx, seconds):
+        """{"graph_wall_us": ...} or {"graph_error": why}."""
+        try:
+            with guarded(torch), ctx(), torch.no_grad():
+                replay = snippets.load("cuda_graphs").capture(fn, *self.inputs)
+                return {"graph_wall_us": wall_us(replay, seconds)}
+        except Exception as err:
+            return {"graph_error": _failed(err)["error"]}
+
+    def measure(self, torch, name, cfg):
+        fn, ctx = self.made[name]
+        row = _profile_and_wall(torch, name, fn, ctx, self.inputs, cfg, self.device, "eager_wall_us")
+        if self.device == "cuda":
+            row.update(self._graph_wall(torch, fn, ctx, cfg["timer_seconds"]))
+        return row
+
+
+def measure_rounds(torch, results, made, inputs, args, progress):
+    """Append each round to row["rounds"] of every variant that ran (and of the small
+    shape's overhead rows); return the settings with each round's seconds."""
+    cfg, device = settings(args), args.device
+    variants = results["variants"]
+    ok = [n for n in made if variants[n]["status"] == "ok"]
+    try:
+        small = _Small(torch, results, args)
+    except Exception as err:  # the seed shape's rounds still run; this says what broke
+        cfg["small_error"] = _failed(err)["error"]
+        small = _Small(torch, {}, args)
+    calls = {n: ((lambda fn=made[n][0]: fn(*inputs)), made[n][1]) for n in ok}
+    cfg["seconds"] = []
+    for r in range(cfg["count"]):
+        t0 = time.perf_counter()
+        for name in ok:
+            fn, ctx = made[name]
+            variants[name].setdefault("rounds", []).append(
+                _profile_and_wall(torch, name, fn, ctx, inputs, cfg, device, "wall_time_us"))
+        for name, host in _host_round(torch, device, calls, small_op(torch, device, inputs[0].dtype),
+                                      cfg["host_calls"]).items():
+            last = variants[name]["rounds"][-1]
+            if "error" in host:
+                last["host_error"] = host["error"]
+            else:
+                last["host_time_us"] = host
+        for name in small.made:
+            small.rows[name].setdefault("rounds", []).append(small.measure(torch, name, cfg))
+        cfg["seconds"].append(time.perf_counter() - t0)
+        progress(f"  round {r + 1}/{cfg['count']}: {_summary_line(variants, ok)} ({cfg['seconds'][-1]:.1f} s)")
+    return cfg
+
+
+def _summary_line(variants, names):
+    """Each variant's figure of the round just measured, for the progress line."""
+    parts = []
+    for name in names:
+        last = variants[name]["rounds"][-1]
+        own = (last.get("kernel_sum_us") or last.get("cpu_time_us") or {}).get("median")
+        host = (last.get("host_time_us") or {}).get("median")
+        if own is None:
+            parts.append(f"{name} failed")
+            continue
+        parts.append(f"{name} {own:.1f}" + (f"/{host:.1f}" if host is not None else ""))
+    return "us (kernel or CPU / host): " + ", ".join(parts)

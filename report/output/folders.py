@@ -1,0 +1,179 @@
+"""Staging folders, the swap of a finished folder into place, which folders hold results,
+and the one rule for what a run may replace: only a folder it wrote itself, marked so."""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..paths import COMPARE, DEFAULT_OUT, ROOT
+from ..results import SCHEMA_VERSION, UsageError
+
+MARKER = ".build_tables"  # in every folder build_tables.py writes: results, comparison, staging
+MARKER_FORMAT = 1
+WRITER = "build_tables.py"
+SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")  # a results folder's name; staging and .old never match
+STAGING = re.compile(r"\.(render|[a-z0-9][a-z0-9-]*)-[a-z0-9_]{8}")  # tempfile.mkdtemp's names
+MAX_MARKER = 4096
+
+
+def mark(folder):
+    """Write the marker that says build_tables.py made this folder (the same bytes always)."""
+    text = json.dumps({"written_by": WRITER, "marker_format": MARKER_FORMAT,
+                       "schema_version": SCHEMA_VERSION})
+    (Path(folder) / MARKER).write_text(text + "\n", encoding="utf-8")
+
+
+def _hold(folder):
+    """An open, shared-locked marker: while it is held, the folder is a live run's staging."""
+    fd = os.open(Path(folder) / MARKER, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    return fd
+
+
+def _in_use(folder):
+    """True while another process holds the folder's marker (see _hold)."""
+    try:
+        fd = os.open(Path(folder) / MARKER, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def _marker(folder):
+    """The folder's marker as a dict, or None where it has none that build_tables.py wrote."""
+    path = Path(folder) / MARKER
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_MARKER:
+            return None
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    ok = isinstance(data, dict) and data.get("written_by") == WRITER \
+        and data.get("marker_format") == MARKER_FORMAT
+    return data if ok else None
+
+
+def owned(folder):
+    """True where `folder` is a real folder (no symlink) that build_tables.py wrote."""
+    folder = Path(folder)
+    return folder.is_dir() and not folder.is_symlink() and _marker(folder) is not None
+
+
+def protected(path):
+    """A folder no run replaces, marker or not: the file system's root, $HOME, the
+    repository and its top-level folders, docs/generated itself, or any folder above them."""
+    path = Path(os.path.abspath(path))
+    fixed = [ROOT, DEFAULT_OUT] + ([Path(os.environ["HOME"])] if os.environ.get("HOME") else [])
+    return (path == path.parent or path.parent == ROOT
+            or any(path == p or path in p.parents for p in fixed))
+
+
+def refuse_replacing(final, owner=None):
+    """UsageError unless `final` may be replaced: absent, or a folder build_tables.py wrote
+    (or a part of `owner`, a results folder it wrote)."""
+    final = Path(final)
+    if not final.exists() and not final.is_symlink():
+        return
+    if protected(final):
+        raise UsageError(f"{final} is a folder build_tables.py never replaces (the repository, "
+                         "a source folder, docs/generated itself or $HOME): choose another "
+                         "--out or --slug (nothing was measured or changed)")
+    if final.is_symlink() or not final.is_dir():
+        raise UsageError(f"{final} is a file or a symbolic link, not a results folder: "
+                         "choose another --out or --slug (nothing was measured or changed)")
+    if not (owned(final) or (owner is not None and owned(owner))):
+        raise UsageError(f"{final} was not written by build_tables.py (it has no {MARKER} "
+                         "marker): move it away or choose another --out or --slug "
+                         "(nothing was measured or changed)")
+
+
+def _mkdir(path):
+    """A folder readable by everyone (mkdtemp's are private), within the umask."""
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(path, 0o777 & ~mask)
+
+
+@contextmanager
+def staged(parent, prefix, damaged=None):
+    """A fresh, marked folder under `parent` to build into; whatever of it the body did not
+    move away is removed, on success or failure. With damaged=(what, consequence), an error
+    that results of another version raise while rendering becomes one UsageError line."""
+    clean_leftovers(parent)
+    staging = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    held = None
+    try:
+        _mkdir(staging)
+        mark(staging)
+        held = _hold(staging)
+        yield staging
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        if damaged is None:
+            raise
+        what, consequence = damaged
+        raise UsageError(f"{what} is damaged or was written by another version of build_tables.py "
+                         f"({type(err).__name__}: {err}); {consequence}") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+        if held is not None:
+            os.close(held)
+
+
+def replace_dir(staging, final, owner=None):
+    """Swap a fully written staging folder into place; the old one survives until then.
+    Refused (UsageError) where `final` is not build_tables.py's to replace."""
+    final = Path(final)
+    refuse_replacing(final, owner)
+    old = final.with_name(final.name + ".old")
+    if old.exists():
+        refuse_replacing(old, owner)
+        shutil.rmtree(old)
+    if final.exists():
+        final.rename(old)
+    Path(staging).rename(final)
+    if old.exists():
+        shutil.rmtree(old)
+
+
+def clean_leftovers(parent):
+    """Remove what an interrupted run of build_tables.py left in `parent`: its staging
+    folders (where no live run holds them) and its .old folders (put back where the swap was cut
+    between its two renames). Folders without the marker are never touched."""
+    parent = Path(parent)
+    if not parent.is_dir():
+        return
+    for d in sorted(parent.iterdir()):
+        if d.is_symlink() or not d.is_dir():
+            continue
+        if _marker(d) is None:
+            continue
+        if STAGING.fullmatch(d.name) and not _in_use(d):
+            shutil.rmtree(d, ignore_errors=True)
+        elif d.name.endswith(".old") and d.name != ".old":
+            base = d.with_name(d.name[: -len(".old")])
+            if base.exists() or base.is_symlink():
+                shutil.rmtree(d, ignore_errors=True)
+            else:
+                d.rename(base)
+
+
+def result_folders(out):
+    """Every GPU or CPU results folder of `out` (a name of a slug, holding a results.json),
+    by name; staging folders, .old folders and the comparison are never among them."""
+    out = Path(out)
+    if not out.is_dir():
+        return []
+    return sorted(d for d in out.iterdir() if SLUG.fullmatch(d.name) and d.name != COMPARE
+                  and (d / "results.json").is_file())

@@ -1,0 +1,151 @@
+"""A measured run, one GPU's render and the comparison, each written all or nothing."""
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+from ..paths import COMPARE
+from ..results import UsageError, load_reference, load_results, write_results
+from . import signals
+from .folders import mark, owned, refuse_replacing, replace_dir, result_folders, staged
+
+MAX_ERROR = 200  # characters of an OS error shown (a shutil.Error lists every file it copied)
+
+
+def short_error(err):
+    """An OSError as one short line: its reason and file, not a repr of every failed copy."""
+    text = f"{err.strerror}: {err.filename}" if getattr(err, "strerror", None) else str(err)
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_ERROR else text[: MAX_ERROR - 1] + "…"
+
+
+def _renderer():
+    """render_all, imported with Ctrl-C held back: an interrupted matplotlib import can
+    leave the interpreter broken (a fatal error at exit instead of one line)."""
+    with signals.deferred():
+        import matplotlib.pyplot  # noqa: F401
+
+        from ..render.site import render_all
+    return render_all
+
+
+def _stage_folder(stack, folder, ref):
+    """One GPU's tables and figures rendered into a staging folder inside it."""
+    results = load_results(folder / "results.json")
+    if not owned(folder):  # a contributed results.json: its tables are new, or not ours
+        for part in ("tables", "figures"):
+            refuse_replacing(folder / part)
+    render_all = _renderer()
+    staging = stack.enter_context(
+        staged(folder, ".render-", (folder / "results.json", "nothing was changed: measure again")))
+    render_all(results, ref, staging / "tables", staging / "figures", folder / "traces")
+    return staging
+
+
+def _swap_folder(folder, staging):
+    if not owned(folder):
+        mark(folder)
+    for part in ("tables", "figures"):
+        replace_dir(staging / part, folder / part, owner=folder)
+
+
+def _stage_comparison(stack, out, ref):
+    """<out>/compare/tables rendered into a staging folder of `out`, or None where `out`
+    holds no GPU run (CPU runs are never compared)."""
+    from ..render.compare import has_gpu_runs, render_compare
+
+    runs = [(d.name, load_results(d / "results.json")) for d in result_folders(out)]
+    if not has_gpu_runs(runs):
+        return None
+    refuse_replacing(out / COMPARE)
+    staging = stack.enter_context(
+        staged(out, ".render-", (f"a results.json under {out}", f"{out / COMPARE} was not changed")))
+    render_compare(runs, ref, staging / "tables")
+    return staging
+
+
+def _swap_comparison(out, staging):
+    folder = out / COMPARE
+    if not folder.exists():
+        folder.mkdir()
+        mark(folder)
+    final = folder / "tables"
+    replace_dir(staging / "tables", final, owner=folder)
+    return final
+
+
+def render_folder(folder, ref):
+    """Re-render one GPU's tables and figures from its results.json, all or nothing."""
+    with ExitStack() as stack:
+        _swap_folder(folder, _stage_folder(stack, folder, ref))
+
+
+def render_comparison(out, ref):
+    """<out>/compare/tables/ from every GPU folder of `out`, all or nothing; the path, or
+    None where `out` holds no GPU run."""
+    with ExitStack() as stack:
+        staging = _stage_comparison(stack, out, ref)
+        return _swap_comparison(out, staging) if staging else None
+
+
+def render_only(out, slug=None, progress=print):
+    """Re-render `out`/`slug` (or every results folder of `out`) and the comparison; every
+    part is rendered before any is swapped in, so a failure changes nothing."""
+    out = Path(out)
+    if slug == COMPARE:
+        raise UsageError(f"{out / COMPARE} is the comparison of every GPU, rendered from their "
+                         "folders: run --render-only without --slug to render it")
+    folders = [out / slug] if slug else result_folders(out)
+    if not folders:
+        raise UsageError(f"no results.json under {out}: nothing to render")
+    ref = load_reference()
+    with ExitStack() as stack:
+        try:
+            staged_folders = [(folder, _stage_folder(stack, folder, ref)) for folder in folders]
+            compare = _stage_comparison(stack, out, ref)
+        except OSError as err:
+            raise UsageError(f"cannot render into {out} ({short_error(err)}); nothing was "
+                             "changed") from None
+        for folder, staging in staged_folders:
+            _swap_folder(folder, staging)
+            progress(f"rendered {folder / 'tables'} and {folder / 'figures'} from {folder / 'results.json'}")
+        if compare:
+            progress(f"rendered {_swap_comparison(out, compare)} from every GPU's results.json under {out}")
+
+
+def write_run(results, trace_tmp, out, slug):
+    """Write results, traces, tables and figures into a staging folder, then swap it in."""
+    render_all = _renderer()
+    out.mkdir(parents=True, exist_ok=True)
+    with staged(out, f".{slug}-") as staging:
+        write_results(results, staging / "results.json")
+        shutil.copytree(trace_tmp, staging / "traces")
+        render_all(results, load_reference(), staging / "tables", staging / "figures",
+                   staging / "traces")
+        replace_dir(staging, out / slug)
+
+
+def publish_run(results, trace_tmp, out, slug, started, progress=print):
+    """Write a measured run (removing its temporary traces), then refresh the comparison;
+    a comparison that fails is a warning, since the run itself is written and stays."""
+    before = "the previous results there are untouched" if (out / slug).exists() \
+        else "nothing was written"
+    try:
+        signals.check()
+        write_run(results, trace_tmp, out, slug)
+    except OSError as err:
+        raise UsageError(f"could not write {out / slug} ({short_error(err)}); {before}") from None
+    finally:
+        shutil.rmtree(trace_tmp, ignore_errors=True)
+    progress(f"wrote {out / slug} in {time.perf_counter() - started:.1f} s")
+    try:
+        compared = render_comparison(out, load_reference())
+    except (UsageError, OSError) as err:
+        print(f"build_tables.py: warning: the comparison of every GPU was not refreshed ({err}); "
+              "fix that, then run python build_tables.py --render-only", file=sys.stderr)
+    else:
+        if compared:
+            progress(f"rendered {compared} from every GPU's results.json under {out}")

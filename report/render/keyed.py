@@ -1,0 +1,32 @@
+"""The one place a catalog key is built from parts: the text for a name that comes from the
+data (a variant's name, a cause, a kernel's kind, a shape family, an occupancy limit).
+
+Every other key is written out in full where it is used, so that a search for a key finds
+its uses. NAMES lists, per key prefix, every name the code may look up this way, taken from
+the module that defines the names where there is one; tests/test_catalog.py checks that
+the catalog has prefix + name for each, and that no key of the catalog goes unused.
+"""
+from __future__ import annotations
+
+from ..text.catalog import t
+from ..trace.causes import CAUSES
+from ..variants import EXTRA_VARIANTS, SHAPE_FAMILIES, SHAPE_VARIANTS, VARIANTS
+
+OVERHEAD_SHAPES = ("seed", "small")  # measure/overhead.py: the shapes of the launch-overhead tables
+
+NAMES = {
+    "variant.": tuple(dict.fromkeys((*VARIANTS, *EXTRA_VARIANTS, *SHAPE_VARIANTS))),
+    "cause.": CAUSES,
+    "kind.": ("kernel", "memcpy", "memset"),  # trace/names.py: kernel_kind
+    "limit.": ("blocks", "warps", "registers", "shared_memory", "grid"),  # snippets/occupancy.py, "_" for " "
+    "word.shapes_": SHAPE_FAMILIES,  # the family as a word in a sentence
+    "word.shapes_family_": SHAPE_FAMILIES,  # the family as a heading
+    "page.shape_": OVERHEAD_SHAPES,
+    "finding.shape_": OVERHEAD_SHAPES,
+}
+
+
+def keyed(prefix, name, lang, **values):
+    """The catalog's text for `name` from the data: keyed("variant.", "cudnn", lang) is
+    t("variant.cudnn", lang)."""
+    return t(prefix + name, lang, **values)

@@ -1,0 +1,406 @@
+"""The shape of results.json, as types: what measure/ writes and render/ reads.
+
+Every key is optional unless marked Required (old files lack newer keys, and a row that
+did not run holds only its status and reason); keys not named here are kept and not
+checked. `check(results)` walks a loaded file against these types and raises SchemaError
+naming the dotted path of the first bad field, e.g.
+"results.variants.flash.cuda_time_us.median: expected a number, got 'x'". Every number must
+be finite and non-negative (none of the file's figures can be below zero); a time (Time)
+must also be at most MAX_TIME, any other number at most MAX_NUMBER.
+"""
+import math
+import types
+from functools import cache
+from typing import (
+    Annotated,
+    Any,
+    NotRequired,
+    Required,
+    TypedDict,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+    is_typeddict,
+)
+
+MAX_TIME = 1e12  # µs or ms: more than eleven days in µs; a real figure is far below
+MAX_NUMBER = 1e18  # bytes, FLOPs, counts, percentages: an exabyte
+
+Time = Annotated[float, "time"]  # a duration in the unit its key names (_us, _ms)
+Number = Annotated[float, "number"]  # any other figure: a count, a ratio, bytes, TFLOP/s, %
+
+
+class Stats(TypedDict, total=False):
+    """trace/stats.py: stats, the summary every time of profiled steps is stored as."""
+    median: Time
+    min: Time
+    max: Time
+    mean: Time
+    n: int
+    quarters: list[Time]  # host figures: the median of each quarter of the pass
+    spread_pct: Number
+
+
+class HostStats(Stats, total=False):
+    """measure/host.py: host overhead per call, and what it was measured beside."""
+    calls: int
+    slices: int
+    warm: int
+    per_small_op: Stats
+    small_op_us: Stats
+    first_calls: dict[str, Stats]
+    gpu_kept_busy: Number
+
+
+class Wall(TypedDict, total=False):
+    """measure/timing.py: wall time per call over timed runs."""
+    median: Time
+    iqr: Time
+    runs: int
+    calls_per_run: int
+
+
+class Kernel(TypedDict, total=False):
+    """trace/analyze.py: one GPU activity of a forward pass (a kernel, Memcpy or Memset)."""
+    name: str
+    short_name: str
+    kind: str
+    launched_by: str | None
+    aten_op: str | None
+    aten_stack: list[str]
+    cause: str
+    calls: int
+    total_us: Time
+    per_forward: Number
+    avg_us: Time
+    registers_per_thread: int | None
+    shared_memory: int | None
+    block: list[int] | None
+    grid: list[int] | None
+    kineto_occupancy_pct: Number | None
+    kineto_occupancy: Number | None
+    our_kineto_rule_pct: Number
+    our_optin_pct: Number
+    our_optin_blocks: int
+    our_optin_limited_by: list[str]
+
+
+class Attribution(TypedDict, total=False):
+    us_per_forward: Time
+    activities_per_forward: Number
+
+
+class Round(TypedDict, total=False):
+    """measure/rounds.py: one round of one variant at the seed's shape: a short profile,
+    the wall timer and the round's host pass; a round that failed holds "error"."""
+    kernel_sum_us: Stats | None
+    cuda_time_us: Stats | None
+    cpu_time_us: Stats | None
+    wall_time_us: Wall | None
+    host_time_us: HostStats | None
+    error: str
+    host_error: str
+
+
+class VariantRow(TypedDict, total=False):
+    """measure/seed.py: one variant at the seed's shape. Beside each figure, the code that
+    measures it."""
+    status: str  # "ok", or measure/guard.py's "oom", "unsupported", "error"
+    reason: str | None
+    first_call_ms: Time | None  # measure/guard.py: timed_call_ms
+    rel_error: Number | None  # measure/seed.py: _timings, against a float64 reference
+    peak_extra_mib: Number | None  # measure/guard.py: peak_extra_mib
+    wall_time_us: Wall | None  # measure/timing.py: wall_us
+    profiler_table: str  # measure/seed.py: _profile, torch.profiler's key_averages table
+    steps: int
+    cpu_time_us: Stats | None  # trace/analyze.py: analyze_trace, the profiled CPU range
+    cuda_time_us: Stats | None  # trace/analyze.py: _gpu_times, the GPU span per forward
+    kernel_sum_us: Stats | None  # trace/analyze.py: _gpu_times, the sum of GPU activity per forward
+    launch_api_us: Stats | None  # trace/analyze.py: activities_per_step
+    gpu_activities_per_forward: Stats | None  # trace/analyze.py: _gpu_times
+    kernels: list[Kernel]  # trace/analyze.py: _kernel_table; occupancy: trace/kernel_occupancy.py
+    attribution: dict[str, Attribution]  # trace/analyze.py: attribution, causes from trace/causes.py
+    cpu_ops_per_forward: dict[str, Number]  # trace/analyze.py: analyze_trace
+    backend_ran: str | None  # trace/names.py: backend_of_kernels
+    tflops: Number | None  # measure/seed.py: _gpu_figures
+    label: str
+    host_time_us: HostStats | None  # measure/host.py: host_overheads, stored by measure/seed.py: measure_host
+    rounds: list[Round]  # measure/rounds.py: measure_rounds, the compared figures again per round
+
+
+class FreshProcess(TypedDict, total=False):
+    """measure/first_call_child.py: one fused backend's first calls in a fresh process."""
+    status: str
+    reason: str | None
+    import_torch_ms: Time
+    setup_ms: Time
+    first_call_ms: Time
+    same_shape_again_ms: Time
+    first_new_shape_ms: Time
+    new_shape_again_ms: Time
+    new_thread_first_ms: Time
+    new_thread_again_ms: Time
+    new_thread_error: str
+    process_s: Time
+
+
+class FirstCallsRow(TypedDict, total=False):
+    """measure/first_calls.py: a fused backend's first call, taken apart."""
+    status: str
+    reason: str | None
+    first_in_process_ms: Time | None
+    same_shape_again_ms: Time | None
+    first_new_shape_ms: Time | None
+    new_shape_again_ms: Time | None
+    rounds: list[FreshProcess]  # measure/first_calls.py: fresh_process_rounds, one per round
+
+
+class FirstCalls(TypedDict, total=False):
+    new_shape: dict[str, int]
+    rows: dict[str, FirstCallsRow]
+
+
+class SmallRound(TypedDict, total=False):
+    """measure/rounds.py: one round of one variant at the small shape of overhead.py."""
+    kernel_sum_us: Stats | None
+    cuda_time_us: Stats | None
+    cpu_time_us: Stats | None
+    eager_wall_us: Wall | None
+    graph_wall_us: Wall | None
+    error: str
+    graph_error: str
+
+
+class OverheadRow(TypedDict, total=False):
+    """measure/overhead.py: eager calls against CUDA graphs, per shape."""
+    status: str
+    reason: str | None
+    kernel_sum_us: Stats | None
+    cuda_time_us: Stats | None
+    cpu_time_us: Stats | None
+    eager_wall_us: Wall | None
+    graph_wall_us: Wall | None
+    rounds: list[SmallRound]  # the small shape only: measure/rounds.py
+
+
+class Overhead(TypedDict, total=False):
+    shapes: dict[str, dict[str, int]]
+    rows: dict[str, dict[str, OverheadRow]]
+
+
+class BackwardRow(TypedDict, total=False):
+    """measure/backward.py: one training step (forward and backward)."""
+    status: str
+    reason: str | None
+    first_call_ms: Time | None
+    peak_extra_mib: Number | None
+    wall_time_us: Wall | None
+    cuda_time_us: Stats | None
+    kernel_sum_us: Stats | None
+    cpu_time_us: Stats | None
+    gpu_activities_per_forward: Stats | None
+    kernels: list[Kernel]
+
+
+class Backward(TypedDict, total=False):
+    config: dict[str, int]
+    rows: dict[str, BackwardRow]
+
+
+class SweepPoint(TypedDict, total=False):
+    """measure/sweep.py: one variant at one sequence length and head size."""
+    variant: Required[str]
+    status: Required[str]
+    reason: str | None
+    batch: int
+    heads: int
+    seq_len: int
+    head_dim: int
+    backend_ran: str | None
+    cuda_time_us: Stats | None
+    cpu_time_us: Stats | None
+    kernel_sum_us: Stats | None
+    wall_time_us: Wall | None
+    peak_extra_mib: Number | None
+    tflops: Number | None
+
+
+class Sweep(TypedDict, total=False):
+    batch: int
+    heads: int
+    dtype: str
+    seq_lens: list[int]
+    head_dims: list[int]
+    steps: int
+    points: list[SweepPoint]
+
+
+class ShapePoint(TypedDict, total=False):
+    """measure/shape_runs.py: one variant at one of today's shapes."""
+    family: Required[str]
+    variant: Required[str]
+    status: Required[str]
+    reason: str | None
+    batch: int
+    q_heads: int
+    kv_heads: int
+    q_len: int
+    kv_len: int
+    head_dim: int
+    window: int | None
+    kv_bytes: Number
+    io_bytes: Number
+    flops: Number
+    first_call_ms: Time | None
+    rel_error: Number | None
+    peak_extra_mib: Number | None
+    wall_time_us: Wall | None
+    host_time_us: HostStats | None
+    cuda_time_us: Stats | None
+    kernel_sum_us: Stats | None
+    cpu_time_us: Stats | None
+    gpu_activities_per_forward: Stats | None
+    kernels: list[Kernel]
+    backend_ran: str | None
+    block_sparsity_pct: Number | None
+
+
+class CopyRoof(TypedDict, total=False):
+    bytes: Number
+    median_ms: Time
+    min_ms: Time
+    max_ms: Time
+    gb_per_s: Number
+
+
+class Shapes(TypedDict, total=False):
+    config: dict[str, Any]
+    copy_roof: CopyRoof
+    points: list[ShapePoint]
+
+
+class Roof(TypedDict, total=False):
+    """measure/roof.py: the matmul roof of this GPU."""
+    shape: list[int]
+    dtype: str
+    tflops: Number
+    median_ms: Time
+
+
+class NcuRow(TypedDict, total=False):
+    status: str
+    reason: str | None
+    kernels: dict[str, dict[str, Number | None]]
+
+
+class Ncu(TypedDict, total=False):
+    status: str
+    reason: str | None
+    rows: dict[str, NcuRow]
+
+
+class Rounds(TypedDict, total=False):
+    """measure/rounds.py: settings, what each round measured per variant, and its seconds."""
+    count: int
+    profile_steps: int
+    timer_seconds: Number
+    host_calls: int
+    order: str
+    seconds: list[Number]
+    small_error: str
+
+
+class Results(TypedDict, total=False):
+    """A whole results.json (measure/run.py writes it, results.py loads it)."""
+    schema_version: Required[int]
+    generated_by: str
+    provenance: Required[dict[str, Any]]
+    config: Required[dict[str, Any]]
+    roof: Required[Roof]
+    variants: Required[dict[str, VariantRow]]
+    first_calls: FirstCalls | None
+    overhead: Overhead | None
+    backward: Backward | None
+    sweep: Sweep | None
+    shapes: Shapes | None
+    ncu: Ncu | None
+    rounds: Rounds
+    rounds_error: str
+    first_calls_rounds_error: str
+    phase_seconds: dict[str, Number]  # measure/run.py: Phases
+
+
+class SchemaError(ValueError):
+    """A field of results.json that does not have its type; the message names its path."""
+
+
+SHOWN = 40  # characters of a bad value shown in the message
+
+
+def _bad(where, expected, value):
+    shown = repr(value)
+    shown = shown if len(shown) <= SHOWN else shown[:SHOWN] + "…"
+    raise SchemaError(f"{where}: expected {expected}, got {shown}")
+
+
+def _number(value, where, limit, what):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        _bad(where, what, value)
+    if not math.isfinite(value):
+        raise SchemaError(f"{where}: {value!r} is not a finite number")
+    if value < 0:
+        raise SchemaError(f"{where}: {value!r} is negative")
+    if value > limit:
+        raise SchemaError(f"{where}: {value!r} is larger than {limit:g}, not a real figure")
+
+
+@cache
+def _fields(kind):
+    return {key: (get_args(sub)[0] if get_origin(sub) in (Required, NotRequired) else sub)
+            for key, sub in get_type_hints(kind, include_extras=True).items()}
+
+
+def check(value, kind=Results, where="results"):
+    """Raise SchemaError at the first field of value that is not of type kind."""
+    origin = get_origin(kind)
+    if kind is Any:
+        return
+    if origin is Annotated:
+        _, meta = get_args(kind)
+        _number(value, where, MAX_TIME if meta == "time" else MAX_NUMBER, "a number")
+    elif origin in (Union, types.UnionType):
+        options = get_args(kind)
+        if value is None and type(None) in options:
+            return
+        check(value, next(o for o in options if o is not type(None)), where)
+    elif is_typeddict(kind):
+        if not isinstance(value, dict):
+            _bad(where, "an object", value)
+        missing = [k for k in sorted(kind.__required_keys__) if k not in value]
+        if missing:
+            raise SchemaError(f"{where}: missing {', '.join(missing)}")
+        for key, sub in _fields(kind).items():
+            if key in value:
+                check(value[key], sub, f"{where}.{key}")
+    elif origin is dict:
+        if not isinstance(value, dict):
+            _bad(where, "an object", value)
+        _, sub = get_args(kind)
+        for key, item in value.items():
+            check(item, sub, f"{where}.{key}")
+    elif origin is list:
+        if not isinstance(value, list):
+            _bad(where, "a list", value)
+        (sub,) = get_args(kind)
+        for i, item in enumerate(value):
+            check(item, sub, f"{where}.{i}")
+    elif kind is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            _bad(where, "a whole number", value)
+        _number(value, where, MAX_NUMBER, "a whole number")
+    elif kind is str:
+        if not isinstance(value, str):
+            _bad(where, "a string", value)
+    else:
+        raise TypeError(f"no check for {kind!r}")

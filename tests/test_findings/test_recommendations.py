@@ -1,0 +1,83 @@
+"""report/render/findings/recommendations.py: the findings behind the three recommendations."""
+import pytest
+from factory import another_gpu, findings_of, h200, host, nothing_measured, results, row, said
+
+from report.render.findings import FINDINGS, recommendations
+
+
+@pytest.mark.parametrize("name", findings_of(recommendations))
+def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name):
+    assert said(FINDINGS[name], h200())
+    assert said(FINDINGS[name], nothing_measured()) == []
+
+
+def made_up(per_op, spread, kernel=100.0):
+    """Three fused backends whose host overhead in small ops and its spread are given (the
+    µs figure's own spread, 50 %, is the CPU's drift)."""
+    def fused(h):
+        r = row(kernel, kernel, spread=0.0, host_us=10 * h)
+        r["host_time_us"] = {**host(10 * h, per_small_op=h, spread_pct=50.0)}
+        r["host_time_us"]["per_small_op"]["spread_pct"] = spread
+        return r
+    return results({n: fused(h) for n, h in zip(("flash", "efficient", "cudnn"), per_op, strict=True)})
+
+
+@pytest.mark.parametrize("per_op, spread, says", [
+    ((3.0, 3.1, 6.0), 10.0, "highest host overhead"),  # 6.0 vs 3.1: far outside 10 %
+    ((3.0, 5.5, 6.0), 10.0, "within noise"),           # 6.0 vs 5.5: 9 % apart, spread 10 %
+    ((3.0, 5.5, 6.0), 5.0, "highest host overhead"),   # the same, with a tighter spread
+])
+def test_an_order_is_stated_only_outside_the_spread(per_op, spread, says):
+    (line,) = said(recommendations.rec_cpu, made_up(per_op, spread))
+    assert says in line and "SDPA cuDNN" in line
+
+
+def test_auto_is_said_to_lose_only_beyond_noise():
+    lost = results({"flash": row(100.0, wall_us=100.0), "auto": row(150.0, wall_us=150.0, backend_ran="efficient")})
+    assert "auto loses by 1.5×" in said(recommendations.rec_auto, lost)[0]
+    even = results({"flash": row(100.0, wall_us=100.0), "auto": row(101.0, wall_us=101.0, backend_ran="efficient")})
+    even["variants"]["auto"]["wall_time_us"]["iqr"] = 5.0
+    assert "within noise" in said(recommendations.rec_auto, even)[0]
+    same = results({"flash": row(100.0, wall_us=100.0), "auto": row(101.0, wall_us=101.0, backend_ran="flash")})
+    assert "auto picked the fastest" in said(recommendations.rec_auto, same)[0]
+
+
+def test_another_gpu_is_named():
+    assert "NVIDIA A100-SXM4-80GB" in said(recommendations.rec_auto, another_gpu())[0]
+
+
+def with_host_rounds(r, hosts_us, kernels_us, small_op_us=7.0):
+    """A row with one round per (host µs, kernel µs) pair given."""
+    r["rounds"] = [{"kernel_sum_us": {"median": k}, "host_time_us": host(h, small_op_us=small_op_us)}
+                   for h, k in zip(hosts_us, kernels_us, strict=True)]
+    return r
+
+
+def test_the_highest_host_share_holds_in_every_round_or_is_within_noise():
+    clear = results({"cudnn": with_host_rounds(row(60.0, host_us=32.0), [32, 33, 31], [60, 60, 60]),
+                     "flash": with_host_rounds(row(100.0, host_us=37.0), [37, 38, 36], [100, 100, 100])})
+    (line,) = said(recommendations.rec_cpu, clear)
+    assert line.startswith("SDPA cuDNN has a host overhead") and "in every round" in line
+    (home,) = said(FINDINGS["home_cpu"], clear)
+    assert "(52–55% of it over the 3 rounds)" in home
+    # a round where flash's share is the larger: within noise, and the name does not follow
+    # whichever median came out larger (FUSED's order names flash first)
+    mixed = results({"cudnn": with_host_rounds(row(60.0, host_us=32.0), [32, 47, 31], [60, 60, 60]),
+                     "flash": with_host_rounds(row(100.0, host_us=37.0), [37, 90, 36], [100, 100, 100])})
+    (line,) = said(recommendations.rec_cpu, mixed)
+    assert line.startswith("SDPA flash has") and "Against SDPA cuDNN the difference is within noise" in line
+    swapped = results({"cudnn": with_host_rounds(row(60.0, host_us=32.0), [32, 95, 31], [60, 60, 60]),
+                       "flash": with_host_rounds(row(100.0, host_us=37.0), [37, 38, 36], [100, 100, 100])})
+    assert said(recommendations.rec_cpu, swapped)[0].startswith("SDPA flash has")
+
+
+def test_auto_loses_only_when_it_is_slower_in_every_round_beyond_their_spread():
+    from report.render.findings.common import rounds_verdict
+
+    def walls(*medians):
+        return {"rounds": [{"wall_time_us": {"median": m, "iqr": 0.0, "runs": 1}} for m in medians]}
+    lost = rounds_verdict(walls(120, 121, 119), walls(100, 101, 99), "wall_time_us", "finding.rec_auto_lost_rounds", "en")
+    assert lost.startswith("Here auto loses by 1.2× in every round") and "119–121 µs against 99.0–101 µs" in lost
+    even = rounds_verdict(walls(120, 99, 119), walls(100, 101, 99), "wall_time_us", "finding.rec_auto_lost_rounds", "en")
+    assert even.startswith("The difference is within noise")
+    assert rounds_verdict({}, walls(1, 2, 3), "wall_time_us", "finding.rec_auto_lost_rounds", "en") is None

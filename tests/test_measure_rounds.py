@@ -1,0 +1,133 @@
+"""report/measure/rounds.py and the fresh-process first calls, on the CPU with tiny shapes."""
+import argparse
+import sys
+
+import pytest
+
+from report.measure import first_calls, rounds
+from report.measure.callables import make_inputs, make_variant
+
+TINY = {"batch": 1, "heads": 2, "seq_len": 32, "head_dim": 16}
+
+
+def args(**kw):
+    return argparse.Namespace(**{"rounds": 2, "steps": 3, "timer_seconds": 0.01, "host_calls": 10,
+                                 "device": "cpu", "dtype": "float32", **kw})
+
+
+def setup(monkeypatch, names=("naive", "math")):
+    import torch
+
+    monkeypatch.setattr(rounds, "SMALL_SHAPE", TINY)
+    results = {"variants": {n: {"status": "ok"} for n in names} | {"flash": {"status": "unsupported"}},
+               "overhead": {"rows": {"small": {"math": {"status": "ok"}, "naive": {"status": "oom"}}}}}
+    made = {n: make_variant(n, TINY, "cpu") for n in (*names, "flash")}
+    return torch, results, made, make_inputs(TINY, torch.float32, "cpu")
+
+
+def test_every_round_keeps_each_variants_figures_and_the_small_shapes(monkeypatch):
+    torch, results, made, inputs = setup(monkeypatch)
+    found = rounds.measure_rounds(torch, results, made, inputs, args(), lambda line: None)
+    assert found["count"] == 2 and len(found["seconds"]) == 2 and found["profile_steps"] == 3
+    for name in ("naive", "math"):
+        rs = results["variants"][name]["rounds"]
+        assert len(rs) == 2
+        for r in rs:
+            assert r["kernel_sum_us"] is None and r["cpu_time_us"]["n"] == 3  # no GPU: no kernel time
+            assert r["wall_time_us"]["median"] > 0 and r["host_time_us"]["median"] > 0
+            assert r["host_time_us"]["per_small_op"]["median"] > 0
+    assert "rounds" not in results["variants"]["flash"]  # refused in the seed: nothing to repeat
+    small = results["overhead"]["rows"]["small"]
+    assert len(small["math"]["rounds"]) == 2 and "rounds" not in small["naive"]
+    assert all(r["eager_wall_us"]["median"] > 0 and "graph_wall_us" not in r for r in small["math"]["rounds"])
+
+
+def test_rounds_visit_every_variant_before_the_next_round(monkeypatch):
+    torch, results, made, inputs = setup(monkeypatch)
+    order = []
+    monkeypatch.setattr(rounds, "_profile_and_wall", lambda torch, name, *a: order.append(name) or {})
+    rounds.measure_rounds(torch, results, made, inputs, args(rounds=3), lambda line: None)
+    assert order == ["naive", "math", "math"] * 3  # seed variants, then the small shape's, per round
+
+
+def test_a_round_that_fails_is_recorded_and_the_others_stand(monkeypatch):
+    torch, results, made, inputs = setup(monkeypatch, names=("math",))
+    calls = []
+    real = rounds.profile_short
+
+    def second_fails(*a, **kw):
+        calls.append(1)
+        if len(calls) == 2:  # round 2's seed profile (no small shape: its inputs failed)
+            raise ValueError("trace unreadable")
+        return real(*a, **kw)
+
+    def host_fails(*a, **kw):
+        raise RuntimeError("no sleep today")
+
+    def no_memory(cfg, dtype, device):
+        raise MemoryError("small shape")
+
+    monkeypatch.setattr(rounds, "profile_short", second_fails)
+    monkeypatch.setattr(rounds, "host_overheads", host_fails)
+    monkeypatch.setattr(rounds, "make_inputs", no_memory)
+    found = rounds.measure_rounds(torch, results, made, inputs, args(), lambda line: None)
+    assert found["small_error"] == "MemoryError: small shape"
+    assert "rounds" not in results["overhead"]["rows"]["small"]["math"]
+    first, second = results["variants"]["math"]["rounds"]
+    assert first["cpu_time_us"]["n"] == 3 and second["error"] == "ValueError: trace unreadable"
+    assert first["host_error"] == second["host_error"] == "RuntimeError: no sleep today"
+
+
+def test_a_fresh_process_measures_first_calls_a_new_shape_and_a_new_thread():
+    spec = {"variant": "flash", "shape": TINY, "new_shape": first_calls.new_shape(TINY),
+            "dtype": "float32", "device": "cpu"}
+    row = first_calls._child(spec)
+    assert row["status"] == "ok", row
+    for key in ("import_torch_ms", "setup_ms", "first_call_ms", "same_shape_again_ms", "first_new_shape_ms",
+                "new_shape_again_ms", "new_thread_first_ms", "new_thread_again_ms"):
+        assert row[key] > 0, key
+    assert row["process_s"] * 1e3 > row["import_torch_ms"]
+
+
+def test_a_fresh_process_that_dies_is_a_row_with_the_reason(monkeypatch):
+    monkeypatch.setattr(sys, "executable", "/bin/false")
+    row = first_calls._child({"variant": "flash"})
+    assert row == {"status": "error", "reason": "exit status 1: no output"}
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python")
+    assert first_calls._child({})["reason"].startswith("could not start /nonexistent/python")
+
+
+@pytest.mark.parametrize("rounds_, host_calls, expected", [(3, 400, 133), (3, 5, 5), (1, 400, 400)])
+def test_rounds_split_the_timer_and_the_host_calls(rounds_, host_calls, expected):
+    cfg = rounds.settings(args(rounds=rounds_, host_calls=host_calls, timer_seconds=0.6, steps=50))
+    assert cfg["host_calls"] == expected and cfg["timer_seconds"] == pytest.approx(0.6 / rounds_)
+    assert cfg["profile_steps"] == rounds.ROUND_STEPS
+
+
+def test_on_a_gpu_each_round_captures_a_graph_times_it_and_records_a_failed_capture(monkeypatch):
+    """The CUDA branch's plumbing, with the capture and the device calls made up."""
+    import torch
+
+    from report import snippets
+
+    captured = []
+
+    class Graphs:
+        @staticmethod
+        def capture(fn, *inputs):
+            captured.append(fn)
+            if len(captured) == 2:
+                raise RuntimeError("operation not permitted when stream is capturing")
+            return lambda: fn(*inputs)
+
+    monkeypatch.setattr(rounds, "SMALL_SHAPE", TINY)
+    monkeypatch.setattr(rounds, "make_inputs", lambda cfg, dtype, device: make_inputs(cfg, dtype, "cpu"))
+    monkeypatch.setattr(rounds, "make_variant", lambda name, cfg, device: make_variant(name, cfg, "cpu"))
+    monkeypatch.setattr(rounds, "_profile_and_wall", lambda *a: {"eager_wall_us": {"median": 1.0}})
+    real_load = snippets.load
+    monkeypatch.setattr(snippets, "load", lambda name: Graphs if name == "cuda_graphs" else real_load(name))
+    results = {"overhead": {"rows": {"small": {"math": {"status": "ok"}}}}}
+    small = rounds._Small(torch, results, args(device="cuda"))
+    first, second = (small.measure(torch, "math", rounds.settings(args())) for _ in range(2))
+    assert first["graph_wall_us"]["median"] > 0 and "graph_error" not in first
+    assert second["graph_error"].startswith("unsupported: operation not permitted") and "graph_wall_us" not in second

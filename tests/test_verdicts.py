@@ -1,0 +1,65 @@
+"""benchmarks/verdicts.py: the findings of several runs, numbers masked, and the sentences
+whose words differ, on the committed H200 run and a copy with one order reversed."""
+import json
+
+import pytest
+
+from benchmarks import verdicts
+from report.paths import DEFAULT_OUT
+
+COMMITTED = DEFAULT_OUT / "h200"
+
+
+def test_masking_keeps_words_and_hides_every_number():
+    text = "SDPA cuDNN 7,9\u00a0µs av 65,7\u00a0µs (12\u00a0%); sm90 kernels, 1,284.1 MiB, 1.7× and 2\u00a0048 tokens."
+    assert verdicts.mask(text) == "SDPA cuDNN # av # (#); sm90 kernels, #, # and # tokens."
+    assert verdicts.split_sentences("<!-- header -->\n\n- One took 1.5 ms. Two: 3.6e-03.\n- Three.") == \
+        ["One took 1.5 ms.", "Two: 3.6e-03.", "Three."]
+
+
+@pytest.fixture(scope="module")
+def reversed_run(tmp_path_factory):
+    """A copy of the committed run in which flash and efficient swap their GPU times."""
+    folder = tmp_path_factory.mktemp("reversed")
+    results = json.loads((COMMITTED / "results.json").read_text(encoding="utf-8"))
+    flash, efficient = results["variants"]["flash"], results["variants"]["efficient"]
+    for key in ("cuda_time_us", "kernel_sum_us"):
+        flash[key], efficient[key] = efficient[key], flash[key]
+    (folder / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    return folder
+
+
+def test_the_reversed_order_is_the_one_sentence_reported(reversed_run, tmp_path):
+    runs = {}
+    for name, folder in (("committed", COMMITTED), ("reversed", reversed_run)):
+        runs[name] = verdicts.rendered_findings(folder / "results.json", tmp_path / name)
+    diffs, same = verdicts.differing(runs)
+    assert same > 100
+    for lang in ("nb", "en"):
+        found = [d for d in diffs if d[1] == lang]
+        assert len(found) == 2, found  # the committed run's sentence, and the reversed run's
+        (_, _, a, said_a), (_, _, b, said_b) = sorted(found, key=lambda d: sorted(d[3]))
+        assert list(said_a) == ["committed"] and list(said_b) == ["reversed"]
+        swapped = a.replace("flash", "\0").replace("efficient", "flash").replace("\0", "efficient")
+        assert swapped == b and a.index("flash") < a.index("efficient")
+
+
+def test_the_command_prints_both_versions_and_exits_0(reversed_run, capsys):
+    assert verdicts.main([str(COMMITTED), str(reversed_run), "--lang", "en"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1].startswith("2 sentence(s) differ in words between the runs")
+    said = [line for line in out if ": said by " in line]
+    assert len(said) == 2 and all(line.startswith("findings-fused.en: said by") for line in said)
+    assert any("efficient (92.4 µs) < flash (176.7 µs)" in line for line in out)
+
+
+def test_a_missing_folder_or_a_file_that_does_not_render_is_one_line_exit_2(tmp_path, capsys):
+    assert verdicts.main([str(COMMITTED), str(tmp_path / "nothing")]) == 2
+    assert verdicts.main([str(COMMITTED), str(COMMITTED)]) == 2
+    results = json.loads((COMMITTED / "results.json").read_text(encoding="utf-8"))
+    del results["variants"]["cudnn"]["kernels"]
+    (tmp_path / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    assert verdicts.main([str(COMMITTED), str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 3 and "no results.json there" in err and "given twice" in err
+    assert "does not render (KeyError" in err

@@ -20,7 +20,7 @@ Here (overrides/404.html holds the text):
 - the reader's language is the one the address is in (/en/... is English, a Norwegian
   page's name Norwegian), else the first of the browser's languages that the site has,
   else the default language. For another language than the default, the <body> is
-  swapped before Material's script starts. Without JavaScript the default language's
+  swapped before Material's script starts, and its search looks in that language's folder. Without JavaScript the default language's
   page shows, unstyled.
 """
 
@@ -226,7 +226,8 @@ _SCRIPT = r"""
     var config = document.getElementById("__config");
     if (config) {
       var settings = JSON.parse(config.textContent);
-      settings.base = new URL(root, location).href;
+      // each language's search index is in its own folder (hooks/search_index.py)
+      settings.base = new URL(other ? lang + "/" : ".", new URL(root, location)).href;
       if (settings.search) settings.search = new URL(settings.search, document.baseURI).href;
       config.textContent = JSON.stringify(settings);
     }

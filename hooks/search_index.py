@@ -5,11 +5,21 @@ loads. Code blocks are the same in nb and en, so each was indexed twice, and the
 about 40 % of the index (60 KB of 154 KB when the guide was first written). Marking them
 with Material's `data-search-exclude` leaves them on the page but out of the index; names
 in prose, tables and inline code (kernel names such as `flash_fwd`) stay searchable.
+
+After the build, the index of both languages is split into one per language
+(search/search_index.json and en/search/search_index.json), and the English pages look
+for theirs in en/: a page loads only its own language's index, and a search finds pages
+in the reader's language.
 """
 
 from __future__ import annotations
 
+import json
+import posixpath
 import re
+from pathlib import Path
+
+from mkdocs.plugins import event_priority
 
 # <div class="language-python highlight"> (pymdownx.highlight),
 # <div class="highlight-ipynb hl-python"> and the hidden copy of each cell's source
@@ -21,3 +31,66 @@ _CODE_BLOCK = re.compile(
 
 def on_page_content(html, page, config, files):
     return _CODE_BLOCK.sub(r"\1 data-search-exclude", html)
+
+
+# --------------------------------------------------------------------------- one index per language
+
+_CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.DOTALL)
+
+
+def split_index(index, languages):
+    """{language folder ("" for the default): its own search index}; `languages` is
+    [(locale, default)] in build order, index["config"]["lang"] the lunr languages in that
+    order. A location "en/occupancy/" belongs to en, as "occupancy/"."""
+    others = [locale for locale, default in languages if not default]
+    lunr = index["config"].get("lang") or []
+    out = {}
+    for i, (locale, default) in enumerate(languages):
+        prefix = "" if default else f"{locale}/"
+        if default:
+            docs = [d for d in index["docs"] if not any(d["location"].startswith(f"{o}/") for o in others)]
+        else:
+            docs = [{**d, "location": d["location"][len(prefix):]} for d in index["docs"]
+                    if d["location"].startswith(prefix)]
+        config = dict(index["config"])
+        if len(lunr) == len(languages):
+            config["lang"] = [lunr[i]]
+        out[prefix] = {"config": config, "docs": docs}
+    return out
+
+
+def rebase(html, page_dir, folder):
+    """The page's Material config with `base` at its language's folder (where that
+    language's search index is), instead of the site's root."""
+    def repl(m):
+        settings = json.loads(m.group(2))
+        settings["base"] = posixpath.relpath(folder or ".", page_dir or ".")
+        return m.group(1) + json.dumps(settings, ensure_ascii=False) + m.group(3)
+    return _CONFIG.sub(repl, html, count=1)
+
+
+@event_priority(-200)  # after mkdocs-static-i18n (-100) has written the index of all languages
+def on_post_build(config):
+    """mkdocs-static-i18n writes one search/search_index.json with every language, which
+    every page loads (about 300 KB): each language gets its own, in its folder
+    (search/ and en/search/), and that language's pages look there. A search finds pages
+    in the reader's language, and each page loads about half as much."""
+    i18n = config.plugins.get("i18n")
+    if i18n is None or i18n.building:  # a language's own build inside i18n's: not final yet
+        return
+    root = Path(config.site_dir)
+    path = root / "search" / "search_index.json"
+    if not path.is_file():
+        return
+    languages = [(lang.locale, lang.default) for lang in i18n.config.languages if lang.build]
+    parts = split_index(json.loads(path.read_text(encoding="utf-8")), languages)
+    for folder, index in parts.items():
+        target = root / folder / "search" / "search_index.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+        if not folder:
+            continue
+        for page in (root / folder).rglob("*.html"):
+            rel = page.relative_to(root).parent.as_posix()
+            text = page.read_text(encoding="utf-8")
+            page.write_text(rebase(text, rel, folder.rstrip("/")), encoding="utf-8")

@@ -122,6 +122,23 @@ pip_install() {  # the pinned requirements (torch: the machine's pip config pick
   "$PY" -m pip install --quiet -r requirements.txt </dev/null
 }
 
+# npm_plan: set NPM_PLAN to the one line saying what npm_install does here.
+npm_plan() {
+  if command -v npm >/dev/null 2>&1; then
+    NPM_PLAN="npm ci (Pyodide, pinned in package-lock.json, for the in-browser trace reader)"
+  else
+    NPM_PLAN="no npm here: the site is built without the in-browser trace reader (install Node.js and npm for it)"
+  fi
+}
+
+npm_install() {  # Pyodide from package-lock.json into node_modules/, where npm is installed
+  npm_plan
+  echo "== $NPM_PLAN"
+  if command -v npm >/dev/null 2>&1; then
+    npm ci --no-audit --no-fund --loglevel=error </dev/null || die "npm ci failed (see above)"
+  fi
+}
+
 run_pytest() {  # run_pytest ARGS...: pytest's status, except that "no tests collected" (5) fails too
   local rc=0
   "$PY" -m pytest "$@" </dev/null || rc=$?

@@ -9,7 +9,8 @@ usage() {
 usage: bash scripts/site.sh [--gpu RUN] [--build-only] [--no-install] [--port N] [--sub-path /P/] [--dry-run]
 
 Install the requirements (into the project's .venv unless Python already runs inside a
-virtualenv), build the site strictly from the committed tables into site/, and serve it
+virtualenv) and, where npm is installed, Pyodide for the in-browser trace reader (npm ci),
+build the site strictly from the committed tables into site/, and serve it
 on http://127.0.0.1:8000/ with scripts/serve.py: only the files a static host would serve,
 and the site's own 404.html (status 404) for a missing page.
 
@@ -17,7 +18,7 @@ and the site's own 404.html (status 404) for a missing page.
                    in mkdocs.yml, h200), or the path of a results folder build_tables.py
                    wrote elsewhere, e.g. build-out/cpu (a preview); also --gpu=RUN
   --build-only     stop after the build
-  --no-install     no venv creation, no pip install: use what is installed
+  --no-install     no venv creation, no pip install, no npm ci: use what is installed
   --port N         port to serve on (default 8000; 0 picks a free one); also --port=N
   --sub-path /P/   serve the site under /P/, e.g. /sdpa/, as a host's sub-folder would;
                    also --sub-path=/P/
@@ -78,6 +79,8 @@ if [ "$dry_run" -eq 1 ]; then
   if [ "$install" -eq 1 ]; then
     describe_python
     echo "install: pip install -r requirements.txt"
+    npm_plan
+    echo "install: $NPM_PLAN"
   else
     describe_python --no-install
   fi
@@ -94,6 +97,7 @@ if [ "$build_only" -eq 0 ]; then port_free || exit 1; fi
 if [ "$install" -eq 1 ]; then
   use_python
   pip_install
+  npm_install
 else
   use_python --no-install
 fi

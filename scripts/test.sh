@@ -10,8 +10,9 @@ if [ "${1:-}" = -h ] || [ "${1:-}" = --help ]; then
 usage: bash scripts/test.sh [PYTEST ARGS...]
 
 Install the requirements (into the project's .venv unless Python already runs inside a
-virtualenv), apt-get install Debian's chromium for the browser tests when it is missing,
-build the site strictly, and run pytest on tests/ (arguments go to pytest: -x, -k NAME).
+virtualenv) and, where npm is installed, Pyodide for the in-browser trace reader (npm ci),
+apt-get install Debian's chromium for the browser tests when it is missing, build the site
+strictly, and run pytest on tests/ (arguments go to pytest: -x, -k NAME).
 Fails when pytest collects no tests.
 
 PYTHON=/path/to/python3 picks the Python that makes .venv (default: python3; 3.11 or newer).
@@ -24,6 +25,7 @@ source scripts/common.sh
 plan_python
 use_python
 pip_install
+npm_install
 
 if ! command -v chromium >/dev/null 2>&1; then
   echo "== apt-get install chromium (for tests/test_browser.py)"

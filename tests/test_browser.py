@@ -26,7 +26,7 @@ from pagecode import LANGS, load_script, mkdocs_config, nav_pages, nav_title, pa
 SEARCH_TERM = "flash_fwd"
 SEARCH_TERM_PAGE = "fused-backends"
 SUB_PATH = "/sdpa/"
-MAX_PAGE_BYTES = 850_000  # the search index (~270 KB, both languages, loaded on every page) grows with the pages
+MAX_PAGE_BYTES = 850_000  # the search index (~140 KB, the page's language only, loaded on every page) grows with the pages
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 SCHEMES = ("light", "dark")

@@ -4,6 +4,7 @@
     read_trace(path)   the same file read as a stream into a compact Trace (a 200 MB trace
                        in less memory than its size twice)
     explain_file(path) read_trace, explain and report in one: the text `--explain` prints
+                       (the command and the page's in-browser reader both call it)
     explain(trace)     either of the two explained, as a dict: GPU activities per launch
                        configuration with occupancy and its reason, streams, the attention
                        summary, and per range: span, busy time, idle time by cause, gaps,

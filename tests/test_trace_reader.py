@@ -1,0 +1,444 @@
+"""The in-browser trace reader of "Read your own trace" (hooks/trace_reader.py,
+docs/javascripts/trace-reader.js and trace-worker.js).
+
+In Debian's chromium, driven by Playwright as tests/test_browser.py does, with the built
+site served from /sdpa/ by scripts/serve.py: every committed trace gives the page the text
+`build_tables.py --explain` prints, line for line; a file that is no trace gives the line
+the command prints after "build_tables.py: error: "; a file over the page's limit is
+refused before Python is loaded; the page stays responsive while a large trace is read;
+the first load stays under FIRST_LOAD_BYTES; no request leaves 127.0.0.1.
+
+Without a browser: the Python files the build ships (report.zip) explain a trace on
+their own, and the hook's one-line answers about node_modules/pyodide.
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import zipfile
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from mkdocs.exceptions import PluginError
+from pagecode import LANGS, page_url
+
+ROOT = Path(__file__).resolve().parent.parent
+CLI_PREFIX = "build_tables.py: error: "
+SUB_PATH = "/sdpa/"
+SLUG = "read-your-trace"
+# what issue 22 asks; the reader's own script and stylesheet are READER_BYTES of it
+FIRST_LOAD_BYTES = 600_000
+READER_BYTES = 10_000
+COMMITTED = sorted((ROOT / "tests" / "fixtures" / "h200").glob("*.json.gz")) + sorted(
+    (ROOT / "docs" / "generated" / "h200" / "traces").glob("*.json.gz"))
+CHROMIUM = shutil.which("chromium")
+CHROMIUM_ARGS = ["--disable-gpu", "--disable-quic", "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
+BUSY = "() => document.querySelector('[data-trace-reader]').dataset.filesRead === '{n}'"
+
+
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+hook = load(ROOT / "hooks" / "trace_reader.py", "hook_trace_reader")
+serve = load(ROOT / "scripts" / "serve.py", "scripts_serve_for_trace_reader")
+
+
+def cli(path, cwd):
+    """What `python build_tables.py --explain PATH` prints, run in cwd: (stdout, stderr's line)."""
+    done = subprocess.run([sys.executable, str(ROOT / "build_tables.py"), "--explain", str(path)],
+                          cwd=cwd, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
+    return done.stdout, done.stderr
+
+
+def error_line(path, cwd):
+    out, err = cli(path, cwd)
+    assert out == "" and err.startswith(CLI_PREFIX) and err.count("\n") == 1, err
+    return err[len(CLI_PREFIX):].rstrip("\n")
+
+
+def page_markup(lang):
+    text = (ROOT / "docs" / f"{SLUG}.{lang}.md").read_text(encoding="utf-8")
+    return text[text.index("<div class=\"trace-reader\""):]
+
+
+def message(lang, key):
+    """A data-msg-KEY template of the page's drop zone (the page's own words)."""
+    found = re.search(rf'data-msg-{key}="([^"]*)"', page_markup(lang))
+    assert found, key
+    return found.group(1)
+
+
+def limit_mb(lang):
+    return int(re.search(r'data-limit-mb="(\d+)"', page_markup(lang)).group(1))
+
+
+def long_trace(path, copies):
+    """A trace of `copies` math traces one after the other (tens of MB of JSON): the same
+    kernels and ranges, later, with correlation ids of their own."""
+    trace = json.loads(gzip.decompress((ROOT / "docs/generated/h200/traces/math.json.gz").read_bytes()))
+    events = trace.pop("traceEvents")
+    timed = [e for e in events if isinstance(e.get("ts"), (int, float))]
+    span = max(e["ts"] + e.get("dur", 0) for e in timed) - min(e["ts"] for e in timed) + 1000
+    ids = max((e.get("args") or {}).get("correlation") or 0 for e in events) + 1
+    with path.open("w", encoding="utf-8") as f:
+        f.write(json.dumps(trace)[:-1] + ', "traceEvents": [')
+        for i in range(copies):
+            for j, e in enumerate(events):
+                e = dict(e)
+                if isinstance(e.get("ts"), (int, float)):
+                    e["ts"] += i * span
+                if isinstance(e.get("args"), dict):
+                    e["args"] = {k: v + i * ids if k in ("correlation", "External id") and isinstance(v, int)
+                                 else v for k, v in e["args"].items()}
+                f.write(("" if i == j == 0 else ", ") + json.dumps(e))
+        f.write("]}")
+    return path
+
+
+# --------------------------------------------------------------------------- without a browser
+
+def test_the_shipped_python_explains_a_trace_on_its_own(tmp_path):
+    """report.zip holds every file explain_file needs: unpacked alone, an isolated Python
+    prints what the command prints, and the command's error line."""
+    files = hook.python_files()
+    assert {"report/trace/explain.py", "report/__init__.py", "snippets/occupancy.py"} <= set(files)
+    assert not any(f.startswith(("report/measure/", "report/render/")) for f in files)
+    assert hook.python_zip(files) == hook.python_zip(files)  # the same bytes every build
+    with zipfile.ZipFile(__import__("io").BytesIO(hook.python_zip(files))) as z:
+        z.extractall(tmp_path / "app")
+    shutil.copy(COMMITTED[0], tmp_path / "t.json.gz")
+    (tmp_path / "bad.json").write_text("[]", encoding="utf-8")
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from report.trace.explain import TraceError, explain_file\n"
+            "try: sys.stdout.write(explain_file(sys.argv[2]))\n"
+            "except TraceError as err: sys.stdout.write(str(err))")
+    for name, expected in (("t.json.gz", cli("t.json.gz", tmp_path)[0]), ("bad.json", error_line("bad.json", tmp_path))):
+        done = subprocess.run([sys.executable, "-I", "-c", code, str(tmp_path / "app"), name], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and done.stdout == expected, done.stderr
+
+
+def test_the_hook_knows_a_missing_or_a_stale_pyodide(tmp_path):
+    assert hook.pyodide_state(tmp_path / "none") is False
+    folder = tmp_path / "pyodide"
+    folder.mkdir()
+    (folder / "package.json").write_text('{"version": "0.1.0"}', encoding="utf-8")
+    with pytest.raises(PluginError) as err:
+        hook.pyodide_state(folder)
+    assert str(err.value) == f"node_modules/pyodide is 0.1.0, but package.json pins {hook.pinned()}: run npm ci"
+    (folder / "package.json").write_text(json.dumps({"version": hook.pinned()}), encoding="utf-8")
+    with pytest.raises(PluginError, match="lacks pyodide.mjs, .*: run npm ci"):
+        hook.pyodide_state(folder)
+
+
+def test_pyodide_is_pinned_exactly_in_package_json_and_the_lock():
+    pin = hook.pinned()
+    assert re.fullmatch(r"\d+\.\d+\.\d+", pin), pin
+    lock = json.loads((ROOT / "package-lock.json").read_text(encoding="utf-8"))
+    assert lock["packages"][""]["dependencies"]["pyodide"] == pin
+    assert lock["packages"]["node_modules/pyodide"]["version"] == pin
+
+
+def test_without_pyodide_the_page_says_the_reader_is_not_in_this_build(monkeypatch):
+    html = "<div " + hook.MARK + '><p class="trace-reader__missing" hidden>x</p><div class="trace-reader__form">'
+    monkeypatch.setattr(hook, "_present", False)
+    out = hook.on_page_content(html, None, None, None)
+    assert '<p class="trace-reader__missing">' in out and '<div class="trace-reader__form" hidden>' in out
+    assert hook.on_post_page("<html><head></head><body></body></html>" + html, None, None).count("trace-reader.js") == 0
+
+
+@pytest.mark.parametrize("npm", [True, False], ids=["npm", "no-npm"])
+def test_the_scripts_say_in_one_line_what_npm_does(tmp_path, npm):
+    """scripts/common.sh's npm_install: `npm ci` where npm is, one line where it is not."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    if npm:  # an npm that only says how it was called
+        (bin_dir / "npm").write_text('#!/bin/sh\necho "npm $*"\n', encoding="utf-8")
+        (bin_dir / "npm").chmod(0o755)
+    done = subprocess.run(["bash", "-c", f'source scripts/common.sh; PATH={bin_dir}; npm_install'],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    if npm:
+        assert done.stdout.splitlines() == [
+            "== npm ci (Pyodide, pinned in package-lock.json, for the in-browser trace reader)",
+            "npm ci --no-audit --no-fund --loglevel=error"]
+    else:
+        assert done.stdout == ("== no npm here: the site is built without the in-browser trace reader "
+                               "(install Node.js and npm for it)\n")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_page_states_the_limit_it_applies(lang):
+    limit = limit_mb(lang)
+    page = (ROOT / "docs" / f"{SLUG}.{lang}.md").read_text(encoding="utf-8")
+    mb = re.compile(rf"\b{limit}(\u00a0|&nbsp;| )MB\b")
+    prose = page[page.index("{ #in-browser }"):page.index("<div class=\"trace-reader\"")]
+    assert mb.search(prose), "the prose states the limit"
+    label = re.search(r'<label class="trace-reader__drop">(.*?)<input', page_markup(lang), re.S).group(1)
+    assert mb.search(label), "the drop zone states the limit"
+
+
+def test_only_the_trace_page_links_the_reader(site_dir):
+    linking = sorted(p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*.html")
+                     if "javascripts/trace-reader.js" in p.read_text(encoding="utf-8"))
+    if not (site_dir / hook.OUT).is_dir():
+        assert linking == []
+        return
+    assert linking == sorted(f"{page_url(SLUG, lang)}index.html" for lang in LANGS)
+    assert sorted(p.name for p in (site_dir / hook.OUT / "pyodide").iterdir()) == sorted(hook.PYODIDE_FILES)
+    assert not any("trace-reader/pyodide" in p.read_text(encoding="utf-8") for p in site_dir.rglob("*.html"))
+
+
+def test_each_language_loads_only_its_own_search_index(site_dir):
+    """hooks/search_index.py: one index per language (which halves what every page loads),
+    and every page's Material config points at its own language's folder."""
+    config = re.compile(r'<script id="__config" type="application/json">(.*?)</script>', re.S)
+    for lang in LANGS:
+        folder = page_url("", lang)
+        index = json.loads((site_dir / folder / "search" / "search_index.json").read_text(encoding="utf-8"))
+        assert len(index["config"]["lang"]) == 1
+        locations = {d["location"].split("#")[0] for d in index["docs"]}
+        assert f"{SLUG}/" in locations and not any(loc.startswith(tuple(f"{x}/" for x in LANGS)) for loc in locations)
+        for page in (site_dir / folder).rglob("index.html"):
+            rel = page.relative_to(site_dir).as_posix()
+            if lang == LANGS[0] and any(rel.startswith(f"{x}/") for x in LANGS[1:]):
+                continue
+            base = json.loads(config.search(page.read_text(encoding="utf-8")).group(1))["base"]
+            assert (page.parent / base / "search" / "search_index.json").resolve() == \
+                (site_dir / folder / "search" / "search_index.json").resolve(), rel
+
+
+# --------------------------------------------------------------------------- in the browser
+
+@pytest.fixture(scope="module")
+def reader_site(site_dir):
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the browser tests: chromium is not installed (scripts/test.sh installs it)")
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium; scripts/test.sh does it)")
+    if not (site_dir / hook.OUT / "pyodide").is_dir():
+        if os.environ.get("CI"):
+            pytest.fail("CI must build the in-browser trace reader: node_modules/pyodide is missing (npm ci)")
+        pytest.skip("node_modules/pyodide is missing (npm ci installs it): the site has no in-browser reader")
+    return site_dir
+
+
+class _Counting(serve.SiteHandler):
+    """scripts/serve.py's handler, counting the body bytes it sends (what the browser receives)."""
+
+    body_bytes = 0
+    _lock = threading.Lock()
+
+    def copyfile(self, source, outputfile):
+        size = os.fstat(source.fileno()).st_size
+        super().copyfile(source, outputfile)
+        with _Counting._lock:
+            _Counting.body_bytes += size
+
+
+@pytest.fixture(scope="module")
+def server(reader_site):
+    httpd = serve.make_server(reader_site, port=0, sub_path=SUB_PATH, quiet=True, handler=_Counting)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}{SUB_PATH}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser(reader_site):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+class Reader:
+    """The trace page in a fresh browser context (cold cache), every request recorded."""
+
+    def __init__(self, browser, server, lang):
+        self.server = server
+        self.context = browser.new_context()
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.context.on("request", lambda r: self.requests.append(r.url))
+        self.page = self.context.new_page()
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        before = _Counting.body_bytes
+        response = self.page.goto(server + page_url(SLUG, lang), wait_until="networkidle")
+        assert response.status == 200
+        self.first_load_bytes = _Counting.body_bytes - before
+        self.page.wait_for_selector("[data-trace-reader][data-ready]", state="attached")
+        self.read_count = 0
+
+    def pick(self, path, timeout=300_000):
+        """Pick the file in the drop zone's file field; (output shown, error line shown, status)."""
+        self.page.set_input_files(".trace-reader__input", str(path))
+        self.read_count += 1
+        self.page.wait_for_function(BUSY.format(n=self.read_count), timeout=timeout)
+        return self.shown()
+
+    def shown(self):
+        result = self.page.locator(".trace-reader__result")
+        error = self.page.locator(".trace-reader__error")
+        return (self.page.locator(".trace-reader__output code").text_content() if result.is_visible() else None,
+                error.text_content() if error.is_visible() else None,
+                self.page.locator(".trace-reader__status").text_content())
+
+    def dataset(self, key):
+        return self.page.get_attribute("[data-trace-reader]", f"data-{key}")
+
+    def assert_local(self):
+        away = [u for u in self.requests
+                if urlsplit(u).scheme not in ("data", "blob", "about")
+                and urlsplit(u).netloc != urlsplit(self.server).netloc]
+        assert away == [], f"requests that left 127.0.0.1: {away}"
+        assert all(urlsplit(u).path.startswith(SUB_PATH) for u in self.requests if u.startswith("http")), \
+            "every request stays under the sub-path"
+        assert self.errors == [], self.errors
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture(scope="module")
+def reader(browser, server):
+    """One page for the committed traces: Pyodide loads once and reads one file after another."""
+    r = Reader(browser, server, "en")
+    yield r
+    r.assert_local()
+    r.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_first_load_is_light_and_loads_no_python(browser, server, reader_site, lang, report):
+    r = Reader(browser, server, lang)
+    try:
+        report(f"trace page ({lang}), first load: {r.first_load_bytes / 1000:.0f} KB "
+               f"(limit {FIRST_LOAD_BYTES / 1000:.0f} KB)")
+        assert 0 < r.first_load_bytes < FIRST_LOAD_BYTES
+        own = [u for u in r.requests if "trace-reader." in u]
+        assert sorted(urlsplit(u).path.rsplit("/", 1)[1] for u in own) == ["trace-reader.css", "trace-reader.js"]
+        assert sum((reader_site / f).stat().st_size for f in (hook.SCRIPT, hook.STYLE)) <= READER_BYTES
+        assert not [u for u in r.requests if f"/{hook.OUT}/" in u or "trace-worker" in u]
+        r.assert_local()
+    finally:
+        r.close()
+
+
+@pytest.mark.parametrize("trace", COMMITTED, ids=[f"{p.parent.name}/{p.name}" for p in COMMITTED])
+def test_a_committed_trace_reads_as_the_command_prints(reader, trace, tmp_path, report):
+    expected, err = cli(trace, ROOT)
+    assert err == "" and expected
+    first = reader.read_count == 0
+    shown, error, status = reader.pick(trace)
+    assert error is None, error
+    assert shown.splitlines() == expected.splitlines()
+    assert shown == expected
+    assert trace.name in status
+    if first:
+        assert any(u.endswith("pyodide.asm.wasm") for u in reader.requests), "the worker's requests are seen"
+        report(f"in-browser reader, {trace.parent.name}/{trace.name}: Python loaded in "
+               f"{int(reader.dataset('load-ms')) / 1000:.1f} s, read in {int(reader.dataset('read-ms')) / 1000:.2f} s")
+    reader.assert_local()
+
+
+def truncated_gzip(path):
+    path.write_bytes((ROOT / "docs/generated/h200/traces/flash.json.gz").read_bytes()[:300])
+
+
+def cpu_only(path):
+    trace = json.loads(gzip.decompress(COMMITTED[-1].read_bytes()))
+    trace["traceEvents"] = [e for e in trace["traceEvents"]
+                            if e.get("cat") not in ("kernel", "gpu_memcpy", "gpu_memset")]
+    path.write_text(json.dumps(trace), encoding="utf-8")
+
+
+@pytest.mark.parametrize("name, make", [
+    ("flash.json.gz", truncated_gzip),
+    ("garbage.json.gz", lambda p: p.write_bytes(b"\x1f\x8b\x08\x00" + bytes(range(200)))),
+    ("notes.txt", lambda p: p.write_text("this is no trace\n", encoding="utf-8")),
+    ("list.json", lambda p: p.write_text("[1, 2, 3]", encoding="utf-8")),
+    ("cpu only.json", cpu_only),
+], ids=["truncated-gzip", "gzip-garbage", "text", "json-list", "no-gpu-activity"])
+def test_a_file_that_is_no_trace_gets_the_command_lines_message(reader, tmp_path, name, make):
+    path = tmp_path / name
+    make(path)
+    expected = error_line(name, tmp_path)  # the command, given the name the page is given
+    shown, error, _ = reader.pick(path)
+    assert shown is None and error == expected
+    reader.assert_local()
+
+
+def test_a_dropped_file_is_read_too(reader, tmp_path):
+    (tmp_path / "dropped.json").write_text('{"traceEvents": 3}', encoding="utf-8")
+    expected = error_line("dropped.json", tmp_path)
+    reader.read_count += 1
+    reader.page.evaluate("""() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(['{"traceEvents": 3}'], 'dropped.json', {type: 'application/json'}));
+      document.querySelector('.trace-reader__drop').dispatchEvent(
+        new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+    }""")
+    reader.page.wait_for_function(BUSY.format(n=reader.read_count))
+    assert reader.shown()[:2] == (None, expected)
+
+
+def test_the_page_stays_responsive_while_a_large_trace_is_read(reader, tmp_path, report):
+    path = long_trace(tmp_path / "long.json", copies=15)  # ~30 MB of JSON
+    expected, _ = cli(path, tmp_path)
+    reader.page.evaluate("""() => {
+      window.__gaps = []; let last = performance.now();
+      window.__ticker = setInterval(() => { const now = performance.now(); window.__gaps.push(now - last); last = now; }, 50);
+    }""")
+    shown, error, _ = reader.pick(path)
+    gaps = reader.page.evaluate("() => { clearInterval(window.__ticker); return window.__gaps; }")
+    assert error is None and shown == expected
+    report(f"in-browser reader, {path.stat().st_size / 1e6:.0f} MB trace: read in "
+           f"{int(reader.dataset('read-ms')) / 1000:.1f} s, longest pause of the page {max(gaps):.0f} ms, "
+           f"WebAssembly memory {int(reader.dataset('heap-bytes')) / 1e6:.0f} MB")
+    assert len(gaps) > 10 and max(gaps) < 1000, "the page froze while the worker read the trace"
+    reader.assert_local()
+
+
+def test_a_file_over_the_limit_is_refused_before_python_loads(browser, server, tmp_path):
+    limit = limit_mb("nb")
+    plain = tmp_path / "stor.json"
+    with plain.open("wb") as f:  # sparse: no disk used
+        f.truncate(limit * 10**6 + 1)
+    packed = tmp_path / "stor.json.gz"
+    chunk = b" " * 10**6
+    with gzip.open(packed, "wb", compresslevel=1) as f:
+        for _ in range(limit + 1):
+            f.write(chunk)
+    assert packed.stat().st_size < 10 * 10**6
+    r = Reader(browser, server, "nb")
+    try:
+        for path, key in ((plain, "too-large"), (packed, "too-large-gzip")):
+            shown, error, _ = r.pick(path, timeout=120_000)
+            assert shown is None
+            assert error == message("nb", key).format(name=path.name, limit=limit)
+        assert not [u for u in r.requests if f"/{hook.OUT}/" in u], "nothing of Python was loaded"
+        r.assert_local()
+    finally:
+        r.close()

@@ -32,6 +32,10 @@ venv_works() {  # .venv exists, its Python runs, and it has pip (a failed `-m ve
 # --no-install and no .venv, or with no venv module), one line on stderr and exit 1.
 venv_plan() {
   if venv_works; then
+    # an existing .venv of a Python older than 3.11 (made by hand) gets pick_python.py's
+    # one line, not pip's error half-way through the install
+    "$VENV/bin/python" scripts/pick_python.py >/dev/null 2>&1 </dev/null ||
+      die "$VENV was made by a Python older than 3.11: remove it (rm -rf $VENV) and run again"
     VENV_PLAN=exists
   elif [ "${1:-}" = --no-install ]; then
     die "--no-install, but there is no working $VENV yet: run once without --no-install"

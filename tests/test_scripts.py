@@ -559,3 +559,18 @@ def test_two_builds_at_once_never_mix_and_a_failed_one_keeps_the_site(tmp_path):
     assert build_site(tmp_path, "fail").wait(timeout=30) != 0
     assert (tmp_path / "site" / "index.html").read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fake-python", "scripts", "site"]
+
+
+def test_a_dot_venv_of_an_old_python_gets_one_line(tmp_path):
+    """A .venv made by hand with Python 3.10 is refused in one line before pip runs."""
+    root = tmp_path / "repo"
+    shutil.copytree(SCRIPTS, root / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    fake = root / ".venv" / "bin" / "python"
+    fake.parent.mkdir(parents=True)
+    # answers pip's version check as a working venv does, and runs pick_python.py as 3.10 would
+    fake.write_text('#!/bin/sh\nif [ "$1" = -m ]; then exit 0; fi\n'
+                    'echo "pick_python.py: Python 3.10 is too old" >&2; exit 1\n', encoding="utf-8")
+    fake.chmod(0o755)
+    proc = run_script(root, "site.sh", "--dry-run")
+    assert proc.returncode == 1
+    assert "made by a Python older than 3.11" in one_line(proc.stderr)

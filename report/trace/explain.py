@@ -63,14 +63,20 @@ class TraceError(ValueError):
     """The file is not a torch.profiler trace with GPU activity; the message is one line."""
 
 
-def load_trace(path):
-    """The trace in a .json or .json.gz file that torch.profiler wrote (gzip is read by its
-    magic bytes, not the file's name); TraceError with one line if it is none."""
+def _a_file(path):
+    """path as a Path; TraceError with one line where it is missing or not a file."""
     path = Path(path)
     if not path.exists():
         raise TraceError(f"{path}: no such file")
     if not path.is_file():
         raise TraceError(f"{path}: not a file")
+    return path
+
+
+def load_trace(path):
+    """The trace in a .json or .json.gz file that torch.profiler wrote (gzip is read by its
+    magic bytes, not the file's name); TraceError with one line if it is none."""
+    path = _a_file(path)
     try:
         with path.open("rb") as f:
             gzipped = f.read(2) == b"\x1f\x8b"
@@ -113,11 +119,7 @@ def _read_capped(path, gzipped):
 def read_trace(path):
     """The file read as a stream into a compact Trace; TraceError with one line if it is no
     trace (the same messages as load_trace)."""
-    path = Path(path)
-    if not path.exists():
-        raise TraceError(f"{path}: no such file")
-    if not path.is_file():
-        raise TraceError(f"{path}: not a file")
+    path = _a_file(path)
     try:
         return _read_stream(path, MAX_TRACE_BYTES)
     except ReadError as err:

@@ -95,3 +95,21 @@ def fmt_error(x, lang):
 
 def blocks_text(n, lang):
     return f"{fmt_num(n, lang, 0)} {t('word.blocks' if n != 1 else 'word.block', lang)}"
+
+
+def column_time_unit(values_us):
+    """The one unit a column of times is written in: µs when its shortest time is under
+    1 ms, ms when it is under 1 s, s otherwise (None and NaN cells are left out)."""
+    known = [v for v in values_us if v is not None and math.isfinite(v)]
+    shortest = min(known, default=0)
+    return "µs" if shortest < 1000 else "ms" if shortest < 1e6 else "s"
+
+
+def fmt_us_column(values_us, lang):
+    """Times in µs as one column: every cell in the unit column_time_unit picks, with three
+    significant figures (a whole number keeps its digits: 1,440 ms); a None cell stays None
+    for the caller to fill."""
+    name = column_time_unit(values_us)
+    scale = {"µs": 1, "ms": 1e3, "s": 1e6}[name]
+    return [None if v is None else fmt_num(v, lang) if not math.isfinite(v)
+            else unit(fmt_sig(v / scale, lang), name, lang) for v in values_us]

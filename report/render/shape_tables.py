@@ -5,6 +5,7 @@ builds: without them each says "not measured on this GPU", and each figure says 
 """
 from __future__ import annotations
 
+import re
 import textwrap
 
 from ..text.catalog import t
@@ -14,7 +15,7 @@ from . import figures
 from .extra_tables import point_time
 from .header import call_writers
 from .keyed import keyed
-from .markdown import code_safe, label, md_table, status_text
+from .markdown import label, md_table, status_text
 from .shape_points import backend_name, fmt_gbs, gb_per_s, grouped, point_ok, points, ran_suffix, refusal_line, tflops
 
 TABLE_FILES = ("shapes-decode-time", "shapes-decode-bandwidth", "shapes-decode-details",
@@ -171,17 +172,44 @@ def skip_text(p, config, lang):
              memory=fmt_bytes(memory, lang) if memory else t("value.none", lang))
 
 
+# what a refusal says, summarised in the page's language: the first pattern that matches
+# SDPA's line (shape_points.refusal_line) names the catalog's sentence; the raw line is
+# shown under the table, collapsed
+REFUSAL_SUMMARIES = (
+    ("oom", re.compile(r"out of memory", re.IGNORECASE)),
+    ("same_heads", re.compile(r"same num_heads")),
+    ("head_dim", re.compile(r"head_?dim|last dimension", re.IGNORECASE)),
+    ("causal", re.compile(r"is_causal|causal", re.IGNORECASE)),
+    ("mask", re.compile(r"mask", re.IGNORECASE)),
+    ("dtype", re.compile(r"dtype", re.IGNORECASE)),
+)
+_ALLOCATE = re.compile(r"Tried to allocate (\d+(?:\.\d+)? [KMGT]iB)")
+
+
+def refusal_summary(line, lang):
+    """One line of SDPA's, said in the page's language (the catalog's refusal.<kind>)."""
+    kind = next((k for k, pattern in REFUSAL_SUMMARIES if pattern.search(line)), "other")
+    size = _ALLOCATE.search(line)
+    amount = size and unit(fmt_num(float(size.group(1).split()[0]), lang, 1), size.group(1).split()[1], lang)
+    return keyed("refusal.", kind, lang, size=amount or "?")
+
+
 def refusals(results, lang):
-    """Each distinct reason a variant did not run, with where it happened."""
+    """Each distinct reason a variant did not run, summarised in the page's language, with
+    where it happened; SDPA's own lines (English, as PyTorch wrote them) in a collapsed block."""
     shapes = results.get("shapes")
     if not shapes:
         return t("finding.missing", lang)
-    seen = {}
+    seen, raw = {}, {}
     for p in shapes["points"]:
         if p["status"] == "ok":
             continue
-        why = (skip_text(p, shapes["config"], lang) if p["status"] == "skipped"
-               else "`" + code_safe(refusal_line(p.get("reason"))).replace("|", "/") + "`")
+        if p["status"] == "skipped":
+            why = skip_text(p, shapes["config"], lang)
+        else:
+            line = refusal_line(p.get("reason"))
+            why = refusal_summary(line, lang)
+            raw.setdefault(line, []).append(p)
         variant = None if p["status"] == "skipped" else p["variant"]  # a skip is the same for all
         seen.setdefault((variant, p["status"], why), []).append(p)
     if not seen:
@@ -189,8 +217,16 @@ def refusals(results, lang):
     rows = [[", ".join(label(n, lang) for n in dict.fromkeys(p["variant"] for p in pts)),
              status_text(pts[0], lang), why, _where([p for p in pts if p["variant"] == pts[0]["variant"]], lang)]
             for (_, _, why), pts in seen.items()]
-    return md_table([t("col.variant", lang), t("col.shapes_status", lang), t("col.shapes_reason", lang),
-                     t("col.shapes_where", lang)], rows, ["l", "l", "l", "l"])
+    table = md_table([t("col.variant", lang), t("col.shapes_status", lang), t("col.shapes_reason", lang),
+                      t("col.shapes_where", lang)], rows, ["l", "l", "l", "l"])
+    if not raw:
+        return table
+    lines = []
+    for line, pts in raw.items():
+        who = ", ".join(label(n, lang).replace("`", "") for n in dict.fromkeys(p["variant"] for p in pts))
+        lines += [f"{who} ({_where(pts, lang)}):", line.replace("~", "-"), ""]
+    block = "\n".join("    " + x if x else "" for x in ["~~~text", *lines[:-1], "~~~"])
+    return table + f'\n\n??? note "{t("page.shapes_raw_refusals", lang)}"\n' + block
 
 
 def method(results, lang):

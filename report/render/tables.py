@@ -9,7 +9,6 @@ from ..text.catalog import t
 from ..text.format import fmt_bytes, fmt_error, fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
 from ..trace.names import short_kernel_name
 from ..trace.stats import median
-from .keyed import keyed
 from .markdown import (
     GAP_SHOWN,
     has_idle_gap,
@@ -81,15 +80,17 @@ def kernels(results, lang, names):
         if not row:
             continue
         if row["status"] != "ok":
-            rows.append(not_run_row(name, row, lang, 5, fill=""))
+            rows.append(not_run_row(name, row, lang, 4, fill=""))
             continue
         for k in row["kernels"]:
-            rows.append([label(name, lang), f"`{k['short_name']}`", keyed("kind.", k["kind"], lang),
+            # a copy or a fill (Memcpy, Memset: the name says which) stands out in bold
+            kernel = f"`{k['short_name']}`" if k["kind"] == "kernel" else f"**`{k['short_name']}`**"
+            rows.append([label(name, lang), kernel,
                          f"`{k['aten_op']}`" if k["aten_op"] else t("value.none", lang),
                          f"`{k['launched_by']}`", fmt_num(k["per_forward"], lang, 0),
                          fmt_us(k["avg_us"], lang)])
-    cols = ("col.variant", "col.kernel", "col.kind", "col.op", "col.launched_by", "col.per_forward", "col.avg_time")
-    return md_table([t(c, lang) for c in cols], rows, ["l", "l", "l", "l", "l", "r", "r"])
+    cols = ("col.variant", "col.kernel", "col.op", "col.launched_by", "col.per_forward", "col.avg_time")
+    return md_table([t(c, lang) for c in cols], rows, ["l", "l", "l", "l", "r", "r"])
 
 
 BRIEF_KERNEL = 34  # characters of a kernel name the second resources table shows

@@ -66,6 +66,7 @@ class SiteHandler(SimpleHTTPRequestHandler):
 
     sub_path = "/"
     quiet = False
+    gzip = True  # text gzipped for a client that accepts it (send_gzipped); False: always plain
 
     def send_head(self):
         path = urlsplit(self.path).path
@@ -80,7 +81,7 @@ class SiteHandler(SimpleHTTPRequestHandler):
         if not path.startswith(self.sub_path):
             self.send_error(HTTPStatus.NOT_FOUND, "Outside the site's sub-path")
             return None
-        return send_gzipped(self) or super().send_head()
+        return (self.gzip and send_gzipped(self)) or super().send_head()
 
     def translate_path(self, path):
         # send_head only lets paths under sub_path through; drop the prefix, keep its last '/'

@@ -205,8 +205,9 @@ def decode_model(results, lang):
     if not rows:
         return _missing(lang)
     copy = results["shapes"]["copy_roof"]
+    share = min(p["kv_bytes"] / p["io_bytes"] for p in pts if p.get("io_bytes"))
     intro = t("model.decode_intro", lang, bandwidth=fmt_sig(copy["gb_per_s"] / 1e3, lang),
-              copy=fmt_bytes(copy["bytes"], lang))
+              copy=fmt_bytes(copy["bytes"], lang), share=fmt_pct(100 * share, lang))
     table = md_table([t("col.shapes_q_len", lang), t("col.shapes_batch", lang), t("col.shapes_kv_len", lang),
                       t("col.model_bytes", lang), t("col.model_floor", lang), t("col.model_fastest", lang),
                       t("col.model_over_floor", lang), t("col.host_time", lang)], rows)

@@ -27,15 +27,18 @@ FONT_PT = 12
 PHONE_COLUMN_PX = 358  # the content column at 390 px
 MIN_TEXT_PX = 10
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<")
-HATCHES = ("", "//", "..", "xx", "\\\\", "++", "oo", "--")
 
 
 def marker(i):
     return MARKERS[i % len(MARKERS)]
 
 
-def hatch(i):
-    return HATCHES[i % len(HATCHES)]
+def bar_markers(ax, xs, ys, i, label, horizontal=False):
+    """A bar series' marker at the end of each bar, in the bar's colour: the legend shows
+    colour and marker, so two series differ in both (hatching would weigh 5 times as much)."""
+    pts = (ys, xs) if horizontal else (xs, ys)
+    ax.plot(*pts, linestyle="none", marker=marker(i), color=f"C{i}", markeredgecolor="black",
+            markeredgewidth=0.6, markersize=7, label=label)
 
 
 def pyplot():
@@ -46,8 +49,7 @@ def pyplot():
 
     plt.rcParams.update({"svg.hashsalt": "sdpa-under-the-profiler", "svg.fonttype": "none",
                          "font.size": FONT_PT, "legend.fontsize": FONT_PT, "xtick.labelsize": FONT_PT,
-                         "ytick.labelsize": FONT_PT, "axes.titlesize": FONT_PT, "axes.labelsize": FONT_PT,
-                         "hatch.linewidth": 0.6})
+                         "ytick.labelsize": FONT_PT, "axes.titlesize": FONT_PT, "axes.labelsize": FONT_PT})
     return plt
 
 
@@ -102,10 +104,11 @@ def cuda_vs_cpu(plt, results, lang, folder):
         return []
     fig, ax = figure(plt, 1.9 + 0.42 * len(ok))
     ys = range(len(ok))  # one row per variant, its name on the left: no rotated labels
-    ax.barh([y - 0.2 for y in ys], [median(r["cuda_time_us"]) for _, r in ok], 0.4,
-            label=t("col.cuda_time", lang), hatch=hatch(0))
-    ax.barh([y + 0.2 for y in ys], [median(r["cpu_time_us"]) for _, r in ok], 0.4,
-            label=t("col.cpu_time", lang), hatch=hatch(1))
+    for i, (offset, key, col) in enumerate(((-0.2, "cuda_time_us", "col.cuda_time"),
+                                             (0.2, "cpu_time_us", "col.cpu_time"))):
+        at, values = [y + offset for y in ys], [median(r[key]) for _, r in ok]
+        ax.barh(at, values, 0.4, color=f"C{i}")
+        bar_markers(ax, at, values, i, t(col, lang), horizontal=True)
     ax.set_yticks(list(ys), [display_name(n, lang) for n, _ in ok])
     ax.invert_yaxis()
     ax.set_xscale("log")
@@ -145,7 +148,7 @@ def sweep_figure(plt, results, lang, folder, d, what):
     title(ax, t(heading, lang, d=d), results["provenance"]["gpu_name"])
     ax.minorticks_off()  # a log axis draws dozens of minor ticks: weight, no help
     ax.grid(True, which="major", alpha=0.3)
-    legend_below(fig, ax)
+    legend_below(fig, ax, columns=1)  # one column: two would widen the figure past a phone's column
     return save(plt, fig, folder / f"sweep-{what}-d{d}.{lang}.svg", lang, sweep_figure)
 
 

@@ -349,8 +349,8 @@ def _bars(ax, groups, names, lang):
                 xs.append(g - 0.4 + width * (i + 0.5))
                 ys.append(point_time(p))
         if xs:
-            ax.bar(xs, ys, width, color=f"C{i}", hatch=figures.hatch(i), edgecolor="white",
-                   label=figures.display_name(name, lang))
+            ax.bar(xs, ys, width, color=f"C{i}")
+            figures.bar_markers(ax, xs, ys, i, figures.display_name(name, lang))
     if ax.has_data():
         ax.set_xticks(range(len(groups)), [textwrap.fill(g, 12) for g, _ in groups])
 

@@ -36,16 +36,16 @@ def test_scaling_model_predicts_math_running_out_and_naive_fitting():
     assert "64.0 GiB at 16,384" in text and "The GPU has 139.8 GiB" in text
     assert "| 16,384 | 64.0 GiB |" in text and "out of memory |" in text
     check = pm.scaling_check(H200, "en")
-    assert "SDPA math: the model says out of memory at sequence length 16,384, and so does" in check
-    assert "naive (`masked_fill`): the model says out of memory nowhere in the sweep, and so does" in check
+    assert "SDPA math: the model and the measurement agree: out of memory at sequence length 16,384." in check
+    assert "naive (`masked_fill`): the model and the measurement agree: room at every length of the sweep." in check
 
 
 def test_scaling_verdict_follows_the_gpu_memory():
     small = copy.deepcopy(H200)
     small["provenance"]["gpu_memory_gib"] = 40.0  # naive's 2.1 score matrices pass 40 GiB at 16,384
     check = pm.scaling_check(small, "en")
-    assert "naive (`masked_fill`): the model says out of memory at sequence length 16,384, but the measurement" \
-        in check
+    assert ("naive (`masked_fill`): the model says out of memory at sequence length 16,384, the measurement "
+            "room at every length of the sweep.") in check
 
 
 def test_decode_model_floor_is_bytes_over_the_measured_bandwidth():

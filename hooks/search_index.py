@@ -10,6 +10,11 @@ After the build, the index of both languages is split into one per language
 (search/search_index.json and en/search/search_index.json), and the English pages look
 for theirs in en/: a page loads only its own language's index, and a search finds pages
 in the reader's language.
+
+Collapsed blocks (`??? note`, `<details>`) are left out the same way: they hold what a
+reader opens for detail (every measured point, the profiler's own tables, PyTorch's raw
+messages), the same numbers in both languages, which weighed on every page's load
+(tests/test_browser.py: test_heaviest_page); what they show is summed up in the open text.
 """
 
 from __future__ import annotations
@@ -29,8 +34,12 @@ _CODE_BLOCK = re.compile(
 )
 
 
+_DETAILS = re.compile(r"<details\b(?![^>]*data-search-exclude)")
+
+
 def on_page_content(html, page, config, files):
-    return _CODE_BLOCK.sub(r"\1 data-search-exclude", html)
+    html = _CODE_BLOCK.sub(r"\1 data-search-exclude", html)
+    return _DETAILS.sub("<details data-search-exclude", html)
 
 
 # --------------------------------------------------------------------------- one index per language

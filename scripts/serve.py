@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gzip
+import io
+import mimetypes
 import os
 import re
 import socket
@@ -71,6 +74,7 @@ class SiteHandler(SimpleHTTPRequestHandler):
     sub_path = "/"
     quiet = False
     timeout = IDLE_SECONDS  # socket timeout: StreamRequestHandler applies it to each connection
+    gzip = True  # text gzipped for a client that accepts it (send_gzipped); False: always plain
 
     def send_head(self):
         try:
@@ -106,7 +110,7 @@ class SiteHandler(SimpleHTTPRequestHandler):
                 os.path.join(fs_path, "index.html"))):
             self.send_error(HTTPStatus.NOT_FOUND, "Outside the site's folder")
             return None
-        return super().send_head()
+        return (self.gzip and send_gzipped(self)) or super().send_head()
 
     def translate_path(self, path):
         # send_head only lets paths under sub_path through; drop the prefix, keep its last '/'
@@ -150,6 +154,39 @@ class SiteServer(ThreadingHTTPServer):
         err = sys.exc_info()[1]
         print(f"serve.py: {client_address[0]}:{client_address[1]}: {type(err).__name__}: {err}",
               file=sys.stderr)
+
+
+# text compresses, so a static host sends it gzipped (GitHub Pages, nginx's gzip on)
+GZIP_SUFFIXES = {".html", ".css", ".js", ".json", ".svg", ".xml", ".txt", ".map"}
+
+
+def send_gzipped(handler: SimpleHTTPRequestHandler):
+    """Answer with the file gzip-compressed, as real hosts do, when the client accepts gzip
+    and the file is text: send the headers, return the body as a file. None otherwise
+    (the handler then serves the file plainly, redirects a folder, or says 404)."""
+    accepted = [part.split(";")[0].strip() for part in handler.headers.get("Accept-Encoding", "").split(",")]
+    if "gzip" not in accepted:
+        return None
+    url_path = urlsplit(handler.path).path
+    target = Path(handler.translate_path(handler.path))
+    if target.is_dir():
+        if not url_path.endswith("/"):
+            return None  # the handler redirects /en to /en/
+        target = target / "index.html"
+    elif url_path.endswith("/"):
+        return None  # index.html/ is no page
+    if target.suffix not in GZIP_SUFFIXES or not target.is_file():
+        return None
+    body = gzip.compress(target.read_bytes(), mtime=0)
+    handler.send_response(HTTPStatus.OK)
+    kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+    handler.send_header("Content-Type", kind + ("; charset=utf-8" if kind.startswith("text/") or kind in (
+        "application/javascript", "application/json", "image/svg+xml") else ""))
+    handler.send_header("Content-Encoding", "gzip")
+    handler.send_header("Vary", "Accept-Encoding")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    return io.BytesIO(body)
 
 
 def make_server(directory, port: int = DEFAULT_PORT, sub_path: str = "/", quiet: bool = False,

@@ -57,3 +57,18 @@ def test_home_table_rows_of_a_variant_that_did_not_run():
     row = next(line for line in body.splitlines() if "efficient" in line)
     header = body.splitlines()[0]
     assert "ikke støttet" in row and row.count("|") == header.count("|")
+
+
+PAGE_LINK = re.compile(r"^\d+\.\s+\[([^\]]+)\]\(([\w-]+\.(?:md|ipynb))\)", re.M)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_home_lists_every_page_of_the_nav_in_its_order(lang):
+    """The list under "The pages" links every page of mkdocs.yml's nav but Home, in the
+    nav's order, each under the title the nav gives it in that language."""
+    from pagecode import nav_pages, nav_title
+
+    text = (DOCS / f"index.{lang}.md").read_text(encoding="utf-8")
+    listed = PAGE_LINK.findall(text.split("{ #pages }", 1)[1].split("\n---\n", 1)[0])
+    expected = [(nav_title(p["title"], lang), p["stem"] + p["ext"]) for p in nav_pages() if p["slug"]]
+    assert listed == expected

@@ -84,9 +84,9 @@ def test_values_that_differ_get_the_digits_that_tell_them_apart():
     assert fmt_distinct([1.0000001, 1.0000002], "en") == ["1.000000"] * 2  # at most 4 more figures
 
 
-def test_a_column_has_one_unit_and_no_value_over_three_integer_digits():
+def test_a_column_has_one_unit_picked_by_its_shortest_time():
     assert time_unit([57.8, 2620.3]) == ("ms", 1e3) and time_unit([57.8, 92.4]) == ("µs", 1.0)
-    assert fmt_us_column([57.79, 2620.3, None], "en") == ["0.0578 ms", "2.62 ms", "–"]
+    assert fmt_us_column([57.79, 2620.3, None], "en") == ["57.8 µs", "2,620 µs", None]
     column = fmt_us_column([57.79, 92.4, 176.7], "nb")
     assert all(c.endswith(f"{NBSP}µs") for c in column) and column[0] == f"57,8{NBSP}µs"
 

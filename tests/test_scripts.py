@@ -574,3 +574,31 @@ def test_a_dot_venv_of_an_old_python_gets_one_line(tmp_path):
     proc = run_script(root, "site.sh", "--dry-run")
     assert proc.returncode == 1
     assert "made by a Python older than 3.11" in one_line(proc.stderr)
+
+
+def fetch_gzip(httpd, path: str):
+    conn = HTTPConnection("127.0.0.1", httpd.server_port, timeout=10)
+    try:
+        conn.request("GET", path, headers={"Accept-Encoding": "br, gzip;q=0.9"})
+        response = conn.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        conn.close()
+
+
+def test_server_sends_text_gzipped_to_a_client_that_accepts_it(server):
+    import gzip
+
+    httpd, sub = server
+    for path, body in ((sub, b"<title>nb</title>"), (f"{sub}en/", b"<title>en</title>"),
+                       (f"{sub}assets/app.js", b"let x = 1;")):
+        status, headers, raw = fetch_gzip(httpd, path)
+        assert status == 200 and headers["Content-Encoding"] == "gzip" and headers["Vary"] == "Accept-Encoding"
+        assert gzip.decompress(raw) == body and headers["Content-Length"] == str(len(raw))
+    # without Accept-Encoding: as before, plain
+    status, headers, raw = fetch(httpd, sub)
+    assert (status, raw) == (200, b"<title>nb</title>") and "Content-Encoding" not in headers
+    # what is no page stays a 404 or a redirect, gzip accepted or not
+    assert fetch_gzip(httpd, f"{sub}index.html/")[::2] == (404, NOT_FOUND)
+    assert fetch_gzip(httpd, f"{sub}missing/")[0] == 404
+    assert fetch_gzip(httpd, f"{sub}en")[0] == 301

@@ -1,5 +1,6 @@
 """--shapes: the snippet's numerics on the CPU, the section through build_tables.main on the
 CPU, the memory cap, and the rendering of made-up GPU results (no GPU needed)."""
+import copy
 import math
 import runpy
 from pathlib import Path
@@ -343,3 +344,39 @@ def test_without_shapes_every_file_says_not_measured(tmp_path):
         for name in shape_tables.FIGURES:
             svg = (tmp_path / "figures" / f"shapes-{name}.{lang}.svg").read_text("utf-8")
             assert t("finding.missing", lang) in svg
+
+
+# --- findings as prose: the pattern once, the exceptions by name ---------------------------
+
+def test_refusals_are_summarised_in_the_page_language_with_the_raw_line_collapsed():
+    en = shape_tables.refusals(shape_results(), "en")
+    nb = shape_tables.refusals(shape_results(), "nb")
+    assert shape_tables.refusal_summary("CUDA out of memory. Tried to allocate 128.00 GiB. GPU 0", "nb") == (
+        "GPU-minnet ble for lite: kallet prøvde å allokere 128,0\u00a0GiB")
+    assert shape_tables.refusal_summary("something PyTorch never said", "en").startswith("another reason")
+    table, _, raw = en.partition("\n\n??? note")
+    assert "cuDNN attention does not support this mask." not in table  # the raw line is under it
+    assert "cuDNN attention does not support this mask." in raw and "~~~text" in raw
+    assert "the backend does not take this mask" in table
+    assert "backenden tar ikke denne masken" in nb and "Linjene fra PyTorch" in nb
+
+
+def test_what_unpinned_sdpa_ran_is_said_once_with_the_exceptions_named():
+    results = shape_results()
+    lines = shape_findings.shapes_decode_auto(results, None, "en")
+    assert lines[0].startswith("Unpinned, SDPA ran the same backend at every KV length")
+    assert not any("The exception" in line for line in lines)
+    mixed = copy.deepcopy(results)
+    autos = [p for p in mixed["shapes"]["points"] if p["family"] == "decode" and p["variant"] == "auto"
+             and p["q_len"] == 1 and p["batch"] == 1 and p["status"] == "ok"]
+    autos[-1]["backend_ran"] = "efficient"
+    lines = shape_findings.shapes_decode_auto(mixed, None, "en")
+    exception = [line for line in lines if line.startswith("The exception: at query length 1, batch 1")]
+    assert exception and ": efficient" in exception[0]
+    # the committed run: one kernel and grid at every KV length, one sentence
+    committed = load_results(Path(build_tables.__file__).parent / "docs" / "generated" / "h200" / "results.json")
+    grid = shape_findings.shapes_decode_grid(committed, None, "en")
+    assert len(grid) == 1 and "at all 4 KV lengths" in grid[0]
+    # grids that differ: one sentence for each, with its KV lengths
+    grid = shape_findings.shapes_decode_grid(results, None, "en")
+    assert len(grid) == 2 and all(", KV " in line for line in grid)

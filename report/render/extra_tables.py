@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..schema import ShapePoint, Stats, Sweep, SweepPoint
 from ..text.catalog import t
-from ..text.format import fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us, fmt_us_range
+from ..text.format import fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us, fmt_us_column, fmt_us_range
 from ..trace.stats import differ, median, round_range
 from ..variants import BACKEND_NAMES, FUSED
 from .markdown import label, md_table, not_run_row, status_text
@@ -37,6 +37,14 @@ def sweep_table(sweep, lang, head_dim, what):
     names = list(dict.fromkeys(p["variant"] for p in sweep["points"]))
     none = t("value.none", lang)
     rows = [[label(n, lang)] + [cell.get((n, s), none) for s in seqs] for n in names]
+    if what == "time":  # one unit per column (sequence length)
+        by = {(p["variant"], p["seq_len"]): p for p in sweep["points"] if p["head_dim"] == head_dim}
+        for j, s in enumerate(seqs, start=1):
+            pts = [by.get((n, s)) for n in names]
+            column = fmt_us_column([point_time(p) if p and p["status"] == "ok" else None for p in pts], lang)
+            for row, text in zip(rows, column, strict=True):
+                if text is not None:
+                    row[j] = text
     return md_table([t("col.variant", lang)] + [fmt_num(s, lang, 0) for s in seqs], rows)
 
 
@@ -62,16 +70,19 @@ def overhead_table(overhead, lang, shape_name):
 def backward_table(backward, lang):
     none = t("value.none", lang)
     rows = []
+    ran = [r for r in backward["rows"].values() if r["status"] == "ok"]
+    # one unit per column
+    span, wall, first = (iter(fmt_us_column(values, lang)) for values in (
+        [median(r["cuda_time_us"]) for r in ran], [r["wall_time_us"]["median"] for r in ran],
+        [r["first_call_ms"] * 1000 for r in ran]))
     for name, r in backward["rows"].items():
         if r["status"] != "ok":
             rows.append(not_run_row(name, r, lang, 4))
             continue
         acts = r.get("gpu_activities_per_forward")
-        rows.append([label(name, lang), fmt_us(median(r["cuda_time_us"]), lang),
-                     fmt_us(r["wall_time_us"]["median"], lang),
+        rows.append([label(name, lang), next(span), next(wall),
                      fmt_num(median(acts), lang, 0) if acts else none,
-                     fmt_mib(r.get("peak_extra_mib"), lang, 0),
-                     fmt_us(r["first_call_ms"] * 1000, lang)])
+                     fmt_mib(r.get("peak_extra_mib"), lang, 0), next(first)])
     cols = ("col.variant", "col.train_time", "col.wall", "col.train_kernels", "col.peak_mem", "col.first_call")
     return md_table([t(c, lang) for c in cols], rows)
 

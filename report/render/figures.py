@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import io
+import textwrap
 
 from ..text.catalog import t
+from ..text.format import fmt_num
 from ..trace.stats import median
 from .extra_tables import point_time
 from .header import header
@@ -15,6 +17,30 @@ def display_name(name, lang):
     return label(name, lang).replace("`", "")
 
 
+# Every figure is drawn for a phone first: 5 inches wide (360 pt, the SVG's own unit), it
+# shrinks to a phone's 358 px column, where 12 pt text still reads at 10 px or more
+# (tests/test_render.py checks every SVG: its smallest text × 358 / its width). The legend
+# goes under the plot, so that it never widens the figure; tick labels are plain numbers
+# (no 10² exponents in small type); each series differs in colour and marker.
+WIDTH_IN = 5.0
+FONT_PT = 12
+PHONE_COLUMN_PX = 358  # the content column at 390 px
+MIN_TEXT_PX = 10
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<")
+
+
+def marker(i):
+    return MARKERS[i % len(MARKERS)]
+
+
+def bar_markers(ax, xs, ys, i, label, horizontal=False):
+    """A bar series' marker at the end of each bar, in the bar's colour: the legend shows
+    colour and marker, so two series differ in both (hatching would weigh 5 times as much)."""
+    pts = (ys, xs) if horizontal else (xs, ys)
+    ax.plot(*pts, linestyle="none", marker=marker(i), color=f"C{i}", markeredgecolor="black",
+            markeredgewidth=0.6, markersize=7, label=label)
+
+
 def pyplot():
     import matplotlib
 
@@ -22,8 +48,44 @@ def pyplot():
     import matplotlib.pyplot as plt
 
     plt.rcParams.update({"svg.hashsalt": "sdpa-under-the-profiler", "svg.fonttype": "none",
-                         "font.size": 10})
+                         "font.size": FONT_PT, "legend.fontsize": FONT_PT, "xtick.labelsize": FONT_PT,
+                         "ytick.labelsize": FONT_PT, "axes.titlesize": FONT_PT, "axes.labelsize": FONT_PT})
     return plt
+
+
+def figure(plt, height_in):
+    """A figure of the phone-first width, laid out so that a legend below fits in."""
+    return plt.subplots(figsize=(WIDTH_IN, height_in), layout="constrained")
+
+
+def plain_log_ticks(axis, lang):
+    """Tick labels of a log axis as the page writes numbers (1 000, 10 000), not 10³."""
+    from matplotlib.ticker import FuncFormatter
+
+    axis.set_major_formatter(FuncFormatter(lambda v, _: fmt_num(v, lang, 0 if v >= 1 else 1)))
+
+
+TITLE_CHARS = 42  # a line of the title at FONT_PT in WIDTH_IN
+
+
+def title(ax, text, gpu=None):
+    """The title, wrapped to the figure's width; the GPU's name, after " · ", is never
+    split over two lines."""
+    lines = textwrap.wrap(text, TITLE_CHARS)
+    if gpu:
+        if len(lines[-1]) + 3 + len(gpu) <= TITLE_CHARS:
+            lines[-1] += f" · {gpu}"
+        else:
+            lines.append(gpu)
+    ax.set_title("\n".join(lines))
+
+
+def legend_below(fig, ax, columns=2):
+    """The legend under the plot, in `columns` columns, without a frame."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="outside lower center", ncols=columns, frameon=False,
+                   handlelength=2.2, columnspacing=1.0)
 
 
 def save(plt, fig, path, lang, maker):
@@ -40,22 +102,25 @@ def cuda_vs_cpu(plt, results, lang, folder):
     ok = [(n, r) for n, r in results["variants"].items() if r["status"] == "ok" and r.get("cuda_time_us")]
     if not ok:
         return []
-    fig, ax = plt.subplots(figsize=(7, 3.6))
-    xs = range(len(ok))
-    ax.bar([x - 0.2 for x in xs], [median(r["cuda_time_us"]) for _, r in ok], 0.4,
-           label=t("col.cuda_time", lang))
-    ax.bar([x + 0.2 for x in xs], [median(r["cpu_time_us"]) for _, r in ok], 0.4,
-           label=t("col.cpu_time", lang))
-    ax.set_xticks(list(xs), [display_name(n, lang) for n, _ in ok], rotation=25, ha="right")
-    ax.set_yscale("log")
-    ax.set_ylabel(t("figure.bars_axis", lang, steps=results["config"]["steps"]))
-    ax.set_title(t("figure.bars_title", lang, gpu=results["provenance"]["gpu_name"]))
-    ax.legend()
+    fig, ax = figure(plt, 1.9 + 0.42 * len(ok))
+    ys = range(len(ok))  # one row per variant, its name on the left: no rotated labels
+    for i, (offset, key, col) in enumerate(((-0.2, "cuda_time_us", "col.cuda_time"),
+                                             (0.2, "cpu_time_us", "col.cpu_time"))):
+        at, values = [y + offset for y in ys], [median(r[key]) for _, r in ok]
+        ax.barh(at, values, 0.4, color=f"C{i}")
+        bar_markers(ax, at, values, i, t(col, lang), horizontal=True)
+    ax.set_yticks(list(ys), [display_name(n, lang) for n, _ in ok])
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    plain_log_ticks(ax.xaxis, lang)
+    ax.set_xlabel(textwrap.fill(t("figure.bars_axis", lang, steps=results["config"]["steps"]), 46))
+    title(ax, t("figure.bars_title", lang, gpu="").rstrip(" ,:·"), results["provenance"]["gpu_name"])
+    legend_below(fig, ax)
     return [save(plt, fig, folder / f"cuda-vs-cpu.{lang}.svg", lang, cuda_vs_cpu)]
 
 
 def _sweep_lines(ax, sweep, d, what, lang):
-    for name in dict.fromkeys(p["variant"] for p in sweep["points"]):
+    for i, name in enumerate(dict.fromkeys(p["variant"] for p in sweep["points"])):
         pts = [p for p in sweep["points"] if p["variant"] == name and p["head_dim"] == d
                and p["status"] == "ok"]
         if what == "time":
@@ -64,23 +129,26 @@ def _sweep_lines(ax, sweep, d, what, lang):
             pts = [p for p in pts if p.get("peak_extra_mib") is not None]
             ys = [p["peak_extra_mib"] for p in pts]
         if pts:
-            ax.plot([p["seq_len"] for p in pts], ys, marker="o", label=display_name(name, lang))
+            ax.plot([p["seq_len"] for p in pts], ys, marker=marker(i), color=f"C{i}",
+                    label=display_name(name, lang))
 
 
 def sweep_figure(plt, results, lang, folder, d, what):
-    axis, title = {"time": ("figure.time_axis", "figure.time_title"),
+    axis, heading = {"time": ("figure.time_axis", "figure.time_title"),
                    "memory": ("figure.mem_axis", "figure.mem_title")}[what]
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = figure(plt, 5.2)
     _sweep_lines(ax, results["sweep"], d, what, lang)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
+    lens = sorted({p["seq_len"] for p in results["sweep"]["points"]})
+    ax.set_xticks(lens, [fmt_num(n, lang, 0) if i % 2 == 0 else "" for i, n in enumerate(lens)])
+    plain_log_ticks(ax.yaxis, lang)
     ax.set_xlabel(t("figure.seq", lang))
-    ax.set_ylabel(t(axis, lang, steps=results["sweep"]["steps"]))
-    ax.set_title(t(title, lang, d=d) + f" · {results['provenance']['gpu_name']}")
+    ax.set_ylabel(textwrap.fill(t(axis, lang, steps=results["sweep"]["steps"]), 40))
+    title(ax, t(heading, lang, d=d), results["provenance"]["gpu_name"])
     ax.minorticks_off()  # a log axis draws dozens of minor ticks: weight, no help
     ax.grid(True, which="major", alpha=0.3)
-    if ax.get_lines():
-        ax.legend(fontsize=8)
+    legend_below(fig, ax, columns=1)  # one column: two would widen the figure past a phone's column
     return save(plt, fig, folder / f"sweep-{what}-d{d}.{lang}.svg", lang, sweep_figure)
 
 

@@ -17,12 +17,13 @@ OVERHEAD_SHAPES = ("seed", "small")  # measure/overhead.py: the shapes of the la
 NAMES = {
     "variant.": tuple(dict.fromkeys((*VARIANTS, *EXTRA_VARIANTS, *SHAPE_VARIANTS))),
     "cause.": CAUSES,
-    "kind.": ("kernel", "memcpy", "memset"),  # trace/names.py: kernel_kind
     "limit.": ("blocks", "warps", "registers", "shared_memory", "grid"),  # snippets/occupancy.py, "_" for " "
     "word.shapes_": SHAPE_FAMILIES,  # the family as a word in a sentence
     "word.shapes_family_": SHAPE_FAMILIES,  # the family as a heading
     "page.shape_": OVERHEAD_SHAPES,
     "finding.shape_": OVERHEAD_SHAPES,
+    # render/shape_tables.py: REFUSAL_SUMMARIES, and "other" for a line no pattern matches
+    "refusal.": ("oom", "same_heads", "head_dim", "causal", "mask", "dtype", "other"),
 }
 
 

@@ -5,14 +5,17 @@ builds: without them each says "not measured on this GPU", and each figure says 
 """
 from __future__ import annotations
 
+import re
+import textwrap
+
 from ..text.catalog import t
-from ..text.format import fmt_bytes, fmt_error, fmt_mib, fmt_num, fmt_pct, fmt_tflops, fmt_us, unit
+from ..text.format import fmt_bytes, fmt_error, fmt_mib, fmt_num, fmt_pct, fmt_tflops, fmt_us, fmt_us_column, unit
 from ..trace.stats import median
 from . import figures
 from .extra_tables import point_time
 from .header import call_writers
 from .keyed import keyed
-from .markdown import code_safe, label, md_table, status_text
+from .markdown import label, md_table, status_text
 from .shape_points import backend_name, fmt_gbs, gb_per_s, grouped, point_ok, points, ran_suffix, refusal_line, tflops
 
 TABLE_FILES = ("shapes-decode-time", "shapes-decode-bandwidth", "shapes-decode-details",
@@ -45,6 +48,13 @@ def decode_pivots(results, lang, what):
         kvs = sorted({kv for cells in by_variant.values() for kv in cells})
         rows = [[label(n, lang)] + [_decode_cell(cells.get(kv), what, lang, roof) for kv in kvs]
                 for n, cells in by_variant.items()]
+        if what == "time":  # one unit per column: the KV length's times side by side
+            for j, kv in enumerate(kvs, start=1):
+                cells = [by_variant[n].get(kv) for n in by_variant]
+                column = fmt_us_column([point_time(c) if point_ok(c) else None for c in cells], lang)
+                for row, c, text in zip(rows, cells, column, strict=True):
+                    if text is not None:
+                        row[j] = text + (ran_suffix(c) if c["variant"] == "auto" else "")
         head = t({"time": "page.shapes_decode_time", "bandwidth": "page.shapes_decode_bandwidth"}[what], lang,
                  q_len=q_len, batch=batch)
         parts.append(f"**{head}**\n\n" + md_table(
@@ -82,29 +92,45 @@ def _shape_cells(p, cols, lang):
     return cells
 
 
+def _variant_cell(p, lang):
+    """The variant, and the backend it ran where that is not in its name (unpinned SDPA)."""
+    name = label(p["variant"], lang)
+    ran = backend_name(p["backend_ran"]) if p.get("backend_ran") else None
+    return f"{name} → {ran}" if ran and p["variant"] == "auto" else name
+
+
+TIME_FIELDS = ("kernel_sum_us", "cuda_time_us", "wall_time_us", "cpu_time_us", "host_time_us")
+TIME_HEADERS = ("col.kernel_sum", "col.cuda_time", "col.wall", "col.cpu_time", "col.host_time")
+
+
+def _time_of(p, field):
+    value = p.get(field)
+    return None if not value or not point_ok(p) else value["median"] if field == "wall_time_us" else median(value)
+
+
 def details(pts, lang, shape_cols, roofs, rate_col):
-    """One row per point and variant: every figure the section measured."""
+    """Every figure the section measured, one row per point and variant, in two tables
+    that fit the page's column: the times (one unit per column), then memory, rate,
+    accuracy and GPU activities."""
     none = t("value.none", lang)
-    rows = []
-    for p in pts:
-        head = _shape_cells(p, shape_cols, lang) + [label(p["variant"], lang)]
+    heads = [_shape_cells(p, shape_cols, lang) + [_variant_cell(p, lang)] for p in pts]
+    columns = [fmt_us_column([_time_of(p, f) for p in pts], lang) for f in TIME_FIELDS]
+    times, others = [], []
+    for i, p in enumerate(pts):
         if not point_ok(p):
-            rows.append(head + [status_text(p, lang)] + [none] * 9)
+            times.append(heads[i] + [status_text(p, lang)] + [none] * (len(TIME_FIELDS) - 1))
+            others.append(heads[i] + [status_text(p, lang)] + [none] * 3)
             continue
+        times.append(heads[i] + [col[i] or none for col in columns])
         acts = p.get("gpu_activities_per_forward")
-        rows.append(head + [
-            backend_name(p["backend_ran"]) if p.get("backend_ran") else none,
-            fmt_us(median(p.get("kernel_sum_us")), lang), fmt_us(median(p.get("cuda_time_us")), lang),
-            fmt_us(p["wall_time_us"]["median"], lang), fmt_us(median(p.get("cpu_time_us")), lang),
-            fmt_us(median(p.get("host_time_us")), lang), fmt_mib(p.get("peak_extra_mib"), lang, 0),
-            _rate(p, lang, roofs), fmt_error(p["rel_error"], lang),
-            fmt_num(median(acts), lang, 0) if acts else none])
-    cols = ([t(SHAPE_HEADERS[c], lang) for c in shape_cols]
-            + [t(c, lang) for c in ("col.variant", "col.backend_ran", "col.kernel_sum")]
-            + [t("col.cuda_time", lang), t("col.wall", lang), t("col.cpu_time", lang),
-               t("col.host_time", lang), t("col.peak_mem", lang), t(rate_col, lang),
-               t("col.rel_err", lang), t("col.shapes_kernels", lang)])
-    return md_table(cols, rows, ["r"] * len(shape_cols) + ["l", "l"] + ["r"] * 9)
+        others.append(heads[i] + [fmt_mib(p.get("peak_extra_mib"), lang, 0), _rate(p, lang, roofs),
+                                  fmt_error(p["rel_error"], lang), fmt_num(median(acts), lang, 0) if acts else none])
+    shape_heads = [t(SHAPE_HEADERS[c], lang) for c in shape_cols] + [t("col.variant", lang)]
+    align = ["r"] * len(shape_cols) + ["l"]
+    first = md_table(shape_heads + [t(c, lang) for c in TIME_HEADERS], times, align + ["r"] * len(TIME_FIELDS))
+    second = md_table(shape_heads + [t("col.peak_mem", lang), t(rate_col, lang), t("col.rel_err", lang),
+                                     t("col.shapes_kernels", lang)], others, align + ["r"] * 4)
+    return first + "\n\n" + second
 
 
 def family_table(results, lang, families, shape_cols, rate_col, note=None):
@@ -146,17 +172,44 @@ def skip_text(p, config, lang):
              memory=fmt_bytes(memory, lang) if memory else t("value.none", lang))
 
 
+# what a refusal says, summarised in the page's language: the first pattern that matches
+# SDPA's line (shape_points.refusal_line) names the catalog's sentence; the raw line is
+# shown under the table, collapsed
+REFUSAL_SUMMARIES = (
+    ("oom", re.compile(r"out of memory", re.IGNORECASE)),
+    ("same_heads", re.compile(r"same num_heads")),
+    ("head_dim", re.compile(r"head_?dim|last dimension", re.IGNORECASE)),
+    ("causal", re.compile(r"is_causal|causal", re.IGNORECASE)),
+    ("mask", re.compile(r"mask", re.IGNORECASE)),
+    ("dtype", re.compile(r"dtype", re.IGNORECASE)),
+)
+_ALLOCATE = re.compile(r"Tried to allocate (\d+(?:\.\d+)? [KMGT]iB)")
+
+
+def refusal_summary(line, lang):
+    """One line of SDPA's, said in the page's language (the catalog's refusal.<kind>)."""
+    kind = next((k for k, pattern in REFUSAL_SUMMARIES if pattern.search(line)), "other")
+    size = _ALLOCATE.search(line)
+    amount = size and unit(fmt_num(float(size.group(1).split()[0]), lang, 1), size.group(1).split()[1], lang)
+    return keyed("refusal.", kind, lang, size=amount or "?")
+
+
 def refusals(results, lang):
-    """Each distinct reason a variant did not run, with where it happened."""
+    """Each distinct reason a variant did not run, summarised in the page's language, with
+    where it happened; SDPA's own lines (English, as PyTorch wrote them) in a collapsed block."""
     shapes = results.get("shapes")
     if not shapes:
         return t("finding.missing", lang)
-    seen = {}
+    seen, raw = {}, {}
     for p in shapes["points"]:
         if p["status"] == "ok":
             continue
-        why = (skip_text(p, shapes["config"], lang) if p["status"] == "skipped"
-               else "`" + code_safe(refusal_line(p.get("reason"))).replace("|", "/") + "`")
+        if p["status"] == "skipped":
+            why = skip_text(p, shapes["config"], lang)
+        else:
+            line = refusal_line(p.get("reason"))
+            why = refusal_summary(line, lang)
+            raw.setdefault(line, []).append(p)
         variant = None if p["status"] == "skipped" else p["variant"]  # a skip is the same for all
         seen.setdefault((variant, p["status"], why), []).append(p)
     if not seen:
@@ -164,8 +217,16 @@ def refusals(results, lang):
     rows = [[", ".join(label(n, lang) for n in dict.fromkeys(p["variant"] for p in pts)),
              status_text(pts[0], lang), why, _where([p for p in pts if p["variant"] == pts[0]["variant"]], lang)]
             for (_, _, why), pts in seen.items()]
-    return md_table([t("col.variant", lang), t("col.shapes_status", lang), t("col.shapes_reason", lang),
-                     t("col.shapes_where", lang)], rows, ["l", "l", "l", "l"])
+    table = md_table([t("col.variant", lang), t("col.shapes_status", lang), t("col.shapes_reason", lang),
+                      t("col.shapes_where", lang)], rows, ["l", "l", "l", "l"])
+    if not raw:
+        return table
+    lines = []
+    for line, pts in raw.items():
+        who = ", ".join(label(n, lang).replace("`", "") for n in dict.fromkeys(p["variant"] for p in pts))
+        lines += [f"{who} ({_where(pts, lang)}):", line.replace("~", "-"), ""]
+    block = "\n".join("    " + x if x else "" for x in ["~~~text", *lines[:-1], "~~~"])
+    return table + f'\n\n??? note "{t("page.shapes_raw_refusals", lang)}"\n' + block
 
 
 def method(results, lang):
@@ -212,16 +273,19 @@ def _log_x(ax, xs, lang):
     """A log axis with a tick at each length measured, written as the page writes numbers."""
     if xs:
         ax.set_xscale("log", base=2)
-        ax.set_xticks(xs, [fmt_num(x, lang, 0) for x in xs])
+        # every other tick labelled where they would crowd a phone-wide figure
+        crowd = len(xs) > 4
+        ax.set_xticks(xs, [fmt_num(x, lang, 0) if not crowd or i % 2 == 0 else "" for i, x in enumerate(xs)])
 
 
-def _finish(ax, results, lang, title_key, xlabel_key=None, log=True):
-    ax.set_title(t(title_key, lang) + f" · {results['provenance']['gpu_name']}")
+def _finish(ax, results, lang, title_key, xlabel_key=None, log=True, columns=2):
+    figures.title(ax, t(title_key, lang), results["provenance"]["gpu_name"])
     if xlabel_key:
         ax.set_xlabel(t(xlabel_key, lang))
     steps = ((results.get("shapes") or {}).get("config") or {}).get("steps")
     stat = ", " + t("stat.median_steps", lang, steps=fmt_num(steps, lang, 0)) if steps else ""
-    ax.set_ylabel(t("figure.shapes_time_axis", lang) + stat)  # the statistic, as every figure of times says
+    # the statistic, as every figure of times says
+    ax.set_ylabel(textwrap.fill(t("figure.shapes_time_axis", lang) + stat, 40))
     if not ax.has_data():
         ax.text(0.5, 0.5, t("finding.missing", lang), ha="center", va="center", transform=ax.transAxes)
         ax.set_xticks([])
@@ -229,16 +293,16 @@ def _finish(ax, results, lang, title_key, xlabel_key=None, log=True):
         return
     if log:
         ax.set_yscale("log")
+        figures.plain_log_ticks(ax.yaxis, lang)
         ax.minorticks_off()
     ax.grid(True, which="major", alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the data
+    figures.legend_below(ax.figure, ax, columns)
 
 
 def decode_figure(plt, results, lang):
     """Kernel time against KV length for one query token, per backend: the smallest batch
     solid, the largest dashed; the wall time of unpinned SDPA at the smallest batch dotted."""
-    fig, ax = plt.subplots(figsize=(6.5, 4.4))
+    fig, ax = figures.figure(plt, 6.4)
     pts = [p for p in points(results, "decode") if p["q_len"] == 1]
     names = list(dict.fromkeys(p["variant"] for p in pts))
     batches = sorted({p["batch"] for p in pts})
@@ -247,8 +311,8 @@ def decode_figure(plt, results, lang):
         for name in names:
             good = [p for p in pts if p["batch"] == batch and p["variant"] == name and point_ok(p)]
             if good:
-                ax.plot([p["kv_len"] for p in good], [point_time(p) for p in good], style, marker="o",
-                        color=f"C{names.index(name)}",
+                ax.plot([p["kv_len"] for p in good], [point_time(p) for p in good], style,
+                        marker=figures.marker(names.index(name)), color=f"C{names.index(name)}",
                         label=t("figure.shapes_batch_line", lang, name=figures.display_name(name, lang),
                                 batch=batch))
     walls = [p for p in pts if batches and p["batch"] == batches[0] and p["variant"] == "auto" and point_ok(p)]
@@ -256,17 +320,18 @@ def decode_figure(plt, results, lang):
         ax.plot([p["kv_len"] for p in walls], [p["wall_time_us"]["median"] for p in walls], ":", marker="s",
                 color="black", label=t("figure.shapes_wall_line", lang, batch=batches[0]))
     _log_x(ax, sorted({p["kv_len"] for p in pts if point_ok(p)}), lang)
-    _finish(ax, results, lang, "figure.shapes_decode_title", "figure.shapes_kv_axis")
+    _finish(ax, results, lang, "figure.shapes_decode_title", "figure.shapes_kv_axis", columns=1)
     return fig
 
 
 def prefill_figure(plt, results, lang):
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = figures.figure(plt, 5.0)
     pts = points(results, "prefill")
     for i, name in enumerate(dict.fromkeys(p["variant"] for p in pts)):
         good = [p for p in pts if p["variant"] == name and point_ok(p)]
         if good:
-            ax.plot([p["q_len"] for p in good], [point_time(p) for p in good], marker="o", color=f"C{i}",
+            ax.plot([p["q_len"] for p in good], [point_time(p) for p in good], marker=figures.marker(i),
+                    color=f"C{i}",
                     label=figures.display_name(name, lang))
     _log_x(ax, sorted({p["q_len"] for p in pts if point_ok(p)}), lang)
     _finish(ax, results, lang, "figure.shapes_prefill_title", "figure.shapes_prompt_axis")
@@ -284,13 +349,14 @@ def _bars(ax, groups, names, lang):
                 xs.append(g - 0.4 + width * (i + 0.5))
                 ys.append(point_time(p))
         if xs:
-            ax.bar(xs, ys, width, color=f"C{i}", label=figures.display_name(name, lang))
+            ax.bar(xs, ys, width, color=f"C{i}")
+            figures.bar_markers(ax, xs, ys, i, figures.display_name(name, lang))
     if ax.has_data():
-        ax.set_xticks(range(len(groups)), [g for g, _ in groups], fontsize=8)
+        ax.set_xticks(range(len(groups)), [textwrap.fill(g, 12) for g, _ in groups])
 
 
 def gqa_figure(plt, results, lang):
-    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    fig, ax = figures.figure(plt, 5.6)
     pts = points(results, "gqa_decode") + points(results, "gqa_prefill")
     groups = {}
     for p in pts:
@@ -298,19 +364,19 @@ def gqa_figure(plt, results, lang):
                 q_heads=p["q_heads"], kv_heads=p["kv_heads"])
         groups.setdefault(key, {})[p["variant"]] = p
     _bars(ax, list(groups.items()), list(dict.fromkeys(p["variant"] for p in pts)), lang)
-    _finish(ax, results, lang, "figure.shapes_gqa_title")
+    _finish(ax, results, lang, "figure.shapes_gqa_title", columns=1)
     return fig
 
 
 def sliding_figure(plt, results, lang):
-    fig, ax = plt.subplots(figsize=(6, 3.6))
+    fig, ax = figures.figure(plt, 4.6)
     pts = points(results, "sliding")
     if pts:
         p0 = pts[0]
         group = t("figure.shapes_sliding_group", lang, seq=fmt_num(p0["q_len"], lang, 0),
                   window=fmt_num(p0["window"], lang, 0))
         _bars(ax, [(group, {p["variant"]: p for p in pts})], [p["variant"] for p in pts], lang)
-    _finish(ax, results, lang, "figure.shapes_sliding_title", log=False)
+    _finish(ax, results, lang, "figure.shapes_sliding_title", log=False, columns=1)
     return fig
 
 

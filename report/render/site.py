@@ -14,6 +14,16 @@ from .kernel_names import kernel_names
 from .keyed import keyed
 from .markdown import fenced, measured_on, safe_provenance
 from .memory_model import fused_check, hand_written_check, model_text
+from .page_models import (
+    decode_check,
+    decode_model,
+    occupancy_check,
+    occupancy_model,
+    scaling_check,
+    scaling_model,
+    training_check,
+    training_model,
+)
 
 
 def seed_tables(results, ref, lang):
@@ -30,6 +40,8 @@ def seed_tables(results, ref, lang):
         "model": (model_text, results, lang),
         "model-hand-written": (hand_written_check, results, lang),
         "model-fused": (fused_check, results, lang, list(FUSED)),
+        "model-occupancy": (occupancy_model, results, lang),
+        "model-occupancy-check": (occupancy_check, results, lang),
         "resources": (tables.resources, results, lang, fused),
         "details": (tables.details, results, lang),
         "cpu-ops-naive-math": (tables.cpu_ops, results, lang, naive_math),
@@ -73,6 +85,15 @@ def extra(results, ref, lang):
     if results.get("backward"):
         calls["backward"] = (extra_tables.backward_table, results["backward"], lang)
     out.update(call_writers(calls))
+    # the model on the pages of --all, written from any run (the "not measured" line without the data)
+    out.update(call_writers({
+        "model-scaling": (scaling_model, results, lang),
+        "model-scaling-check": (scaling_check, results, lang),
+        "model-decode": (decode_model, results, lang),
+        "model-decode-check": (decode_check, results, lang),
+        "model-training": (training_model, results, lang),
+        "model-training-check": (training_check, results, lang),
+    }))
     out.update(shape_tables.render_tables(results, ref, lang))  # every file, measured or not
     return out
 

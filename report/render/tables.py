@@ -20,7 +20,6 @@ from ..text.format import (
 )
 from ..trace.names import short_kernel_name
 from ..trace.stats import median, round_range
-from .keyed import keyed
 from .markdown import (
     GAP_SHOWN,
     fenced,
@@ -93,39 +92,56 @@ def kernels(results, lang, names):
         if not row:
             continue
         if row["status"] != "ok":
-            rows.append(not_run_row(name, row, lang, 5, fill=""))
+            rows.append(not_run_row(name, row, lang, 4, fill=""))
             continue
         for k in row["kernels"]:
-            rows.append([label(name, lang), f"`{k['short_name']}`", keyed("kind.", k["kind"], lang),
+            # a copy or a fill (Memcpy, Memset: the name says which) stands out in bold
+            kernel = f"`{k['short_name']}`" if k["kind"] == "kernel" else f"**`{k['short_name']}`**"
+            rows.append([label(name, lang), kernel,
                          f"`{k['aten_op']}`" if k["aten_op"] else t("value.none", lang),
                          f"`{k['launched_by']}`", fmt_num(k["per_forward"], lang, 0),
                          fmt_us(k["avg_us"], lang)])
-    cols = ("col.variant", "col.kernel", "col.kind", "col.op", "col.launched_by", "col.per_forward", "col.avg_time")
-    return md_table([t(c, lang) for c in cols], rows, ["l", "l", "l", "l", "l", "r", "r"])
+    cols = ("col.variant", "col.kernel", "col.op", "col.launched_by", "col.per_forward", "col.avg_time")
+    return md_table([t(c, lang) for c in cols], rows, ["l", "l", "l", "l", "r", "r"])
 
 
-def _resource_row(name, k, lang):
-    kineto = k["kineto_occupancy_pct"]
-    return [label(name, lang), f"`{k['short_name']}`", str(k["registers_per_thread"]),
-            fmt_bytes(k["shared_memory"], lang), "×".join(map(str, k["block"])),
-            "×".join(map(str, k["grid"])),
-            fmt_pct(kineto, lang, 0) if kineto is not None else t("value.none", lang),
-            fmt_pct(k["our_kineto_rule_pct"], lang), fmt_pct(k["our_optin_pct"], lang),
-            fmt_num(k["our_optin_blocks"], lang, 0), limits_text(k["our_optin_limited_by"], lang)]
+BRIEF_KERNEL = 34  # characters of a kernel name the second resources table shows
+
+
+def brief_kernel(name):
+    """A long kernel name cut to its first BRIEF_KERNEL characters and "…"; the full name
+    stands in the row of the table before, in the same order."""
+    return name if len(name) <= BRIEF_KERNEL else name[:BRIEF_KERNEL - 1].rstrip("_:") + "…"
+
+
+def _resource_rows(results, names):
+    out = []
+    for name in names:
+        row = results["variants"].get(name)
+        if row and row["status"] == "ok":
+            out += [(name, k) for k in row["kernels"] if k["kind"] == "kernel" and "our_optin_pct" in k]
+    return out
 
 
 def resources(results, lang, names):
-    rows = []
-    for name in names:
-        row = results["variants"].get(name)
-        if not row or row["status"] != "ok":
-            continue
-        rows += [_resource_row(name, k, lang) for k in row["kernels"]
-                 if k["kind"] == "kernel" and "our_optin_pct" in k]
-    cols = ("col.variant", "col.kernel", "col.regs", "col.smem", "col.block", "col.grid", "col.kineto_occ",
-            "col.ours_kineto", "col.ours_optin", "col.blocks_sm", "col.limited_by")
-    return md_table([t(c, lang) for c in cols], rows,
-                    ["l", "l", "r", "r", "r", "r", "r", "r", "r", "r", "l"])
+    """Two tables that fit the page's column: what each kernel asked for (its full name),
+    then the occupancy that gives, Kineto's and ours, row for row."""
+    asked, occupancy = [], []
+    for name, k in _resource_rows(results, names):
+        kineto = k["kineto_occupancy_pct"]
+        asked.append([label(name, lang), f"`{k['short_name']}`", str(k["registers_per_thread"]),
+                      fmt_bytes(k["shared_memory"], lang), "×".join(map(str, k["block"])),
+                      "×".join(map(str, k["grid"]))])
+        occupancy.append([label(name, lang), f"`{brief_kernel(k['short_name'])}`",
+                          fmt_pct(kineto, lang, 0) if kineto is not None else t("value.none", lang),
+                          fmt_pct(k["our_kineto_rule_pct"], lang), fmt_pct(k["our_optin_pct"], lang),
+                          fmt_num(k["our_optin_blocks"], lang, 0), limits_text(k["our_optin_limited_by"], lang)])
+    first = md_table([t(c, lang) for c in ("col.variant", "col.kernel", "col.regs", "col.smem", "col.block",
+                                            "col.grid")], asked, ["l", "l", "r", "r", "r", "r"])
+    second = md_table([t(c, lang) for c in ("col.variant", "col.kernel", "col.kineto_occ", "col.ours_kineto",
+                                             "col.ours_optin", "col.blocks_sm", "col.limited_by")],
+                      occupancy, ["l", "l", "r", "r", "r", "r", "l"])
+    return first + "\n\n" + second
 
 
 def details(results, lang):

@@ -163,16 +163,6 @@ def fmt_us_sig(us, lang, digits=SIG):
     return unit(fmt_sig(us / size, lang, digits), name, lang)
 
 
-def fmt_us_column(values_us, lang, digits=SIG):
-    """A table column of times in one unit (time_unit), each with three significant
-    figures, more where two values that differ would read the same; None is "–"."""
-    name, size = time_unit(values_us)
-    scaled = [v / size if _finite(v) else v for v in values_us]
-    return [t("value.none", lang) if v is None else
-            text if not _finite(v) else unit(text, name, lang)
-            for v, text in zip(scaled, fmt_distinct(scaled, lang, digits), strict=True)]
-
-
 @finite_or_dash
 def fmt_ratio_sig(r, lang, digits=SIG):
     """A ratio with three significant figures: 1.00×, 0.998×, 17.2×."""
@@ -197,3 +187,21 @@ def fmt_us_range(low_high, lang, digits=SIG):
     name, size = time_unit([low, high])
     a, b = fmt_sig(low / size, lang, digits), fmt_sig(high / size, lang, digits)
     return unit(a if a == b else f"{a}\u2013{b}", name, lang)
+
+
+def column_time_unit(values_us):
+    """The one unit a column of times is written in: µs when its shortest time is under
+    1 ms, ms when it is under 1 s, s otherwise (None and NaN cells are left out)."""
+    known = [v for v in values_us if v is not None and math.isfinite(v)]
+    shortest = min(known, default=0)
+    return "µs" if shortest < 1000 else "ms" if shortest < 1e6 else "s"
+
+
+def fmt_us_column(values_us, lang):
+    """Times in µs as one column: every cell in the unit column_time_unit picks, with three
+    significant figures (a whole number keeps its digits: 1,440 ms); a None cell stays None
+    for the caller to fill."""
+    name = column_time_unit(values_us)
+    scale = {"µs": 1, "ms": 1e3, "s": 1e6}[name]
+    return [None if v is None else fmt_num(v, lang) if not math.isfinite(v)
+            else unit(fmt_sig(v / scale, lang), name, lang) for v in values_us]

@@ -63,3 +63,15 @@ def test_auto_is_never_the_winner_of_its_own_backend():
     points[2]["backend_ran"] = "flash"
     (line,) = said(scaling.best_tflops, results(sweep=sweep(points)))
     assert "SDPA cuDNN at 500.0" in line and "auto" not in line
+
+
+def test_the_fastest_is_said_once_with_the_exceptions_by_name():
+    all_cudnn = scaling.fastest(h200(), None, "en")
+    assert all_cudnn == ["Fastest at every sequence length of the sweep (256 to 16,384), at head dimension 64, 128: "
+                         "cuDNN."]
+    run = results(sweep=sweep([point("flash", 256, 10.0, 9.5, 10.5), point("cudnn", 256, 12.0, 11.5, 12.5),
+                               point("flash", 512, 20.0, 19.0, 21.0), point("cudnn", 512, 15.0, 14.0, 16.0),
+                               point("flash", 1024, 40.0, 39.0, 41.0), point("cudnn", 1024, 30.0, 29.0, 31.0)]))
+    (line,) = scaling.fastest(run, None, "en")
+    assert "most sequence lengths" in line and line.endswith("cuDNN. The exceptions: head dimension 64, "
+                                                             "sequence length 256: flash.")

@@ -82,18 +82,28 @@ def time_growth(results, ref, lang):
 
 @finding("findings-scaling")
 def fastest(results, ref, lang):
+    """The fastest pinned variant per sequence length and head dimension, said once: the
+    one that won most often, and by name the lengths where another won."""
     sweep = results.get("sweep")
-    lines = []
+    won = {}  # (head dimension, sequence length) -> the fastest variant
     for d in sweep["head_dims"] if sweep else ():
-        best = []
         for s in sweep["seq_lens"]:
             ok = [p for p in sweep["points"] if p["head_dim"] == d and p["seq_len"] == s
                   and p["status"] == "ok" and p["variant"] != "auto"]
             if ok:
-                p = min(ok, key=point_time)
-                best.append(f"{fmt_num(s, lang, 0)}: {BACKEND_NAMES.get(p['variant'], p['variant'])}")
-        lines.append(t("finding.fastest", lang, d=d, list=", ".join(best)))
-    return lines
+                won[d, s] = min(ok, key=point_time)["variant"]
+    if not won:
+        return []
+    names = list(won.values())
+    top = max(dict.fromkeys(names), key=names.count)
+    lens = sorted({s for _, s in won})
+    values = dict(backend=BACKEND_NAMES.get(top, top), lo=fmt_num(lens[0], lang, 0), hi=fmt_num(lens[-1], lang, 0),
+                  dims=", ".join(str(d) for d in dict.fromkeys(d for d, _ in won)))
+    others = [t("finding.fastest_exception", lang, d=d, seq=fmt_num(s, lang, 0), backend=BACKEND_NAMES.get(v, v))
+              for (d, s), v in won.items() if v != top]
+    if not others:
+        return [t("finding.fastest_all", lang, **values)]
+    return [t("finding.fastest_but", lang, exceptions="; ".join(others), **values)]
 
 
 @finding("findings-scaling")

@@ -123,15 +123,29 @@ def shapes_decode_answer(results, ref, lang):
 
 @finding("shapes-findings-decode")
 def shapes_decode_auto(results, ref, lang):
-    """What unpinned SDPA ran per point, read off the kernel names; who accepted decode."""
+    """What unpinned SDPA ran, read off the kernel names: said once per backend for the
+    decode runs where it ran one backend at every KV length; a run where the backend
+    changed with the KV length is named with its lengths. Then who accepted decode."""
     pts = points(results, "decode")
-    lines = []
+    steady, mixed = {}, []
     for (q_len, batch), by_variant in grouped(pts).items():
-        ran = [f"{fmt_num(kv, lang, 0)}: {backend_name(p['backend_ran'])}"
-               for kv, p in by_variant.get("auto", {}).items() if point_ok(p) and p.get("backend_ran")]
-        if ran:
-            lines.append(t("finding.shapes_auto_ran", lang, q_len=q_len, batch=batch, list=", ".join(ran)))
-    return lines + _accepted(pts, lang)
+        ran = {kv: p["backend_ran"] for kv, p in by_variant.get("auto", {}).items()
+               if point_ok(p) and p.get("backend_ran")}
+        if not ran:
+            continue
+        if len(set(ran.values())) == 1:
+            steady.setdefault(next(iter(ran.values())), {}).setdefault(q_len, []).append(batch)
+        else:
+            run = t("finding.shapes_run", lang, q_len=q_len, batch=batch)
+            mixed.append(t("finding.shapes_auto_mixed", lang, run=run, list=", ".join(
+                f"{fmt_num(kv, lang, 0)}: {backend_name(b)}" for kv, b in ran.items())))
+    lines = []
+    if steady:
+        lines.append(t("finding.shapes_auto_steady", lang, list="; ".join(
+            f"{backend_name(b)} {t('word.at', lang)} " + ", ".join(
+                t("finding.shapes_runs", lang, q_len=q, batches=", ".join(map(str, batches)))
+                for q, batches in runs.items()) for b, runs in steady.items())))
+    return lines + mixed + _accepted(pts, lang)
 
 
 def _ends(sorted_points):
@@ -211,22 +225,28 @@ def _main_kernel(p):
 
 @finding("shapes-findings-decode")
 def shapes_decode_grid(results, ref, lang):
-    """The longest kernel's grid against the number of SMs, batch 1, one query token."""
+    """The longest kernel's grid against the number of SMs, unpinned, batch 1, one query
+    token: one sentence for the KV lengths that share a kernel and grid, one more for
+    each kernel or grid that differs."""
     sms = results["provenance"].get("sm_count")
     pts = [p for p in points(results, "decode") if p["variant"] == "auto" and p["q_len"] == 1 and point_ok(p)
            and _main_kernel(p)]
     if not (sms and pts):
         return []
     batch = min(p["batch"] for p in pts)
-    mine = sorted((p for p in pts if p["batch"] == batch), key=lambda p: p["kv_len"])
-    lines = []
-    for p in _ends(mine):
+    same = {}  # (kernel, grid) -> the points that ran it, in KV order
+    for p in sorted((p for p in pts if p["batch"] == batch), key=lambda p: p["kv_len"]):
         k = _main_kernel(p)
-        blocks = math.prod(k["grid"])
+        same.setdefault((k["short_name"], tuple(k["grid"])), []).append(p)
+    lines = []
+    for (kernel, grid), group in same.items():
+        blocks = math.prod(grid)
+        kvs = [fmt_num(p["kv_len"], lang, 0) for p in group]
+        where = (t("finding.shapes_every_kv", lang, n=len(kvs)) if len(same) == 1 and len(kvs) > 1
+                 else t("finding.shapes_kv_list", lang, list=", ".join(kvs)))
         verdict = "finding.shapes_grid_few" if blocks < sms else "finding.shapes_grid_full"
-        lines.append(t("finding.shapes_grid", lang, at=_at(p, lang), kernel=k["short_name"],
-                       grid="×".join(map(str, k["grid"])), blocks=fmt_num(blocks, lang, 0), sms=sms,
-                       n=fmt_num(median(p["gpu_activities_per_forward"]), lang, 0),
+        lines.append(t("finding.shapes_grid", lang, q_len=1, batch=batch, where=where, kernel=kernel,
+                       grid="×".join(map(str, grid)), blocks=fmt_num(blocks, lang, 0), sms=sms,
                        verdict=t(verdict, lang)))
     return lines
 

@@ -1,0 +1,307 @@
+"""The model before the measurement on the pages after "Naive attention vs math": occupancy,
+scaling, today's shapes and training. Each is a few lines of arithmetic a reader can redo,
+worked out from the run's shapes and from what the same run measured about the GPU (its
+memory, registers per SM, copy bandwidth, matmul roof); then one generated sentence says
+whether the measurement agrees. Modelled figures and measured ones are labelled as such.
+
+Every function returns the "not measured" line where the run lacks what it needs, so the
+pages can include the file from any run.
+"""
+from __future__ import annotations
+
+import math
+
+from ..text.catalog import t
+from ..text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_sig, fmt_us
+from ..trace.kernel_occupancy import registers_per_block
+from ..trace.stats import median
+from ..variants import FUSED
+from .extra_tables import point_time
+from .findings.common import compute_kernel, ok
+from .markdown import code_safe, label, md_table
+from .memory_model import DTYPE_BYTES, ceilings, sizes
+from .shape_points import backend_name, fastest, grouped, points
+
+GIB = 2**30
+# the variants whose extra memory holds whole score matrices, and the element size of theirs
+QUADRATIC = {"naive": None, "math": 4}  # None: the input's dtype; math computes in FP32
+
+
+def _missing(lang):
+    return t("finding.missing", lang)
+
+
+# --- occupancy -------------------------------------------------------------------------
+
+def occupancy_model(results, lang):
+    """Registers × threads per block against the SM's register file, for the compute
+    kernel of each fused backend at the seed's shape; blocks per SM, warps, and how many
+    waves the grid makes over the SMs. The blocks per SM are the calculator's (with the
+    kernel's shared-memory opt-in); the register line shows where the register limit
+    comes from."""
+    prov = results["provenance"]
+    regs_sm, max_warps, sms = prov.get("regs_per_sm"), prov.get("max_warps_per_sm"), prov.get("sm_count")
+    rows, first = [], None
+    for name in FUSED:
+        row = ok(results, name)
+        k = compute_kernel(row) if row else None
+        if not k or k.get("registers_per_thread") is None or k.get("our_optin_blocks") is None:
+            continue
+        threads = math.prod(k["block"])
+        _, per_block = registers_per_block(k["registers_per_thread"], threads)
+        by_regs = regs_sm // per_block if regs_sm else None
+        blocks = k["our_optin_blocks"]
+        warps = threads // 32 * blocks
+        grid = math.prod(k["grid"]) if k.get("grid") else None
+        waves = grid / (sms * blocks) if grid and sms and blocks else None
+        rows.append([label(name, lang),
+                     f"{k['registers_per_thread']} × {threads} → {fmt_num(per_block, lang, 0)}",
+                     fmt_num(by_regs, lang, 0) if by_regs is not None else "–",
+                     fmt_num(blocks, lang, 0), f"{warps}/{max_warps}",
+                     fmt_pct(100 * warps / max_warps, lang) if max_warps else "–",
+                     fmt_sig(waves, lang, 2) if waves else "–"])
+        first = first or (k, threads, per_block, by_regs, blocks, warps, grid, waves)
+    if not rows or not regs_sm or not max_warps:
+        return _missing(lang)
+    k, threads, per_block, by_regs, blocks, warps, grid, waves = first
+    intro = t("model.occ_intro", lang, regs_sm=fmt_num(regs_sm, lang, 0), max_warps=max_warps,
+              sms=sms, kernel=code_safe(k["short_name"]), regs=k["registers_per_thread"],
+              threads=threads, per_block=fmt_num(per_block, lang, 0), by_regs=by_regs,
+              blocks=blocks, warps=warps, pct=fmt_pct(100 * warps / max_warps, lang),
+              grid=fmt_num(grid or 0, lang, 0), waves=fmt_sig(waves or 0, lang, 2))
+    table = md_table([t("col.variant", lang), t("col.model_regs_block", lang), t("col.model_by_regs", lang),
+                      t("col.blocks_sm", lang), t("col.model_warps", lang), t("col.model_occ", lang),
+                      t("col.model_waves", lang)], rows)
+    return intro + "\n\n" + table + "\n\n" + t("model.occ_note", lang)
+
+
+def occupancy_check(results, lang):
+    """Kineto's figure against the model's, kernel by kernel (the same rule: the default
+    shared-memory limit and the grid), in one sentence."""
+    pairs = []
+    for name in FUSED:
+        row = ok(results, name)
+        k = compute_kernel(row) if row else None
+        if k and k.get("kineto_occupancy_pct") is not None and k.get("our_kineto_rule_pct") is not None:
+            pairs.append((name, k))
+    if not pairs:
+        return _missing(lang)
+    agree = [n for n, k in pairs if math.floor(k["our_kineto_rule_pct"] + 0.5) == round(k["kineto_occupancy_pct"])]
+    # Kineto rounds half up (12.5 % shows as 13 %)
+    differ = [n for n, _ in pairs if n not in agree]
+    text = t("model.occ_check", lang, agree=len(agree), total=len(pairs))
+    if differ:
+        text += " " + t("model.occ_check_differ", lang, variants=", ".join(label(n, lang) for n in differ))
+    return text
+
+
+# --- scaling ---------------------------------------------------------------------------
+
+def _sweep_point(sweep, variant, seq_len, head_dim):
+    return next((p for p in sweep["points"] if p["variant"] == variant and p["seq_len"] == seq_len
+                 and p["head_dim"] == head_dim), None)
+
+
+def scaling_model(results, lang):
+    """The score matrix grows with L²: its size at each sweep length, how many score
+    matrices the hand-written version and math held at the seed's length (measured), and
+    from that the memory each would need at every length, against the GPU's memory; the
+    measured peaks and out-of-memory points beside it."""
+    sweep, prov = results.get("sweep"), results["provenance"]
+    memory = prov.get("gpu_memory_gib")
+    if not sweep or not memory:
+        return _missing(lang)
+    d = sweep["head_dims"][0]
+    b, h = sweep["batch"], sweep["heads"]
+    elem = DTYPE_BYTES.get(sweep.get("dtype"), 2)
+    lens = sweep["seq_lens"]
+    ref_len = results["config"]["seq_len"] if results["config"]["seq_len"] in lens else lens[0]
+
+    def score(n, size):
+        return b * h * n * n * size
+
+    held, fails = {}, {}
+    for variant, size in QUADRATIC.items():
+        p = _sweep_point(sweep, variant, ref_len, d)
+        if not (p and p["status"] == "ok" and p.get("peak_extra_mib")):
+            continue
+        size = size or elem
+        held[variant] = (size, p["peak_extra_mib"] * 2**20 / score(ref_len, size))
+        fails[variant] = next((n for n in lens if held[variant][1] * score(n, size) > memory * GIB), None)
+    if not held:
+        return _missing(lang)
+    rows = []
+    for n in lens:
+        cells = [fmt_num(n, lang, 0), fmt_bytes(score(n, elem), lang)]
+        for variant, (size, k) in held.items():
+            p = _sweep_point(sweep, variant, n, d)
+            cells.append(fmt_bytes(k * score(n, size), lang))
+            cells.append(fmt_bytes(p["peak_extra_mib"] * 2**20, lang) if p and p["status"] == "ok"
+                         else t("value.oom" if p and p["status"] == "oom" else "value.none", lang))
+        rows.append(cells)
+    headers = [t("col.model_seq_len", lang), t("col.model_score", lang, dtype=sweep.get("dtype"))]
+    for variant in held:
+        headers += [t("col.model_modelled", lang, variant=label(variant, lang)),
+                    t("col.model_measured", lang, variant=label(variant, lang))]
+    intro = t("model.scale_intro", lang, batch=b, heads=h, head_dim=d, dtype=sweep.get("dtype"),
+              ref_len=fmt_num(ref_len, lang, 0), ref_score=fmt_bytes(score(ref_len, elem), lang),
+              top=fmt_num(lens[-1], lang, 0), top_score=fmt_bytes(score(lens[-1], elem), lang),
+              memory=fmt_num(memory, lang, 1),
+              held="; ".join(t("model.scale_held", lang, variant=label(v, lang), k=fmt_sig(k, lang, 2),
+                                bits=8 * size) for v, (size, k) in held.items()))
+    return intro + "\n\n" + md_table(headers, rows)
+
+
+def scaling_check(results, lang):
+    """Where the model says each quadratic variant runs out of memory, and where it did."""
+    sweep, memory = results.get("sweep"), results["provenance"].get("gpu_memory_gib")
+    if not sweep or not memory:
+        return _missing(lang)
+    d, lens = sweep["head_dims"][0], sweep["seq_lens"]
+    ref_len = results["config"]["seq_len"] if results["config"]["seq_len"] in lens else lens[0]
+    elem = DTYPE_BYTES.get(sweep.get("dtype"), 2)
+    lines = []
+    for variant, size in QUADRATIC.items():
+        p = _sweep_point(sweep, variant, ref_len, d)
+        if not (p and p["status"] == "ok" and p.get("peak_extra_mib")):
+            continue
+        size = size or elem
+        k = p["peak_extra_mib"] * 2**20 / (sweep["batch"] * sweep["heads"] * ref_len**2 * size)
+        predicted = next((n for n in lens if k * sweep["batch"] * sweep["heads"] * n * n * size > memory * GIB), None)
+        measured = next((n for n in lens if (q := _sweep_point(sweep, variant, n, d)) and q["status"] == "oom"), None)
+        name = label(variant, lang)
+        key = ("model.scale_agree" if predicted == measured else "model.scale_disagree")
+        lines.append(t(key, lang, variant=name,
+                       predicted=t("model.scale_at", lang, n=fmt_num(predicted, lang, 0)) if predicted
+                       else t("model.scale_never", lang),
+                       measured=t("model.scale_at", lang, n=fmt_num(measured, lang, 0)) if measured
+                       else t("model.scale_never", lang)))
+    return "\n".join(f"- {line}" for line in lines) if lines else _missing(lang)
+
+
+# --- today's shapes: decode -------------------------------------------------------------
+
+def decode_model(results, lang):
+    """Decode reads the KV cache once: its bytes at the measured copy bandwidth are the
+    time floor of one call. Per decode run and KV length: bytes, floor, the fastest
+    measured kernel time and, beside it, the CPU's time to issue that call."""
+    bandwidth, _ = ceilings(results)
+    pts = points(results, "decode")
+    if not bandwidth or not pts:
+        return _missing(lang)
+    rows = []
+    for (q_len, batch), by_variant in grouped(pts).items():
+        for kv in sorted({kv for per in by_variant.values() for kv in per}):
+            best = fastest([per.get(kv) for per in by_variant.values()])
+            if not best:
+                continue
+            floor = best["io_bytes"] / bandwidth
+            host = median(best.get("host_time_us")) if best.get("host_time_us") else None
+            ran = backend_name(best.get("backend_ran") or best["variant"])
+            rows.append([fmt_num(q_len, lang, 0), fmt_num(batch, lang, 0), fmt_num(kv, lang, 0),
+                         fmt_bytes(best["io_bytes"], lang), fmt_us(floor, lang),
+                         f"{fmt_us(point_time(best), lang)} ({ran})",
+                         fmt_ratio(point_time(best) / floor, lang), fmt_us(host, lang)])
+    if not rows:
+        return _missing(lang)
+    copy = results["shapes"]["copy_roof"]
+    share = min(p["kv_bytes"] / p["io_bytes"] for p in pts if p.get("io_bytes"))
+    intro = t("model.decode_intro", lang, bandwidth=fmt_sig(copy["gb_per_s"] / 1e3, lang),
+              copy=fmt_bytes(copy["bytes"], lang), share=fmt_pct(100 * share, lang))
+    table = md_table([t("col.shapes_q_len", lang), t("col.shapes_batch", lang), t("col.shapes_kv_len", lang),
+                      t("col.model_bytes", lang), t("col.model_floor", lang), t("col.model_fastest", lang),
+                      t("col.model_over_floor", lang), t("col.host_time", lang)], rows)
+    return intro + "\n\n" + table
+
+
+def decode_check(results, lang):
+    """How close the fastest kernel came to the floor at the shortest and the longest
+    cache, and at how many points the CPU's time per call exceeded the kernel time."""
+    bandwidth, _ = ceilings(results)
+    pts = points(results, "decode")
+    best = []
+    for by_variant in grouped(pts).values():
+        for kv in {kv for per in by_variant.values() for kv in per}:
+            p = fastest([per.get(kv) for per in by_variant.values()])
+            if p:
+                best.append(p)
+    if not bandwidth or not best:
+        return _missing(lang)
+    ratios = sorted(point_time(p) / (p["io_bytes"] / bandwidth) for p in best)
+    short = min(best, key=lambda p: p["io_bytes"])
+    long = max(best, key=lambda p: p["io_bytes"])
+    hosted = [p for p in best if p.get("host_time_us")]
+    cpu_bound = [p for p in hosted if median(p["host_time_us"]) > point_time(p)]
+    lines = [t("model.decode_check", lang, low=fmt_ratio(ratios[0], lang), high=fmt_ratio(ratios[-1], lang),
+               short=fmt_ratio(point_time(short) / (short["io_bytes"] / bandwidth), lang),
+               long=fmt_ratio(point_time(long) / (long["io_bytes"] / bandwidth), lang),
+               short_bytes=fmt_bytes(short["io_bytes"], lang), long_bytes=fmt_bytes(long["io_bytes"], lang))]
+    if hosted:
+        lines.append(t("model.decode_cpu", lang, n=len(cpu_bound), total=len(hosted)))
+    return "\n".join(f"- {line}" for line in lines)
+
+
+# --- training --------------------------------------------------------------------------
+
+def training_model(results, lang):
+    """Backward does about twice the forward's matmul work (a gradient for each of the two
+    inputs of every matmul), so a training step is about three forwards of arithmetic; a
+    fused backward also computes the score matrix again (one matmul more). Memory: the
+    hand-written version keeps the softmax output, one score matrix, for backward; a fused
+    one keeps the output and one float per row."""
+    bw = results.get("backward")
+    _, roof = ceilings(results)
+    if not bw:
+        return _missing(lang)
+    c = bw["config"]
+    cfg = dict(results["config"], **c)
+    z = sizes(cfg)
+    stats_bytes = c["batch"] * c["heads"] * c["seq_len"] * 4  # one float32 per row: the softmax sums
+    text = t("model.train_intro", lang, fwd=f"{fmt_sig(z['flops_causal'] / 1e9, lang)} GFLOP",
+             step=f"{fmt_sig(3 * z['flops_causal'] / 1e9, lang)} GFLOP",
+             fused_step=f"{fmt_sig(3.5 * z['flops_causal'] / 1e9, lang)} GFLOP",
+             s_bytes=fmt_bytes(z["s_bytes"], lang), out_bytes=fmt_bytes(z["x_bytes"], lang),
+             stats=fmt_bytes(stats_bytes, lang))
+    if roof:
+        text += " " + t("model.train_roof", lang, step_us=fmt_us(3 * z["flops_causal"] / roof, lang),
+                        step=f"{fmt_sig(3 * z['flops_causal'] / 1e9, lang)} GFLOP",
+                        roof=fmt_sig(results["roof"]["tflops"], lang))
+    return text
+
+
+def training_check(results, lang):
+    """Measured: a training step's kernel time against the forward's, per variant (the
+    model's 3 to 3.5), and whether the extra memory held the score matrix."""
+    bw = results.get("backward")
+    if not bw:
+        return _missing(lang)
+    z = sizes(dict(results["config"], **bw["config"]))
+    rows = []
+    for name, row in bw["rows"].items():
+        fwd = ok(results, name)
+        if row.get("status") != "ok" or not fwd or not row.get("kernel_sum_us"):
+            continue
+        ratio = median(row["kernel_sum_us"]) / median(fwd["kernel_sum_us"])
+        held = row["peak_extra_mib"] * 2**20 / z["s_bytes"] if row.get("peak_extra_mib") is not None else None
+        rows.append([label(name, lang), fmt_us(median(fwd["kernel_sum_us"]), lang),
+                     fmt_us(median(row["kernel_sum_us"]), lang), fmt_ratio(ratio, lang),
+                     fmt_sig(held, lang, 2) if held is not None else "–"])
+    if not rows:
+        return _missing(lang)
+    table = md_table([t("col.variant", lang), t("col.model_fwd_kernel", lang), t("col.model_step_kernel", lang),
+                      t("col.model_step_ratio", lang), t("col.model_score_held", lang,
+                                                         s_bytes=fmt_bytes(z["s_bytes"], lang))], rows)
+    ratios = {name: median(row["kernel_sum_us"]) / median(ok(results, name)["kernel_sum_us"])
+              for name, row in bw["rows"].items()
+              if row.get("status") == "ok" and ok(results, name) and row.get("kernel_sum_us")}
+    inside = [n for n, r in ratios.items() if 2.5 <= r <= 4]
+    above = [n for n, r in ratios.items() if r > 4]
+    below = [n for n, r in ratios.items() if r < 2.5]
+    parts = [t("model.train_expect", lang)]
+    if inside:
+        parts.append(t("model.train_inside", lang, variants=", ".join(label(n, lang) for n in inside)))
+    if above:
+        parts.append(t("model.train_above", lang, variants=", ".join(label(n, lang) for n in above)))
+    if below:
+        parts.append(t("model.train_below", lang, variants=", ".join(label(n, lang) for n in below)))
+    return table + "\n\n" + " ".join(parts)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from .limits import parse_json
 from .paths import PACKAGE, REFERENCE, ROOT, SNIPPETS
-from .schema import Results, SchemaError, check
+from .schema import Results
+from .schema_check import SchemaError, check
 from .variants import SNIPPET_FILES
 
 # the build's own code that decides what is measured and how (rendering is not in it)

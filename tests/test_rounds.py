@@ -1,7 +1,7 @@
 """The noise rule across rounds (report/trace/stats.py), on made-up rounds."""
 import pytest
 
-from report.schema import SchemaError, check
+from report.schema_check import SchemaError, check
 from report.trace.stats import compare_rounds, order_holds, round_median, round_range, rounds_of, rows_differ, stats
 
 

@@ -6,7 +6,8 @@ import pytest
 from factory import h200, host, kernel, refused, results, row, shape_results, stats, sweep, sweep_point
 
 from report.results import UsageError, load_results, write_results
-from report.schema import MAX_TIME, HostStats, Kernel, SchemaError, ShapePoint, Stats, check
+from report.schema import MAX_TIME, HostStats, Kernel, ShapePoint, Stats
+from report.schema_check import SchemaError, check
 
 
 def test_the_committed_run_and_the_factory_have_the_schema():

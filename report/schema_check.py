@@ -1,0 +1,97 @@
+"""Checking a loaded results.json against its types (report/schema.py): `check(results)`
+raises SchemaError naming the dotted path of the first bad field, e.g.
+"results.variants.flash.cuda_time_us.median: expected a number, got 'x'". Every number must
+be finite and non-negative (none of the file's figures can be below zero); a time (Time)
+must also be at most MAX_TIME, any other number at most MAX_NUMBER.
+"""
+import math
+import types
+from functools import cache
+from typing import (
+    Annotated,
+    Any,
+    NotRequired,
+    Required,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+    is_typeddict,
+)
+
+from .schema import MAX_NUMBER, MAX_TIME, Results
+
+
+class SchemaError(ValueError):
+    """A field of results.json that does not have its type; the message names its path."""
+
+
+SHOWN = 40  # characters of a bad value shown in the message
+
+
+def _bad(where, expected, value):
+    shown = repr(value)
+    shown = shown if len(shown) <= SHOWN else shown[:SHOWN] + "…"
+    raise SchemaError(f"{where}: expected {expected}, got {shown}")
+
+
+def _number(value, where, limit, what):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        _bad(where, what, value)
+    if not math.isfinite(value):
+        raise SchemaError(f"{where}: {value!r} is not a finite number")
+    if value < 0:
+        raise SchemaError(f"{where}: {value!r} is negative")
+    if value > limit:
+        raise SchemaError(f"{where}: {value!r} is larger than {limit:g}, not a real figure")
+
+
+@cache
+def _fields(kind):
+    return {key: (get_args(sub)[0] if get_origin(sub) in (Required, NotRequired) else sub)
+            for key, sub in get_type_hints(kind, include_extras=True).items()}
+
+
+def check(value, kind=Results, where="results"):
+    """Raise SchemaError at the first field of value that is not of type kind."""
+    origin = get_origin(kind)
+    if kind is Any:
+        return
+    if origin is Annotated:
+        _, meta = get_args(kind)
+        _number(value, where, MAX_TIME if meta == "time" else MAX_NUMBER, "a number")
+    elif origin in (Union, types.UnionType):
+        options = get_args(kind)
+        if value is None and type(None) in options:
+            return
+        check(value, next(o for o in options if o is not type(None)), where)
+    elif is_typeddict(kind):
+        if not isinstance(value, dict):
+            _bad(where, "an object", value)
+        missing = [k for k in sorted(kind.__required_keys__) if k not in value]
+        if missing:
+            raise SchemaError(f"{where}: missing {', '.join(missing)}")
+        for key, sub in _fields(kind).items():
+            if key in value:
+                check(value[key], sub, f"{where}.{key}")
+    elif origin is dict:
+        if not isinstance(value, dict):
+            _bad(where, "an object", value)
+        _, sub = get_args(kind)
+        for key, item in value.items():
+            check(item, sub, f"{where}.{key}")
+    elif origin is list:
+        if not isinstance(value, list):
+            _bad(where, "a list", value)
+        (sub,) = get_args(kind)
+        for i, item in enumerate(value):
+            check(item, sub, f"{where}.{i}")
+    elif kind is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            _bad(where, "a whole number", value)
+        _number(value, where, MAX_NUMBER, "a whole number")
+    elif kind is str:
+        if not isinstance(value, str):
+            _bad(where, "a string", value)
+    else:
+        raise TypeError(f"no check for {kind!r}")

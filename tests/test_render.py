@@ -210,3 +210,12 @@ def test_host_overhead_note_rounds_the_busy_share_down():
     run["variants"]["flash"]["host_time_us"].update(slices=80, gpu_kept_busy=79 / 80)
     text = tables.host_overhead(run, "en")
     assert "in at least 98% of the slices" in text and "80 slices" in text
+
+
+def test_a_column_of_times_has_one_unit():
+    from report.text.format import column_time_unit, fmt_us_column
+
+    assert column_time_unit([8.2, 2622.0, None]) == "µs" and column_time_unit([1500.0, 2.8e5]) == "ms"
+    assert column_time_unit([1.4e6, 2e6]) == "s"
+    assert fmt_us_column([8.2, 2622.0, None, 283613.0], "en") == ["8.20 µs", "2,622 µs", None, "283,613 µs"]
+    assert fmt_us_column([1439824.0, 9373.0], "nb") == ["1\u00a0440\u00a0ms", "9,37\u00a0ms"]

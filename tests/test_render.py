@@ -230,3 +230,12 @@ def test_the_rounds_table_gives_each_figure_as_its_range_over_the_rounds():
     assert "| SDPA flash | 99.0–101 µs | 101–103 µs | 32.0–47.0 µs | 4.57–6.71 |" in text
     assert "cuDNN" not in text and "over 3 independent rounds" in text
     assert tables.rounds_table(results({"flash": row(100.0)}), "en") == "Not measured on this GPU."
+
+
+def test_a_column_of_times_has_one_unit():
+    from report.text.format import column_time_unit, fmt_us_column
+
+    assert column_time_unit([8.2, 2622.0, None]) == "µs" and column_time_unit([1500.0, 2.8e5]) == "ms"
+    assert column_time_unit([1.4e6, 2e6]) == "s"
+    assert fmt_us_column([8.2, 2622.0, None, 283613.0], "en") == ["8.20 µs", "2,622 µs", None, "283,613 µs"]
+    assert fmt_us_column([1439824.0, 9373.0], "nb") == ["1\u00a0440\u00a0ms", "9,37\u00a0ms"]

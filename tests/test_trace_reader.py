@@ -236,8 +236,10 @@ def reader_site(site_dir):
 
 
 class _Counting(serve.SiteHandler):
-    """scripts/serve.py's handler, counting the body bytes it sends (what the browser receives)."""
+    """scripts/serve.py's handler, counting the body bytes it sends (what the browser receives);
+    plain, not gzipped, so that the files' own sizes are what is counted."""
 
+    gzip = False
     body_bytes = 0
     _lock = threading.Lock()
 

@@ -58,9 +58,15 @@
 
   var boxes = [];
 
-  function update(box) {
+  // Reads first, writes after: measuring every box, then setting attributes, lays the page
+  // out once; measuring and writing in turn would lay it out again for each box.
+  function scrolls(box) {
+    return box.el.scrollWidth > box.el.clientWidth;
+  }
+
+  function mark(box, wide) {
     var el = box.el;
-    if (el.scrollWidth > el.clientWidth) {
+    if (wide) {
       if (!el.hasAttribute("data-scrolls")) {
         el.setAttribute("data-scrolls", "");
         el.setAttribute("tabindex", "0");
@@ -74,12 +80,16 @@
     }
   }
 
+  function update(list) {
+    var wide = list.map(scrolls);
+    list.forEach(function (box, i) { mark(box, wide[i]); });
+  }
+
   var resized = new ResizeObserver(function (entries) {
-    entries.forEach(function (entry) {
-      boxes.forEach(function (box) {
-        if (box.el === entry.target || box.el.firstElementChild === entry.target) update(box);
-      });
-    });
+    var targets = entries.map(function (entry) { return entry.target; });
+    update(boxes.filter(function (box) {
+      return targets.indexOf(box.el) >= 0 || targets.indexOf(box.el.firstElementChild) >= 0;
+    }));
   });
 
   function watch(el, label) {
@@ -87,7 +97,7 @@
     var box = { el: el, label: label };
     boxes = boxes.filter(function (b) { return b.el.isConnected; });
     boxes.push(box);
-    update(box);
+    added.push(box);
     resized.observe(el);
     if (el.firstElementChild) resized.observe(el.firstElementChild);
   }
@@ -98,6 +108,8 @@
     used[name] = true;
     return name;
   }
+
+  var added = []; // the boxes a scan found, measured together at its end
 
   function scan() {
     var w = words();
@@ -124,6 +136,7 @@
       var name = w.code + " " + (i + 1);
       if (nav.getAttribute("aria-label") !== name) nav.setAttribute("aria-label", name);
     });
+    update(added.splice(0));
   }
 
   var queued = false;

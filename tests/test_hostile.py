@@ -131,8 +131,10 @@ def hostile_site(tmp_path_factory):
     copy = tmp_path_factory.mktemp("hostile")
     for part in ("docs", "snippets", "hooks", "overrides", "report", "data"):
         shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns("__pycache__"))
-    for part in ("mkdocs.yml", "README.md"):
+    for part in ("mkdocs.yml", "README.md", "package.json", "package-lock.json"):
         shutil.copy(ROOT / part, copy / part)
+    if (ROOT / "node_modules").is_dir():  # the trace reader's Pyodide: both builds have it, or neither
+        (copy / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
     generated = copy / "docs" / "generated"
     folder = generated / "h200"
     for part in ("tables", "figures"):
@@ -162,8 +164,8 @@ def test_no_element_or_attribute_that_the_committed_build_lacks(hostile_site, si
         assert not parser.scripted, (page, parser.scripted[:3])
         new = set(parser.tags) - set(normal[page].tags)  # the data may choose another sentence,
         assert not new, (page, sorted(new)[:5])           # never another kind of element
-        for tag in COUNTED:
-            assert parser.count(tag) == normal[page].count(tag), (page, tag)
+        for tag in COUNTED:  # never more: a section the hostile run lacks may show fewer
+            assert parser.count(tag) <= normal[page].count(tag), (page, tag)
 
 
 def test_no_file_is_included_and_the_site_stays_its_size(hostile_site, site_dir):

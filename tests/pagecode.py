@@ -7,6 +7,7 @@ expanded with the pymdownx.snippets config read from it. A library for the tests
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import functools
 import io
@@ -453,3 +454,43 @@ def load_script(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+# --------------------------------------------------------------------------- serving a built site
+
+
+def counting(handler):
+    """A subclass of scripts/serve.py's handler (or of one built on it) that serves files
+    plain, not gzipped, and adds the body bytes of every file it sends to `body_bytes`:
+    what the browser receives, for the page-weight budgets."""
+    import threading
+
+    class Counting(handler):
+        gzip = False
+        body_bytes = 0
+        _lock = threading.Lock()
+
+        def copyfile(self, source, outputfile):
+            size = os.fstat(source.fileno()).st_size
+            super().copyfile(source, outputfile)
+            with Counting._lock:
+                Counting.body_bytes += size
+
+    return Counting
+
+
+@contextlib.contextmanager
+def serving(serve, site_dir, sub_path, handler):
+    """The built site served by scripts/serve.py (the module `serve`) on a free port of
+    127.0.0.1 under `sub_path`, in a thread; yields the site's URL."""
+    import threading
+
+    httpd = serve.make_server(site_dir, port=0, sub_path=sub_path, quiet=True, handler=handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}{sub_path}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import threading
 import time
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler
@@ -20,7 +19,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from pagecode import LANGS, load_script, mkdocs_config, nav_pages, nav_title, page_url
+from pagecode import LANGS, counting, load_script, mkdocs_config, nav_pages, nav_title, page_url, serving
 
 # A kernel name the fused-backends page shows; the search must find it.
 SEARCH_TERM = "flash_fwd"
@@ -58,21 +57,10 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 serve = load_script("serve")
 
 
-class _SubPathHandler(serve.SiteHandler):
+class _SubPath(serve.SiteHandler):
     """scripts/serve.py's handler (the site under SUB_PATH, its 404.html for a missing
     page), with a bare 404 outside SUB_PATH, where a host serving the site from a
-    sub-path has no site. Counts the response body bytes it sends for files (no
-    compression: what the browser receives)."""
-
-    body_bytes = 0
-    _lock = threading.Lock()
-    gzip = False  # the page-weight budget counts the files as they are
-
-    def copyfile(self, source, outputfile):
-        size = os.fstat(source.fileno()).st_size
-        super().copyfile(source, outputfile)
-        with _SubPathHandler._lock:
-            _SubPathHandler.body_bytes += size
+    sub-path has no site."""
 
     def send_error(self, code, message=None, explain=None):
         if not urlsplit(self.path).path.startswith(self.sub_path):
@@ -81,16 +69,14 @@ class _SubPathHandler(serve.SiteHandler):
         super().send_error(code, message, explain)
 
 
+# counts the body bytes of the files it sends, plain (the page-weight budget)
+_SubPathHandler = counting(_SubPath)
+
+
 @pytest.fixture(scope="module")
 def server(site_dir):
-    httpd = serve.make_server(site_dir, port=0, sub_path=SUB_PATH, quiet=True, handler=_SubPathHandler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}{SUB_PATH}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(serve, site_dir, SUB_PATH, _SubPathHandler) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -22,14 +22,13 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
 import zipfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 from mkdocs.exceptions import PluginError
-from pagecode import LANGS, page_url
+from pagecode import LANGS, counting, page_url, serving
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI_PREFIX = "build_tables.py: error: "
@@ -235,31 +234,14 @@ def reader_site(site_dir):
     return site_dir
 
 
-class _Counting(serve.SiteHandler):
-    """scripts/serve.py's handler, counting the body bytes it sends (what the browser receives);
-    plain, not gzipped, so that the files' own sizes are what is counted."""
-
-    gzip = False
-    body_bytes = 0
-    _lock = threading.Lock()
-
-    def copyfile(self, source, outputfile):
-        size = os.fstat(source.fileno()).st_size
-        super().copyfile(source, outputfile)
-        with _Counting._lock:
-            _Counting.body_bytes += size
+# scripts/serve.py's handler, counting the body bytes it sends (what the browser receives)
+_Counting = counting(serve.SiteHandler)
 
 
 @pytest.fixture(scope="module")
 def server(reader_site):
-    httpd = serve.make_server(reader_site, port=0, sub_path=SUB_PATH, quiet=True, handler=_Counting)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}{SUB_PATH}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(serve, reader_site, SUB_PATH, _Counting) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

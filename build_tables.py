@@ -122,7 +122,8 @@ def _parser():
                       help="--extra --sweep --overhead --backward --first-calls --shapes")
     more.add_argument("--sweep-max-seq", type=positive_int, default=16384)
     more.add_argument("--sweep-steps", type=positive_int, default=5)
-    more.add_argument("--sweep-timer-seconds", type=positive_seconds, default=0.1)
+    more.add_argument("--sweep-timer-seconds", type=positive_seconds, default=0.05,
+                      help="wall timer per sweep and shape point (default 0.05; about 20 blocks of calls)")
     p.add_argument("--steps", type=positive_int, default=50,
                    help=f"profiled (active) steps per variant, at least {MIN_STEPS} (default 50)")
     p.add_argument("--timer-seconds", type=positive_seconds, default=0.5,

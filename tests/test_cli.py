@@ -369,20 +369,37 @@ def test_ctrl_c_while_the_profiler_starts_is_exit_130(monkeypatch, capsys, tmp_p
 
 
 def test_every_timer_uses_the_same_thread_count(monkeypatch, tmp_path):
+    """The wall timer times calls in the process's own thread count, the one provenance
+    records (torch.utils.benchmark's Timer would default to one thread)."""
+    import timeit
+
     import torch
-    import torch.utils.benchmark as tub
+
+    from report.measure import timing
 
     seen = []
-    real = tub.Timer
 
-    def spy(*args, **kwargs):
-        seen.append(kwargs.get("num_threads"))
-        return real(*args, **kwargs)
+    class Spy(timeit.Timer):
+        def timeit(self, number=1):
+            seen.append(torch.get_num_threads())
+            return super().timeit(number)
 
-    monkeypatch.setattr(tub, "Timer", spy)
+    monkeypatch.setattr(timing.timeit, "Timer", Spy)
     assert build_tables.main(SMALL_CPU + ["--variants", "naive", "--out", str(tmp_path)]) == 0
     prov = load_results(tmp_path / "cpu" / "results.json")["provenance"]
     assert seen and set(seen) == {torch.get_num_threads()} == {prov["cpu_threads"]}
+
+
+def test_wall_timer_times_about_twenty_blocks_within_its_budget():
+    import time
+
+    from report.measure.timing import BLOCKS, MIN_BLOCKS, wall_us
+
+    fast = wall_us(lambda: sum(range(200)), 0.2, with_number=True)
+    assert fast["calls_per_run"] > 1 and BLOCKS / 4 <= fast["runs"] <= BLOCKS * 4
+    slow = wall_us(lambda: time.sleep(0.05), 0.01, with_number=True)
+    assert slow["runs"] == MIN_BLOCKS and slow["calls_per_run"] == 1
+    assert 0.05e6 <= slow["median"] < 0.05e6 * 3 and slow["iqr"] >= 0
 
 
 def test_host_overhead_records_its_spread_and_its_cost_in_small_ops(tmp_path):

@@ -89,6 +89,25 @@ def test_a_fresh_process_measures_first_calls_a_new_shape_and_a_new_thread():
     assert row["process_s"] * 1e3 > row["import_torch_ms"]
 
 
+def test_a_waiting_process_imports_torch_then_measures_only_on_go():
+    spec = {"variant": "flash", "shape": TINY, "new_shape": first_calls.new_shape(TINY),
+            "dtype": "float32", "device": "cpu"}
+    proc, _ = first_calls._start(spec)
+    assert proc.stdout.readline().strip() == "ready"
+    out, _ = proc.communicate("", timeout=60)  # stdin closed, no "go": nothing measured
+    assert proc.returncode == 0 and out == ""
+
+
+def test_fresh_processes_all_import_before_the_first_measures(monkeypatch):
+    events = []
+    monkeypatch.setattr(first_calls, "_start", lambda spec: (events.append(("start", spec["variant"])), spec))
+    monkeypatch.setattr(first_calls, "_finish", lambda started: events.append(("finish", started[1]["variant"])) or
+                        {"status": "error", "reason": "made up"})
+    found = first_calls.fresh_process_rounds(args(), TINY, ["flash", "cudnn"], 2, lambda line: None)
+    assert events == [("start", "flash"), ("start", "cudnn")] * 2 + [("finish", "flash"), ("finish", "cudnn")] * 2
+    assert [len(v) for v in found.values()] == [2, 2]
+
+
 def test_a_fresh_process_that_dies_is_a_row_with_the_reason(monkeypatch):
     monkeypatch.setattr(sys, "executable", "/bin/false")
     row = first_calls._child({"variant": "flash"})

@@ -1,7 +1,11 @@
 """One fused backend's first calls in a fresh process; prints one line of JSON.
 
-    python -m report.measure.first_call_child '{"variant": "cudnn", "shape": {...},
+    python -m report.measure.first_call_child [--wait] '{"variant": "cudnn", "shape": {...},
         "new_shape": {...}, "dtype": "bfloat16", "device": "cuda"}'
+
+With --wait it imports torch, prints "ready" and measures only once a line "go" comes on
+its standard input (first_calls.py starts every process first, so they import torch at
+the same time, then lets them measure one at a time).
 
 report/measure/first_calls.py starts one such process per backend and round, so each
 first call pays what a reader's first call pays: the backend's libraries and kernels
@@ -17,8 +21,9 @@ plans) in a cache that is `thread_local` (aten/src/ATen/native/cudnn/MHA.cpp:
 `thread_local MHAGraphCache ... mhagraphcache`, in newer versions the instance that
 `getMHAGraphCache_()` returns; run_cudnn_SDP_fprop looks plans up there, "as cuDNN
 Execution Plans are not guaranteed to be thread safe"), so a thread builds its own plan
-even for a shape another thread has built. `import_torch_ms` and `setup_ms` (the
-inputs made and the device initialised) come before any attention call.
+even for a shape another thread has built. `import_torch_ms` (with --wait, taken while
+the other processes imported torch too) and `setup_ms` (the inputs made and the device
+initialised) come before any attention call.
 """
 from __future__ import annotations
 
@@ -50,13 +55,13 @@ def _on_new_thread(torch, fn, ctx, inputs, device):
     return found
 
 
-def measure(spec, started):
+def measure(spec, import_ms):
     import torch
 
     from .callables import make_inputs, make_variant
     from .guard import Refused, guarded, sync, timed_call_ms
 
-    row = {"import_torch_ms": (time.perf_counter() - started) * 1e3}
+    row = {"import_torch_ms": import_ms}
     device, dtype, name = spec["device"], getattr(torch, spec["dtype"]), spec["variant"]
     t0 = time.perf_counter()
     q, k, v = make_inputs(spec["shape"], dtype, device)
@@ -79,8 +84,19 @@ def measure(spec, started):
 
 def main(argv):
     started = time.perf_counter()
+    wait = bool(argv) and argv[0] == "--wait"
+    if wait:
+        argv = argv[1:]
     try:
-        out = measure(json.loads(argv[0]), started)
+        spec = json.loads(argv[0])
+        import torch  # noqa: F401
+
+        import_ms = (time.perf_counter() - started) * 1e3
+        if wait:  # say so, and measure when the parent says go
+            print("ready", flush=True)
+            if sys.stdin.readline().strip() != "go":
+                return 0
+        out = measure(spec, import_ms)
     except Exception as err:  # one line of JSON whatever happens; the parent records it
         out = {"status": "error", "reason": f"{type(err).__name__}: {str(err).strip()[:300]}"}
     print(json.dumps(out), flush=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
 import time
@@ -34,39 +35,77 @@ def new_shape(cfg):
 CHILD_TIMEOUT_S = 300  # one fresh process: import torch, start the device, six calls
 
 
-def _child(spec):
-    """One fresh process's figures (first_call_child.py), or a row saying why there are none."""
-    cmd = [sys.executable, "-m", "report.measure.first_call_child", json.dumps(spec)]
+def _start(spec):
+    """A fresh process that imports torch, says "ready" and waits for "go"
+    (first_call_child.py --wait); or a row saying why it did not start."""
+    cmd = [sys.executable, "-m", "report.measure.first_call_child", "--wait", json.dumps(spec)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
-    t0 = time.perf_counter()
     try:
-        done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
-                              timeout=CHILD_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return {"status": "error", "reason": f"the fresh process took more than {CHILD_TIMEOUT_S} s"}
+        return subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True), time.perf_counter()
     except OSError as err:
-        return {"status": "error", "reason": f"could not start {sys.executable}: {err}"}
-    lines = done.stdout.strip().splitlines()
+        return {"status": "error", "reason": f"could not start {sys.executable}: {err}"}, None
+
+
+def _row(out, err, code):
+    lines = out.strip().splitlines()
     try:
         row = json.loads(lines[-1])
         if not isinstance(row, dict) or "status" not in row:
             raise ValueError("not a row")
     except (IndexError, ValueError):
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return {"status": "error", "reason": f"exit status {done.returncode}: {tail[:300]}"}
+        tail = (err.strip().splitlines() or ["no output"])[-1]
+        return {"status": "error", "reason": f"exit status {code}: {tail[:300]}"}
+    return row
+
+
+def _finish(started):
+    """Wait until the process is ready, tell it to go, and read its row."""
+    proc, t0 = started
+    if isinstance(proc, dict):  # it never started
+        return proc
+    ready, _, _ = select.select([proc.stdout], [], [], CHILD_TIMEOUT_S)
+    line = proc.stdout.readline() if ready else ""
+    if line.strip() != "ready":  # it died (or hung) importing torch: its output says why
+        if not ready:
+            proc.kill()
+        out, err = proc.communicate()
+        if not ready:
+            return {"status": "error", "reason": f"the fresh process took more than {CHILD_TIMEOUT_S} s"}
+        return _row(line + out, err, proc.returncode)
+    try:
+        out, err = proc.communicate("go\n", timeout=CHILD_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return {"status": "error", "reason": f"the fresh process took more than {CHILD_TIMEOUT_S} s"}
+    row = _row(out, err, proc.returncode)
     row["process_s"] = time.perf_counter() - t0
     return row
 
 
+def _child(spec):
+    """One fresh process's figures (first_call_child.py), or a row saying why there are none."""
+    return _finish(_start(spec))
+
+
 def fresh_process_rounds(args, cfg, names, rounds, progress):
     """{backend: [one row per round]}: each backend's first calls in a fresh process,
-    round 1 every backend of `names`, then round 2, ... (first_call_child.py)."""
+    round 1 every backend of `names`, then round 2, ... (first_call_child.py).
+
+    Every process is started first and imports torch at the same time as the others
+    (importing torch is most of a fresh process's seconds); then they measure one at a
+    time, in order, each while the others wait on a pipe, before any of them has touched
+    the GPU. So what a first call loads (cuDNN's sub-libraries and the backends' kernels,
+    loaded lazily) is still loaded by that call."""
     spec = {"shape": cfg, "new_shape": new_shape(cfg), "dtype": args.dtype, "device": args.device}
+    order = [(r, name) for r in range(rounds) for name in names]
+    started = [_start({**spec, "variant": name}) for _, name in order]
     found = {name: [] for name in names}
-    for r in range(rounds):
-        for name in names:
-            row = _child({**spec, "variant": name})
+    try:
+        for i, (r, name) in enumerate(order):
+            row = _finish(started[i])
             found[name].append(row)
             if row["status"] == "ok":
                 progress(f"  fresh process {r + 1}/{rounds} {name:<10} first {row['first_call_ms']:9.2f} ms  "
@@ -74,6 +113,11 @@ def fresh_process_rounds(args, cfg, names, rounds, progress):
                          f"{row.get('new_thread_first_ms', float('nan')):8.2f} ms  ({row['process_s']:.1f} s)")
             else:
                 progress(f"  fresh process {r + 1}/{rounds} {name:<10} {row['status']}: {row['reason'][:100]}")
+    finally:  # Ctrl-C, or an error here: no process is left waiting
+        for proc, _ in started:
+            if isinstance(proc, subprocess.Popen) and proc.poll() is None:
+                proc.kill()
+                proc.communicate()
     return found
 
 

@@ -2,24 +2,56 @@
 from __future__ import annotations
 
 import json
+import statistics
 import tempfile
+import time
+import timeit
 from pathlib import Path
 
 from .. import snippets
 from ..trace.analyze import analyze_trace
 
+BLOCKS = 20  # blocks of calls a timer aims for in its seconds: a median and IQR over ~20
+MIN_BLOCKS = 2  # a call slower than the whole budget is still timed twice
+
+
+def synced_clock(torch):
+    """perf_counter, after waiting for the GPU where there is one: a block's time ends
+    when its last kernel has, not when its last call returned."""
+    if not torch.cuda.is_available():
+        return time.perf_counter
+
+    def clock():
+        torch.cuda.synchronize()
+        return time.perf_counter()
+    return clock
+
 
 def wall_us(fn, seconds, with_number=False):
-    """Wall time per call from torch.utils.benchmark (back-to-back calls), with the same
-    number of CPU threads as every other timer (the Timer's own default is one)."""
+    """Wall time per call: blocks of back-to-back calls, each block timed with Python's
+    timeit (garbage collection off) and a clock that synchronises with the GPU, repeated
+    until `seconds` are spent, in the process's own number of CPU threads. The block size
+    comes from one timed call (ten for a fast one), then from the first block, so that
+    about BLOCKS blocks fit: the median and IQR are over ~20 blocks, and one slow block
+    (the machine hiccups) moves neither. (torch.utils.benchmark's blocked_autorange
+    spends about as long choosing its block size as measuring and leaves 2 or 3 blocks at
+    these budgets; its Timer.timeit warms up before every block.)"""
     import torch
-    from torch.utils.benchmark import Timer
 
-    timer = Timer(stmt="fn()", globals={"fn": fn}, num_threads=torch.get_num_threads())
-    m = timer.blocked_autorange(min_run_time=seconds)
-    out = {"median": m.median * 1e6, "iqr": m.iqr * 1e6, "runs": len(m.times)}
+    timer = timeit.Timer(fn, timer=synced_clock(torch))
+    per_call = timer.timeit(1)
+    if per_call * 10 < seconds / BLOCKS:  # a fast call: ten of them estimate it better than one
+        per_call = timer.timeit(10) / 10
+    number = max(1, int(seconds / BLOCKS / max(per_call, 1e-9)))
+    times, t0 = [], time.perf_counter()
+    while len(times) < MIN_BLOCKS or time.perf_counter() - t0 < seconds:
+        times.append(timer.timeit(number) / number)
+        if len(times) == 1:  # the first block measures the call better than the probe did
+            number = max(1, int(seconds / BLOCKS / max(times[0], 1e-9)))
+    q1, median, q3 = statistics.quantiles(times, n=4, method="inclusive")  # MIN_BLOCKS >= 2
+    out = {"median": median * 1e6, "iqr": (q3 - q1) * 1e6, "runs": len(times)}
     if with_number:
-        out["calls_per_run"] = m.number_per_run
+        out["calls_per_run"] = number
     return out
 
 

@@ -334,6 +334,18 @@ def test_made_up_results_render_in_both_languages(tmp_path):
     assert problems == []
 
 
+def test_a_host_overhead_above_the_wall_time_is_flagged_and_explained():
+    run = h200()
+    text = shape_tables.family_table(run, "en", ("decode",), shape_tables.SHAPE_COLUMNS["decode"], "col.shapes_gbs")
+    flagged = [p for p in shape_tables.points(run, "decode") if shape_tables.host_above_wall(p)]
+    assert flagged  # the committed run has such rows (flash at batch 1, KV 1,024 among them)
+    assert text.count(" † |") == len(flagged) and "† Host overhead above the wall time" in text
+    for p in flagged:
+        p["host_time_us"]["median"] = 0.5 * p["wall_time_us"]["median"]
+    text = shape_tables.family_table(run, "en", ("decode",), shape_tables.SHAPE_COLUMNS["decode"], "col.shapes_gbs")
+    assert "†" not in text
+
+
 def test_without_shapes_every_file_says_not_measured(tmp_path):
     results = h200()
     results.pop("shapes", None)

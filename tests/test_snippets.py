@@ -121,3 +121,24 @@ def test_flex_attention_and_compiled_naive_match_sdpa(capsys):
     diffs = {line.split(" on ")[0]: float(line.rsplit("=", 1)[1]) for line in out.splitlines()}
     limit = 2e-2 if CUDA else 1e-5  # bf16 on the GPU, float32 on the CPU
     assert set(diffs) == {"flex", "compiled naive"} and max(diffs.values()) < limit
+
+
+def test_inductor_rewrites_no_sdpa_pattern_in_the_hand_written_module_and_one_without_its_mask():
+    """The compile section's reason (torch/_inductor/fx_passes/fuse_attention.py): no
+    `_sfdp_pattern_*` has a masked_fill of a given boolean mask between a multiplication and
+    the softmax; take the mask away and the rest is one (`_sfdp_pattern_2`)."""
+    from torch._dynamo.utils import counters
+
+    class Unmasked(torch.nn.Module):
+        def forward(self, q, k, v):
+            return torch.softmax((q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(q.size(-1))), dim=-1) @ v
+
+    q, k, v = make_inputs(batch=1, heads=2, seq_len=64, head_dim=32, dtype=torch.float32, device="cpu")
+    found = {}
+    for name, module in (("naive", NaiveCausalAttention(64, inplace=True)), ("unmasked", Unmasked())):
+        torch._dynamo.reset()
+        counters.clear()
+        with torch.no_grad():
+            torch.compile(module)(q, k, v)
+        found[name] = counters["inductor"]["fuse_attention"]
+    assert found == {"naive": 0, "unmasked": 1}

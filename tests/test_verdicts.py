@@ -33,9 +33,9 @@ def reversed_run(tmp_path_factory):
     return folder
 
 
-# the findings that read the swapped kernel and wall times: the ranking, and the host share
-# (host overhead over kernel time)
-READ_KERNEL_TIMES = {"findings-fused", "finding-rec-cpu"}
+# the findings that read the swapped kernel and wall times: the ranking, the host share
+# (host overhead over kernel time), and FlexAttention against flash
+READ_KERNEL_TIMES = {"findings-fused", "finding-rec-cpu", "findings-compiled"}
 
 
 def test_the_reversed_order_is_reported_and_nothing_else(reversed_run, tmp_path):

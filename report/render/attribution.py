@@ -2,13 +2,16 @@
 from __future__ import annotations
 
 from ..text.catalog import t
-from ..text.format import fmt_num, fmt_us
+from ..text.format import fmt_num, fmt_pct, fmt_ratio_sig, fmt_us, fmt_us_sig
 from ..trace.causes import CAUSES
+from ..trace.stats import differ, noise
 from ..variants import MATH_SWITCHES
+from .conversions import PARTS, conversion_split
 from .keyed import keyed
 from .markdown import label, md_table
 
 NAMES = ("naive", "naive_inplace", "math", *MATH_SWITCHES)
+SHORT_DTYPES = {"bfloat16": "bf16", "float16": "fp16"}
 
 
 def _cell(entry, lang):
@@ -23,15 +26,67 @@ def measured(results):
     return [n for n in NAMES if v.get(n, {}).get("status") == "ok" and v[n].get("attribution")]
 
 
-def attribution_table(results, lang):
+def splits(results, traces_dir):
+    """{variant: its dtype conversions split by what they convert (conversions.py)} for the
+    variants of NAMES whose committed trace tells them apart; {} without traces."""
+    v = results["variants"]
+    found = {n: conversion_split(n, v[n], traces_dir, results["config"]) for n in measured(results)}
+    return {n: s for n, s in found.items() if s}
+
+
+def _shown_split(results, names, split):
+    """The parts the conversion row is split into: only where every variant with
+    conversions has the same parts in its split, else () (the one row stays)."""
+    v = results["variants"]
+    conv = [n for n in names if "dtype_conversion" in v[n]["attribution"]]
+    parts = {tuple(split[n]) if n in split else None for n in conv}
+    return next(iter(parts)) if conv and len(parts) == 1 and None not in parts else ()
+
+
+def _split_note(results, split, lang):
+    """How the row was split, and what it shows for math: the weights against the three
+    upcasts together, by the noise rule on the steps' figures (trace/stats.py: differ)."""
+    s_over_d = fmt_num(results["config"]["seq_len"] / results["config"]["head_dim"], lang, 0)
+    lines = [t("page.attribution_split", lang, ratio=s_over_d)]
+    m = split.get("math")
+    if m and {"weights", "output", "inputs"} <= set(m):
+        w, o, i = m["weights"], m["output"], m["inputs"]
+        total = sum(p["us_per_forward"] for p in m.values())
+        spread = fmt_pct(100 * noise(w["us"], i["us"]), lang, 0)
+        key = ("page.attribution_weights_larger" if differ(w["us"], i["us"]) and w["us"]["median"] > i["us"]["median"]
+               else "page.attribution_weights_noise")
+        lines.append(t("page.attribution_weights", lang, weights=fmt_us_sig(w["us_per_forward"], lang),
+                       share=fmt_pct(100 * w["us_per_forward"] / total, lang, 0), total=fmt_us_sig(total, lang),
+                       output=fmt_us_sig(o["us_per_forward"], lang), inputs=fmt_us_sig(i["us_per_forward"], lang),
+                       n=fmt_num(i["activities_per_forward"], lang, 0),
+                       time_ratio=fmt_ratio_sig(w["us_per_forward"] / o["us_per_forward"], lang),
+                       size_ratio=s_over_d,
+                       verdict=t(key, lang, spread=spread)))
+    return " ".join(lines)
+
+
+def attribution_table(results, lang, split=None):
+    """Kernel time per cause and variant; with split (splits()), the conversion row in
+    one row per thing converted."""
     names = measured(results)
     if not names:
         return t("finding.missing", lang)
     v = results["variants"]
+    split = split or {}
+    parts = _shown_split(results, names, split)
+    dtype = SHORT_DTYPES.get(results["config"]["dtype"], results["config"]["dtype"])
     causes = [c for c in CAUSES if any(c in v[n]["attribution"] for n in names)]
-    rows = [[keyed("cause.", c, lang)] + [_cell(v[n]["attribution"].get(c), lang) for n in names] for c in causes]
+    rows = []
+    for c in causes:
+        if c == "dtype_conversion" and parts:
+            rows += [[keyed("conversion.", p, lang, dtype=dtype)]
+                     + [_cell((split.get(n) or {}).get(p), lang) for n in names] for p in PARTS if p in parts]
+        else:
+            rows.append([keyed("cause.", c, lang)] + [_cell(v[n]["attribution"].get(c), lang) for n in names])
     totals = [sum(e["us_per_forward"] for e in v[n]["attribution"].values()) for n in names]
     rows.append([t("col.total_kernel_time", lang)] + [f"**{fmt_us(x, lang)}**" for x in totals])
     steps = v[names[0]].get("steps")
     note = t("page.attribution_note", lang, steps=steps)
+    if parts:
+        note += "\n\n" + _split_note(results, split, lang)
     return md_table([t("col.cause", lang)] + [label(n, lang) for n in names], rows) + "\n\n" + note

@@ -3,7 +3,17 @@ from __future__ import annotations
 
 from ..schema import ShapePoint, Stats, Sweep, SweepPoint
 from ..text.catalog import t
-from ..text.format import fmt_mib, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us, fmt_us_column, fmt_us_range
+from ..text.format import (
+    fmt_mib,
+    fmt_num,
+    fmt_pct,
+    fmt_ratio,
+    fmt_tflops,
+    fmt_us,
+    fmt_us_column,
+    fmt_us_range,
+    fmt_us_sig,
+)
 from ..trace.stats import differ, median, round_range
 from ..variants import BACKEND_NAMES, FUSED
 from .markdown import label, md_table, not_run_row, status_text
@@ -108,7 +118,7 @@ def fresh_first_calls_table(first_calls, lang):
             rows.append(not_run_row(name, r, lang, len(FRESH_COLUMNS) - 1))
             continue
         later = rounds[1:]
-        cells = [fmt_us(rounds[0]["first_call_ms"] * 1000, lang),
+        cells = [fmt_us_sig(rounds[0]["first_call_ms"] * 1000, lang),
                  fmt_us_range(us_range(later, "first_call_ms"), lang) if later else t("value.none", lang)]
         cells += [fmt_us_range(us_range(rounds, key), lang) for key in FRESH_COLUMNS[2:]]
         rows.append([label(name, lang), *cells])

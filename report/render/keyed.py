@@ -11,12 +11,14 @@ from __future__ import annotations
 from ..text.catalog import t
 from ..trace.causes import CAUSES
 from ..variants import EXTRA_VARIANTS, SHAPE_FAMILIES, SHAPE_VARIANTS, VARIANTS
+from .conversions import PARTS as CONVERSION_PARTS
 
 OVERHEAD_SHAPES = ("seed", "small")  # measure/overhead.py: the shapes of the launch-overhead tables
 
 NAMES = {
     "variant.": tuple(dict.fromkeys((*VARIANTS, *EXTRA_VARIANTS, *SHAPE_VARIANTS))),
     "cause.": CAUSES,
+    "conversion.": CONVERSION_PARTS,  # render/conversions.py: what a dtype conversion converts
     "limit.": ("blocks", "warps", "registers", "shared_memory", "grid"),  # snippets/occupancy.py, "_" for " "
     "word.shapes_": SHAPE_FAMILIES,  # the family as a word in a sentence
     "word.shapes_family_": SHAPE_FAMILIES,  # the family as a heading

@@ -14,6 +14,7 @@ from ..text.catalog import t
 from ..text.format import fmt_bytes, fmt_num, fmt_ratio, fmt_sig, fmt_us
 from ..trace.causes import CAUSES
 from ..trace.stats import median
+from .datasheets import beside_copy, beside_matmul
 from .keyed import keyed
 from .markdown import label, md_table
 
@@ -66,7 +67,8 @@ def model_text(results, lang):
                      copy=fmt_bytes(copy["bytes"], lang),
                      pass_us=fmt_us(z["pass_bytes"] / bandwidth, lang),
                      fused_bytes=fmt_bytes(z["fused_bytes"], lang),
-                     fused_us=fmt_us(z["fused_bytes"] / bandwidth, lang)))
+                     fused_us=fmt_us(z["fused_bytes"] / bandwidth, lang))
+                   + " " + beside_copy(results, lang))
     else:
         out.append(t("model.bytes_unmeasured", lang, pass_bytes=fmt_bytes(z["pass_bytes"], lang),
                      fused_bytes=fmt_bytes(z["fused_bytes"], lang)))
@@ -81,7 +83,8 @@ def model_text(results, lang):
             pass_us = z["pass_bytes"] / bandwidth
             verdict = "model.memory_bound" if pass_us > square_us else "model.compute_bound"
             text += " " + t(verdict, lang, pass_us=fmt_us(pass_us, lang), square_us=fmt_us(square_us, lang))
-        out.append(text)
+        sheet = beside_matmul(results, lang)
+        out.append(text + (f" {sheet}" if sheet else ""))
     return "\n\n".join(out)
 
 

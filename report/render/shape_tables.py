@@ -9,9 +9,22 @@ import re
 import textwrap
 
 from ..text.catalog import t
-from ..text.format import fmt_bytes, fmt_error, fmt_mib, fmt_num, fmt_pct, fmt_tflops, fmt_us, fmt_us_column, unit
+from ..text.format import (
+    fmt_bytes,
+    fmt_error,
+    fmt_mib,
+    fmt_num,
+    fmt_pct,
+    fmt_ratio_sig,
+    fmt_sig,
+    fmt_tflops,
+    fmt_us,
+    fmt_us_column,
+    unit,
+)
 from ..trace.stats import median
 from . import figures
+from .datasheets import beside_copy, beside_matmul
 from .extra_tables import point_time
 from .header import call_writers
 from .keyed import keyed
@@ -108,13 +121,42 @@ def _time_of(p, field):
     return None if not value or not point_ok(p) else value["median"] if field == "wall_time_us" else median(value)
 
 
+def host_above_wall(p):
+    """True where a point's host overhead came out above its wall time per call: two
+    timers under different conditions (report/measure/host.py), flagged in the table."""
+    host, wall = _time_of(p, "host_time_us"), _time_of(p, "wall_time_us")
+    return host is not None and wall is not None and host > wall
+
+
+def host_note(pts, lang):
+    """Why a host overhead can exceed the wall time, for the rows flagged with †: the two
+    timers, and how much the first call after the small op cost (host.py: after_switch)."""
+    flagged = [p for p in pts if host_above_wall(p)]
+    if not flagged:
+        return ""
+    switch = [p["host_time_us"]["first_calls"]["after_switch"]["median"] for p in flagged
+              if (p["host_time_us"].get("first_calls") or {}).get("after_switch")]
+    extra = (" " + t("page.shapes_host_switch", lang, ratio=fmt_ratio_sig(median_of(switch), lang))) if switch else ""
+    return t("page.shapes_host_above_wall", lang, n=len(flagged)) + extra
+
+
+def median_of(values):
+    values = sorted(values)
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
 def details(pts, lang, shape_cols, roofs, rate_col):
     """Every figure the section measured, one row per point and variant, in two tables
-    that fit the page's column: the times (one unit per column), then memory, rate,
+    that fit the page's column: the times (one unit per column; a host overhead above the
+    wall time flagged †, with the note that says why it can be), then memory, rate,
     accuracy and GPU activities."""
     none = t("value.none", lang)
     heads = [_shape_cells(p, shape_cols, lang) + [_variant_cell(p, lang)] for p in pts]
     columns = [fmt_us_column([_time_of(p, f) for p in pts], lang) for f in TIME_FIELDS]
+    host = TIME_FIELDS.index("host_time_us")
+    columns[host] = [f"{c} †" if c is not None and host_above_wall(p) else c for c, p in zip(columns[host], pts,
+                                                                                          strict=True)]
     times, others = [], []
     for i, p in enumerate(pts):
         if not point_ok(p):
@@ -130,7 +172,8 @@ def details(pts, lang, shape_cols, roofs, rate_col):
     first = md_table(shape_heads + [t(c, lang) for c in TIME_HEADERS], times, align + ["r"] * len(TIME_FIELDS))
     second = md_table(shape_heads + [t("col.peak_mem", lang), t(rate_col, lang), t("col.rel_err", lang),
                                      t("col.shapes_kernels", lang)], others, align + ["r"] * 4)
-    return first + "\n\n" + second
+    note = host_note(pts, lang)
+    return first + ("\n\n" + note if note else "") + "\n\n" + second
 
 
 def family_table(results, lang, families, shape_cols, rate_col, note=None):
@@ -242,6 +285,12 @@ def method(results, lang):
                steps=c["steps"], timer=unit(fmt_num(c["timer_seconds"], lang, 2), "s", lang),
                host_calls=c["host_calls"],
                rows=c["reference_rows"])]
+    lines[0] += " " + beside_copy(results, lang)
+    mm = results.get("roof")
+    if mm:
+        matmul = t("page.shapes_matmul_roof", lang, dtype=mm["dtype"], n=mm["shape"][0],
+                   tflops=unit(fmt_sig(mm["tflops"], lang), "TFLOP/s", lang))
+        lines.insert(1, " ".join(x for x in (matmul, beside_matmul(results, lang)) if x))
     if memory:
         lines.append(t("page.shapes_cap", lang, share=fmt_pct(100 * c["memory_share"], lang, 0),
                        memory=fmt_bytes(memory, lang), limit=fmt_bytes(c["memory_share"] * memory, lang)))

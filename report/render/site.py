@@ -26,8 +26,9 @@ from .page_models import (
 )
 
 
-def seed_tables(results, ref, lang):
-    """name -> (Markdown body, the functions that wrote it), for the tables of the seed's shape."""
+def seed_tables(results, ref, lang, split=None):
+    """name -> (Markdown body, the functions that wrote it), for the tables of the seed's
+    shape; split: the dtype conversions told apart in the traces (attribution.splits)."""
     fused = list(FUSED) + ["auto"]
     naive_math = ["naive", "naive_inplace", "math"]
     out = call_writers({
@@ -47,7 +48,7 @@ def seed_tables(results, ref, lang):
         "cpu-ops-naive-math": (tables.cpu_ops, results, lang, naive_math),
         "cpu-ops-fused": (tables.cpu_ops, results, lang, fused),
         "provenance": (tables.provenance, results, lang),
-        "attribution": (attribution.attribution_table, results, lang),
+        "attribution": (attribution.attribution_table, results, lang, split),
         "occupancy-ncu": (tables.ncu_occupancy, results, lang),
         "host-overhead": (tables.host_overhead, results, lang),
         "rounds": (tables.rounds_table, results, lang),
@@ -148,11 +149,12 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
     """
     written = []
     explanations = explained(traces_dir)
+    split = attribution.splits(results, traces_dir)
     model = model_explained(results, model_trace)
     tables_dir.mkdir(parents=True, exist_ok=True)
     plain, results = results, safe_provenance(results)  # figures draw text, pages read Markdown
     for lang in LANGS:
-        bodies = dict(seed_tables(results, ref, lang))
+        bodies = dict(seed_tables(results, ref, lang, split))
         bodies.update(extra(results, ref, lang))
         bodies.update(explanations)
         bodies["traces"] = (trace_links(results, traces_dir, lang), (trace_links,))

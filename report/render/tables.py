@@ -20,6 +20,7 @@ from ..text.format import (
 )
 from ..trace.names import short_kernel_name
 from ..trace.stats import median, round_range
+from .datasheets import beside_matmul
 from .markdown import (
     GAP_SHOWN,
     fenced,
@@ -164,7 +165,8 @@ def details(results, lang):
             "col.roof_share", "col.rel_err", "col.first_call")
     note = t("page.roof_note", lang).format(dtype=roof["dtype"], n=roof["shape"][0],
                                             tflops=fmt_tflops(roof["tflops"], lang))
-    return md_table([t(c, lang) for c in cols], rows) + "\n\n" + note
+    sheet = beside_matmul(results, lang)
+    return md_table([t(c, lang) for c in cols], rows) + "\n\n" + note + (f" {sheet}" if sheet else "")
 
 
 def vocabulary(results, ref, lang):

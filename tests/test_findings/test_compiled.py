@@ -25,3 +25,29 @@ def test_flex_needs_flash_to_compare_with():
     run = h200()
     run["variants"]["flash"] = refused()
     assert said(compiled.flex, run) == []
+
+
+def test_flex_against_flash_in_kernel_time_and_in_wall_time_each_by_the_rounds():
+    run = h200()
+    (line,) = said(compiled.flex, run)
+    kernel_part, wall_part = line.split("Against flash in kernel time: ")[1].split("Against flash in wall time per call: ")
+    assert "GPU span" not in line
+    # the committed rounds: flex's kernels are shorter in every round, its calls are not
+    assert kernel_part.startswith("FlexAttention is faster") and wall_part.startswith("FlexAttention is slower")
+    assert "is above its kernel time" in line and "in every round" in line
+    # a round in which flex's wall time is below flash's: the order no longer holds
+    flash_walls = [r["wall_time_us"]["median"] for r in run["variants"]["flash"]["rounds"]]
+    run["variants"]["flex"]["rounds"][0]["wall_time_us"]["median"] = min(flash_walls) - 1.0
+    (line,) = said(compiled.flex, run)
+    assert "Against flash in wall time per call: within noise" in line
+
+
+def test_flex_without_rounds_falls_back_to_the_rows_own_spread():
+    run = h200()
+    for name in ("flex", "flash"):
+        run["variants"][name].pop("rounds")
+    (line,) = said(compiled.flex, run)
+    assert "rounds" not in line and "spread" in line
+    run["variants"]["flex"]["wall_time_us"] = dict(run["variants"]["flash"]["wall_time_us"])  # the same figure
+    (line,) = said(compiled.flex, run)
+    assert "Against flash in wall time per call: within noise" in line

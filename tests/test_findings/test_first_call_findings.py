@@ -39,10 +39,22 @@ def test_fresh_processes_give_the_first_process_apart_and_ranges_for_the_rest():
                        {"status": "error", "reason": "a process that died"}]
     run = results(first_calls=first_calls({"cudnn": cudnn, "flash": flash}))
     line_cudnn, line_flash = said(first_call_findings.first_calls, run)
-    assert line_cudnn.startswith("SDPA cuDNN, in 3 fresh processes: the first call took 1.0 s in the run's first")
+    assert line_cudnn.startswith("SDPA cuDNN, in 3 fresh processes: the first call took 1.00 s in the run's first")
     assert "103–110 ms in the later ones" in line_cudnn and "pays again" in line_cudnn
     assert "a plan of its own" in line_cudnn and "41.0–45.0 ms" in line_cudnn
     assert line_flash.startswith("SDPA flash, in 2 fresh processes") and "found what the first thread" in line_flash
     from report.render.extra_tables import first_calls_table
     table = first_calls_table(run["first_calls"], "en")
-    assert "| First process | Later processes |" in table and "| SDPA cuDNN | 1.0 s | 103–110 ms |" in table
+    assert "| First process | Later processes |" in table and "| SDPA cuDNN | 1.00 s | 103–110 ms |" in table
+
+
+def test_the_seed_claim_of_a_new_kernel_per_call_is_answered_from_cudnn_s_fresh_processes():
+    run = h200()
+    (line,) = said(first_call_findings.first_calls_per_call, run)
+    assert "once per shape" in line and "not on every call" in line
+    for r in run["first_calls"]["rows"]["cudnn"]["rounds"]:
+        r["same_shape_again_ms"] = r["first_new_shape_ms"]  # every call as dear as a new shape's first
+    (line,) = said(first_call_findings.first_calls_per_call, run)
+    assert "does not tell the claim from its opposite" in line
+    run["first_calls"]["rows"].pop("cudnn")
+    assert said(first_call_findings.first_calls_per_call, run) == []

@@ -1,7 +1,7 @@
 """Findings of a fused backend's first call, taken apart (report/measure/first_calls.py):
 in one process, and where the run has them, in fresh processes, one per round."""
 from ...text.catalog import t
-from ...text.format import fmt_num, fmt_us, fmt_us_range
+from ...text.format import fmt_num, fmt_us, fmt_us_range, fmt_us_sig
 from ..extra_tables import fresh_rounds, us_range
 from ..markdown import label
 from .registry import finding
@@ -15,7 +15,7 @@ def _fresh_line(name, rounds, seq, lang):
     first, later = rounds[0], rounds[1:]
     pays = all(r["first_new_shape_ms"] > PAYS_AGAIN * r["new_shape_again_ms"] for r in rounds)
     line = t("finding.first_calls_fresh", lang, variant=label(name, lang), n=len(rounds),
-             first=fmt_us(first["first_call_ms"] * 1000, lang),
+             first=fmt_us_sig(first["first_call_ms"] * 1000, lang),
              later=fmt_us_range(us_range(later, "first_call_ms"), lang) if later else t("value.none", lang),
              again=ms("same_shape_again_ms"), seq=seq, new_first=ms("first_new_shape_ms"),
              new_again=ms("new_shape_again_ms"),
@@ -48,3 +48,19 @@ def first_calls(results, ref, lang):
                        new_first=ms("first_new_shape_ms"), new_again=ms("new_shape_again_ms"),
                        verdict=t("finding.new_shape_pays" if pays else "finding.new_shape_cheap", lang)))
     return lines
+
+
+@finding("findings-first-calls")
+def first_calls_per_call(results, ref, lang):
+    """The seed summary's "a new kernel for every call", against cuDNN's fresh processes:
+    said to be once per shape only where, in every process, the same shape again cost less
+    than a tenth of the first call and of a new shape's first call."""
+    r = ((results.get("first_calls") or {}).get("rows") or {}).get("cudnn")
+    rounds = fresh_rounds(r) if r else []
+    if not rounds:
+        return []
+    ms = lambda key: fmt_us_range(us_range(rounds, key), lang)  # noqa: E731
+    once = all(PAYS_AGAIN * x["same_shape_again_ms"] < min(x["first_call_ms"], x["first_new_shape_ms"]) for x in rounds)
+    key = "finding.first_calls_per_shape" if once else "finding.first_calls_not_told"
+    return [t(key, lang, n=len(rounds), again=ms("same_shape_again_ms"), first=ms("first_call_ms"),
+              new_first=ms("first_new_shape_ms"))]

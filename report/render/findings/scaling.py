@@ -3,6 +3,7 @@ from ...text.catalog import t
 from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
 from ...variants import BACKEND_NAMES, FUSED
 from .. import extra_tables
+from ..datasheets import beside_matmul
 from ..extra_tables import point_time
 from ..markdown import label
 from .common import lost_or_noise, rounds_verdict
@@ -122,9 +123,11 @@ def best_tflops(results, ref, lang):
                  and a["seq_len"] == p["seq_len"] and a["head_dim"] == p["head_dim"]), None)
     if auto and auto.get("backend_ran") == p["variant"]:
         name = t("finding.also_auto", lang, variant=name)
-    return [t("finding.best_tflops", lang, variant=name,
-              tflops=fmt_tflops(p["tflops"], lang), seq=fmt_num(p["seq_len"], lang, 0), d=p["head_dim"],
-              share=fmt_pct(100 * p["tflops"] / results["roof"]["tflops"], lang, 0))]
+    line = t("finding.best_tflops", lang, variant=name,
+             tflops=fmt_tflops(p["tflops"], lang), seq=fmt_num(p["seq_len"], lang, 0), d=p["head_dim"],
+             share=fmt_pct(100 * p["tflops"] / results["roof"]["tflops"], lang, 0))
+    sheet = beside_matmul(results, lang)  # the roof is measured: the datasheet's figure beside it
+    return [line + (f" {sheet}" if sheet else "")]
 
 
 @finding("findings-auto-vs-best")

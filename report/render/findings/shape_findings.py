@@ -6,9 +6,20 @@ spread of the profiled steps (the larger of the two); otherwise it says "within 
 import math
 
 from ...text.catalog import t
-from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us, unit
+from ...text.format import (
+    fmt_bytes,
+    fmt_num,
+    fmt_pct,
+    fmt_ratio,
+    fmt_ratio_sig,
+    fmt_tflops,
+    fmt_us,
+    fmt_us_sig,
+    unit,
+)
 from ...trace.stats import differ, median, noise
 from ...variants import SHAPE_BACKENDS
+from ..datasheets import bandwidth_text, memory_share, missing
 from ..extra_tables import point_figure, point_time
 from ..keyed import keyed
 from ..markdown import label
@@ -22,6 +33,8 @@ from ..shape_points import (
     points,
     ran_suffix,
     tflops,
+    wall_figure,
+    walls_differ,
     within_noise,
 )
 from .registry import finding
@@ -121,6 +134,50 @@ def shapes_decode_answer(results, ref, lang):
     return _answer(_cells(points(results, "decode"), _decode_key), "decode", lang)
 
 
+def _wall(p):
+    return p["wall_time_us"]["median"]
+
+
+@finding("shapes-findings-decode")
+def shapes_decode_wall(results, ref, lang):
+    """The answer above is in kernel time; at the smallest batch, where the CPU can set the
+    pace, unpinned SDPA against the pinned backend fastest in wall time per call, by the
+    noise rule (shape_points.walls_differ), with both host overheads where measured."""
+    cells = _cells(points(results, "decode"), _decode_key)
+    batch = min((k[1] for k in cells), default=None)
+    scored = []
+    for (_, b, _), cell in sorted(cells.items()):
+        auto = cell.get("auto")
+        pinned = [cell[n] for n in PINNED if point_ok(cell.get(n)) and cell[n].get("wall_time_us")]
+        if b != batch or not (point_ok(auto) and auto.get("wall_time_us") and pinned):
+            continue
+        best = min(pinned, key=_wall)
+        scored.append((auto, best, walls_differ(auto, best) and _wall(auto) > _wall(best)))
+    if not scored:
+        return []
+    lost = [(a, b) for a, b, slower in scored if slower]
+    one_run = any((p["wall_time_us"].get("runs") or 0) < 2 for a, b, _ in scored for p in (a, b))
+    note = " " + t("finding.shapes_wall_one_run", lang) if one_run else ""
+    if not lost:
+        return [t("finding.shapes_wall_all", lang, batch=batch, n=len(scored)) + note]
+    items = []
+    for a, b in lost:
+        host = (t("finding.shapes_wall_hosts", lang, auto=fmt_us_sig(median(a["host_time_us"]), lang),
+                  best=fmt_us_sig(median(b["host_time_us"]), lang))
+                if a.get("host_time_us") and b.get("host_time_us") else "")
+        items.append(t("finding.shapes_wall_item", lang, q_len=a["q_len"], kv=fmt_num(a["kv_len"], lang, 0),
+                       auto=fmt_us_sig(_wall(a), lang), variant=label(b["variant"], lang),
+                       best=fmt_us_sig(_wall(b), lang), ratio=fmt_ratio_sig(_wall(a) / _wall(b), lang),
+                       spread=fmt_pct(wall_noise(a, b), lang, 0), hosts=host))
+    return [t("finding.shapes_wall_lost", lang, batch=batch, good=len(scored) - len(lost), n=len(scored),
+              list="; ".join(items)) + note]
+
+
+def wall_noise(a, b):
+    """The noise two points' wall times are compared within, in percent."""
+    return 100 * noise(wall_figure(a), wall_figure(b))
+
+
 @finding("shapes-findings-decode")
 def shapes_decode_auto(results, ref, lang):
     """What unpinned SDPA ran, read off the kernel names: said once per backend for the
@@ -188,6 +245,14 @@ def shapes_decode_bandwidth(results, ref, lang):
     lines = [t("finding.shapes_bandwidth_best", lang, variant=label(best["variant"], lang),
                gbs=fmt_gbs(gb_per_s(best), lang), pct=fmt_pct(100 * gb_per_s(best) / roof, lang, 0),
                roof=fmt_gbs(roof, lang))]
+    pinned = [p for p in pts if p["variant"] != "auto"]
+    above = [p for p in pinned if gb_per_s(p) > roof]
+    if above:  # the copy was beaten: a reference, and the datasheet's figure beside it
+        found = memory_share(results, gb_per_s(best))
+        sheet = (t("finding.shapes_bandwidth_datasheet", lang, tb_s=bandwidth_text(found[0], lang),
+                   product=found[0].product, url=found[0].url, share=fmt_pct(found[1], lang, 0))
+                 if found else missing(results, lang))
+        lines.append(t("finding.shapes_bandwidth_reference", lang, n=len(above), total=len(pinned), datasheet=sheet))
     autos = [p for p in pts if p["variant"] == "auto" and p["q_len"] == 1]
     if autos:
         batch = min(p["batch"] for p in autos)
@@ -215,6 +280,33 @@ def shapes_decode_speculative(results, ref, lang):
             lines.append(t("finding.shapes_speculative", lang, few=few, one=one, batch=batch,
                            kv=fmt_num(kv, lang, 0), t_few=fmt_us(point_time(a), lang),
                            t_one=fmt_us(point_time(b), lang), compare=_compare(a, b, lang)))
+            lines += _speculative_backends(cells, a, b, lang)
+    return lines
+
+
+def _speculative_backends(cells, a, b, lang):
+    """Where unpinned SDPA ran another backend for the few tokens (a) than for one (b): say
+    so, and compare that backend pinned at both; then what pinned cuDNN launched for the few
+    tokens against one (the mask built as a tensor shows as `triu_tril_kernel`)."""
+    lines = []
+    ran_few, ran_one = a.get("backend_ran"), b.get("backend_ran")
+    if ran_few and ran_one and ran_few != ran_one:
+        key = (a["q_len"], a["batch"], a["kv_len"]), (b["q_len"], b["batch"], b["kv_len"])
+        pa, pb = cells[key[0]].get(ran_few), cells[key[1]].get(ran_few)
+        same = (t("finding.shapes_speculative_same", lang, variant=label(ran_few, lang), few=a["q_len"],
+                  t_few=fmt_us(point_time(pa), lang), t_one=fmt_us(point_time(pb), lang),
+                  compare=_compare(pa, pb, lang)) if point_ok(pa) and point_ok(pb) else "")
+        lines.append(t("finding.shapes_speculative_changed", lang, one=b["q_len"], few=a["q_len"],
+                       ran_one=backend_name(ran_one), ran_few=backend_name(ran_few), same=same))
+    ca = cells[(a["q_len"], a["batch"], a["kv_len"])].get("cudnn")
+    cb = cells[(b["q_len"], b["batch"], b["kv_len"])].get("cudnn")
+    mask = [k for k in (ca or {}).get("kernels") or [] if "triu_tril" in k["short_name"]]
+    if point_ok(ca) and point_ok(cb) and mask:
+        lines.append(t("finding.shapes_speculative_cudnn", lang, few=a["q_len"], one=b["q_len"],
+                       n_few=fmt_num(median(ca["gpu_activities_per_forward"]), lang, 0),
+                       n_one=fmt_num(median(cb["gpu_activities_per_forward"]), lang, 0),
+                       kernel=mask[0]["short_name"], t_few=fmt_us(point_time(ca), lang),
+                       t_one=fmt_us(point_time(cb), lang)))
     return lines
 
 
@@ -322,6 +414,30 @@ def shapes_gqa(results, ref, lang):
                            batch=a["batch"], kv=fmt_num(a["kv_len"], lang, 0), gqa=fmt_us(point_time(a), lang),
                            mha=fmt_us(point_time(full), lang), compare=_compare(full, a, lang)))
     return lines + _accepted(pts, lang)
+
+
+@finding("shapes-findings-gqa")
+def shapes_gqa_backends(results, ref, lang):
+    """How each pinned backend took the shared K/V heads, per GQA shape: the extra memory of
+    those that ran, against what math's copy of K and V to every query head takes by the
+    sizes (FP32, after its upcast: 2·B·H_q·S·D·4 bytes); those that refused."""
+    _, cells = _gqa_cells(results)
+    lines = []
+    for cell in cells.values():
+        ran = [n for n in PINNED if point_ok(cell.get(n)) and cell[n].get("peak_extra_mib") is not None]
+        refused = [n for n in PINNED if cell.get(n) and cell[n]["status"] not in ("ok", "skipped")]
+        if "math" not in ran or len(ran) < 2:
+            continue
+        p = cell["math"]
+        copy = 2 * p["batch"] * p["q_heads"] * p["kv_len"] * p["head_dim"] * 4
+        mem = ", ".join(f"{label(n, lang)} {fmt_bytes(cell[n]['peak_extra_mib'] * 2**20, lang)}" for n in ran)
+        key = ("finding.shapes_gqa_math_copy" if p["peak_extra_mib"] * 2**20 >= copy
+               else "finding.shapes_gqa_math_less")
+        tail = (" " + t("finding.shapes_gqa_refused", lang, list=", ".join(label(n, lang) for n in refused))
+                if refused else "")
+        lines.append(t("finding.shapes_gqa_backends", lang, at=_at(p, lang), list=mem,
+                       math=t(key, lang, copy=fmt_bytes(copy, lang))) + tail)
+    return lines
 
 
 # --------------------------------------------------------------------------- sliding window

@@ -33,9 +33,14 @@ NUMBER = re.compile(rf"(?<![\w.,])[−+-]?\d(?:[\d,.\u00a0\u202f]*\d)?(?![\w])(?
 SENTENCE_END = re.compile(r"(?<=[.!?:])\s+(?=[A-ZÆØÅ\"“(`*])")
 
 
+RANGE = re.compile(rf"{re.escape(MASK)}[–-]{re.escape(MASK)}")
+
+
 def mask(text):
-    """The text with every number, and its unit, replaced by MASK."""
-    return NUMBER.sub(MASK, text)
+    """The text with every number, and its unit, replaced by MASK; a range of two numbers
+    is one number too ("5–6%" and "5%" are the same words: a range whose ends round alike
+    is written as one value)."""
+    return RANGE.sub(MASK, NUMBER.sub(MASK, text))
 
 
 def split_sentences(markdown):

@@ -13,6 +13,8 @@ COMMITTED = DEFAULT_OUT / "h200"
 def test_masking_keeps_words_and_hides_every_number():
     text = "SDPA cuDNN 7,9\u00a0µs av 65,7\u00a0µs (12\u00a0%); sm90 kernels, 1,284.1 MiB, 1.7× and 2\u00a0048 tokens."
     assert verdicts.mask(text) == "SDPA cuDNN # av # (#); sm90 kernels, #, # and # tokens."
+    # a range whose ends round alike is written as one value: the same words
+    assert verdicts.mask("5–6% against 3%") == verdicts.mask("5% against 3%") == "# against #"
     assert verdicts.split_sentences("<!-- header -->\n\n- One took 1.5 ms. Two: 3.6e-03.\n- Three.") == \
         ["One took 1.5 ms.", "Two: 3.6e-03.", "Three."]
 

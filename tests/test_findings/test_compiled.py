@@ -32,12 +32,21 @@ def test_flex_against_flash_in_kernel_time_and_in_wall_time_each_by_the_rounds()
     (line,) = said(compiled.flex, run)
     kernel_part, wall_part = line.split("Against flash in kernel time: ")[1].split("Against flash in wall time per call: ")
     assert "GPU span" not in line
-    # the committed rounds: flex's kernels are shorter in every round, its calls are not
-    assert kernel_part.startswith("FlexAttention is faster") and wall_part.startswith("FlexAttention is slower")
+    # the committed rounds: flex's kernels are shorter in every round; its calls, paced by the
+    # CPU, are judged against the run's floor for such figures
+    assert kernel_part.startswith("FlexAttention is faster")
+    assert wall_part.startswith("within noise") and "moved by up to" in wall_part
+    run["overhead"] = None  # no floor: the rounds' own rule
+    flex = run["variants"]["flex"]
+    for r, f in zip(flex["rounds"], run["variants"]["flash"]["rounds"], strict=True):
+        r["wall_time_us"] = {**r["wall_time_us"], "median": 1.3 * f["wall_time_us"]["median"]}
+        r["host_time_us"] = {**r["host_time_us"], "median": 2 * r["kernel_sum_us"]["median"]}
+    (line,) = said(compiled.flex, run)
+    assert "Against flash in wall time per call: FlexAttention is slower" in line
     assert "is above its kernel time" in line and "in every round" in line
     # a round in which flex's wall time is below flash's: the order no longer holds
     flash_walls = [r["wall_time_us"]["median"] for r in run["variants"]["flash"]["rounds"]]
-    run["variants"]["flex"]["rounds"][0]["wall_time_us"]["median"] = min(flash_walls) - 1.0
+    flex["rounds"][0]["wall_time_us"]["median"] = min(flash_walls) - 1.0
     (line,) = said(compiled.flex, run)
     assert "Against flash in wall time per call: within noise" in line
 

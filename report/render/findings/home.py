@@ -1,7 +1,7 @@
 """The short answer Home starts with: one line each for which backend SDPA picks here,
 what math costs, when to measure CPU time and when to pin, every figure from this run."""
 from ...text.catalog import t
-from ...text.format import fmt_pct, fmt_ratio, fmt_us
+from ...text.format import fmt_pct, fmt_ratio, fmt_us, fmt_us_range
 from ...trace.stats import differ, median
 from ...variants import BACKEND_NAMES, FUSED
 from .. import extra_tables
@@ -97,8 +97,7 @@ def home_pin(results, ref, lang):
             parts.append(t(key, lang, n=sum(rows), m=len(rows)))
     small = small_shape_pinning(results, lang)
     if small is not None:
-        auto, best, best_time, verdict = small
-        parts.append(t("finding.home_pin_small", lang, best=label(best, lang), best_time=fmt_us(best_time, lang),
-                       auto=fmt_us(auto, lang), backend=BACKEND_NAMES[results["variants"]["auto"]["backend_ran"]],
-                       verdict=verdict))
+        parts.append(t("finding.home_pin_small", lang, best=small["best"],
+                       best_time=fmt_us_range(small["best_range"], lang), auto=fmt_us_range(small["auto"], lang),
+                       backend=BACKEND_NAMES[results["variants"]["auto"]["backend_ran"]], verdict=small["verdict"]))
     return [" ".join([t("finding.home_pin", lang), *parts])] if parts else []

@@ -1,27 +1,35 @@
 """Findings of the GPU-waits page: eager calls against kernel time, and CUDA graphs."""
+import statistics
+
 from ...text.catalog import t
 from ...text.format import fmt_pct, fmt_us
 from ...trace.stats import median
 from ..keyed import keyed
 from ..markdown import label
-from .common import eager_over_kernel
+from .common import below, eager_over_kernel, floor, samples
 from .registry import finding
 
 
 def _best_graph(ok, shape, lang):
+    """The fastest CUDA-graph replay at one shape, named where it is below every other
+    replay beyond the run's floor for that figure (common.below, floor); else said to be
+    within noise."""
     # auto runs a pinned backend's kernels: it is no entry of its own, or a rounding would
     # make it the other's winner from one run to the next
-    ok = {n: r for n, r in ok.items() if n != "auto"} or ok
-    graphs = {n: r for n, r in ok.items() if r.get("graph_wall_us")}
+    candidates = {n: r for n, r in ok.items() if n != "auto"} or ok
+    graphs = {n: r for n, r in candidates.items() if samples(r, "graph_wall_us")}
     if not graphs:
         return []
-    best_n = min(ok, key=lambda n: median(ok[n]["kernel_sum_us"]))
-    best = median(ok[best_n]["kernel_sum_us"])
-    g = min(graphs, key=lambda n: graphs[n]["graph_wall_us"]["median"])
-    graph = graphs[g]["graph_wall_us"]["median"]
-    return [t("finding.best_graph", lang, shape=shape, variant=label(g, lang), graph=fmt_us(graph, lang),
-              pct=fmt_pct(100 * graph / best, lang, 0), best_variant=label(best_n, lang),
-              best=fmt_us(best, lang))]
+    best_n = min(candidates, key=lambda n: median(candidates[n]["kernel_sum_us"]))
+    best = median(candidates[best_n]["kernel_sum_us"])
+    mid = {n: statistics.median(samples(r, "graph_wall_us")) for n, r in graphs.items()}
+    g = min(graphs, key=mid.get)
+    noise_floor = floor([r for r in ok.values() if samples(r, "graph_wall_us")], "graph_wall_us")
+    common = {"shape": shape, "graph": fmt_us(mid[g], lang), "pct": fmt_pct(100 * mid[g] / best, lang, 0),
+              "best_variant": label(best_n, lang), "best": fmt_us(best, lang)}
+    if all(below(graphs[g], r, "graph_wall_us", noise_floor) for n, r in graphs.items() if n != g):
+        return [t("finding.best_graph", lang, variant=label(g, lang), **common)]
+    return [t("finding.best_graph_noise", lang, floor=fmt_pct(100 * noise_floor, lang, 0), **common)]
 
 
 @finding("findings-overhead")

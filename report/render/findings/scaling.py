@@ -1,12 +1,14 @@
 """Findings of the scaling page: where variants run out of memory, growth, the fastest."""
+import statistics
+
 from ...text.catalog import t
-from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us
+from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us, fmt_us_range
 from ...variants import BACKEND_NAMES, FUSED
 from .. import extra_tables
 from ..datasheets import beside_matmul
 from ..extra_tables import point_time
 from ..markdown import label
-from .common import lost_or_noise, rounds_verdict
+from .common import below, host_floor, samples, small_rows
 from .registry import finding
 
 
@@ -149,29 +151,45 @@ def auto_vs_best(results, ref, lang):
 
 
 def small_shape_pinning(results, lang):
-    """At the small shape of the overhead section: auto's eager wall time against the
-    fastest pinned fused backend, within noise unless they differ (trace/stats.py).
-    (auto's median, the fastest pinned variant, its median, the verdict), or None where
-    the run lacks them."""
-    rows = (results.get("overhead") or {}).get("rows", {}).get("small", {})
-    auto = rows.get("auto", {})
-    pinned = {n: r for n, r in rows.items() if n in FUSED and r.get("status") == "ok"}
-    if auto.get("status") != "ok" or not pinned or not results["variants"].get("auto", {}).get("backend_ran"):
+    """At the small shape of the overhead section, where the CPU sets the pace: auto's
+    eager wall time against the pinned fused backends', by the run's floor for host-paced
+    figures (common.below, host_floor). {"auto": auto's range over every measurement,
+    "best": the fastest pinned backend's label where it is faster than every other pinned
+    one beyond that floor, else the words for all of them, "best_range": its (or their)
+    range, "verdict": pinning wins, or within noise with the floor}, or None where the run
+    lacks them."""
+    rows = small_rows(results)
+    auto = rows.get("auto")
+    key = "eager_wall_us"
+    pinned = {n: r for n, r in rows.items() if n in FUSED and samples(r, key)}
+    if auto is None or not pinned or not samples(auto, key) \
+            or not results["variants"].get("auto", {}).get("backend_ran"):
         return None
-    best = min(pinned, key=lambda n: pinned[n]["eager_wall_us"]["median"])
-    a, b = auto["eager_wall_us"], pinned[best]["eager_wall_us"]
-    verdict = (rounds_verdict(auto, pinned[best], "eager_wall_us", "finding.pinning_wins_rounds", lang)
-               or lost_or_noise(a, b, "finding.pinning_wins", lang))
-    return a["median"], best, b["median"], verdict
+    noise_floor = host_floor(results)
+    best = min(pinned, key=lambda n: statistics.median(samples(pinned[n], key)))
+    distinct = all(below(pinned[best], r, key, noise_floor) for n, r in pinned.items() if n != best)
+    chosen = [pinned[best]] if distinct else list(pinned.values())
+    a = samples(auto, key)
+    b = [x for r in chosen for x in samples(r, key)]
+    ranges = t("finding.floor_ranges", lang, n=len(a))
+    floor_pct = fmt_pct(100 * noise_floor, lang, 0)
+    if distinct and below(pinned[best], auto, key, noise_floor):
+        ratio = statistics.median(a) / statistics.median(samples(pinned[best], key))
+        verdict = t("finding.pinning_wins_floor", lang, ratio=fmt_ratio(ratio, lang), floor=floor_pct, ranges=ranges)
+    else:
+        verdict = t("finding.pinning_noise_floor", lang, floor=floor_pct, ranges=ranges)
+    name = (t("finding.small_best_pinned", lang, variant=label(best, lang)) if distinct
+            else t("finding.small_pinned_all", lang))
+    return {"auto": (min(a), max(a)), "best": name, "best_range": (min(b), max(b)), "verdict": verdict}
 
 
 @finding("findings-auto-vs-best")
 def auto_small(results, ref, lang):
-    """At the small shape, where the CPU sets the pace: auto against the fastest pinned backend."""
+    """At the small shape, where the CPU sets the pace: auto against the pinned backends."""
     found = small_shape_pinning(results, lang)
     if found is None:
         return []
-    auto, best, best_time, verdict = found
     return [t("finding.auto_small", lang, shape=t("finding.shape_small", lang),
-              backend=BACKEND_NAMES[results["variants"]["auto"]["backend_ran"]], auto=fmt_us(auto, lang),
-              best=label(best, lang), best_time=fmt_us(best_time, lang), verdict=verdict)]
+              backend=BACKEND_NAMES[results["variants"]["auto"]["backend_ran"]],
+              auto=fmt_us_range(found["auto"], lang), best=found["best"],
+              best_time=fmt_us_range(found["best_range"], lang), verdict=found["verdict"])]

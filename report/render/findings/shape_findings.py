@@ -37,6 +37,7 @@ from ..shape_points import (
     walls_differ,
     within_noise,
 )
+from .common import host_floor
 from .registry import finding
 
 PINNED = tuple(n for n in SHAPE_BACKENDS if n != "auto")
@@ -85,6 +86,12 @@ def _ran(by_variant, lang):
     return ", ".join(f"{backend_name(n)} ×{fmt_num(c, lang, 0)}" for n, c in counts.items())
 
 
+def same_kernels(auto, pinned):
+    """True where unpinned SDPA ran the pinned backend's own kernels at this point: then
+    they are one entry, and a gap between them is two measurements of the same kernel."""
+    return auto.get("backend_ran") is not None and auto.get("backend_ran") == pinned.get("variant")
+
+
 def _answer(cells, family, lang):
     """Unpinned if it was as fast as the fastest backend everywhere, else the backend to pin."""
     scored = []
@@ -93,7 +100,8 @@ def _answer(cells, family, lang):
         if best is not None:
             near = [n for n in PINNED if point_ok(cell.get(n)) and within_noise(cell[n], best)]
             auto = cell.get("auto")
-            auto_good = point_ok(auto) and (within_noise(auto, best) or point_time(auto) <= point_time(best))
+            auto_good = point_ok(auto) and (same_kernels(auto, best) or within_noise(auto, best)
+                                            or point_time(auto) <= point_time(best))
             scored.append((cell, best, near, auto_good))
     if not scored:
         return []
@@ -141,8 +149,10 @@ def _wall(p):
 @finding("shapes-findings-decode")
 def shapes_decode_wall(results, ref, lang):
     """The answer above is in kernel time; at the smallest batch, where the CPU can set the
-    pace, unpinned SDPA against the pinned backend fastest in wall time per call, by the
-    noise rule (shape_points.walls_differ), with both host overheads where measured."""
+    pace, unpinned SDPA against the pinned backend fastest in wall time per call: each
+    point is one measurement of a host-paced figure, so a gap counts only beyond the run's
+    floor for such figures (common.host_floor); files without it by the noise rule
+    (shape_points.walls_differ), naming the points and both host overheads."""
     cells = _cells(points(results, "decode"), _decode_key)
     batch = min((k[1] for k in cells), default=None)
     scored = []
@@ -155,6 +165,11 @@ def shapes_decode_wall(results, ref, lang):
         scored.append((auto, best, walls_differ(auto, best) and _wall(auto) > _wall(best)))
     if not scored:
         return []
+    noise_floor = host_floor(results)
+    if noise_floor > 0:  # single measurements of a host-paced figure: judged against the run's floor
+        good = sum(not (walls_differ(a, b) and _wall(a) / _wall(b) - 1 > noise_floor) for a, b, _ in scored)
+        return [t("finding.shapes_wall_floor", lang, batch=batch, floor=fmt_pct(100 * noise_floor, lang, 0),
+                  good=good, n=len(scored))]
     lost = [(a, b) for a, b, slower in scored if slower]
     one_run = any((p["wall_time_us"].get("runs") or 0) < 2 for a, b, _ in scored for p in (a, b))
     note = " " + t("finding.shapes_wall_one_run", lang) if one_run else ""

@@ -1,0 +1,90 @@
+"""report/render/findings/common.py: the run's floor for host-paced figures (samples,
+floor, below, host_floor), and the findings that judge by it: the small shape's pinning
+verdict, the fastest CUDA-graph replay, the decode wall time at batch 1, flex's wall time,
+and the idle gap listed only where every round has it."""
+from factory import h200, overhead, overhead_row, results, said, stats, wall
+
+from report.render.findings import common, compiled, fused, overhead_findings, scaling
+
+
+def with_rounds(row, key, values):
+    """The row with one round per value of `key` (the overhead section's measurement
+    stays the row's own)."""
+    return {**row, "rounds": [{key: wall(v) if v is not None else None} for v in values]}
+
+
+def small(eager, graph=None, auto_ran="cudnn"):
+    """A run whose small shape has, per variant, (own, rounds...) eager wall times."""
+    rows = {}
+    for name, values in eager.items():
+        row = overhead_row(5.0, values[0], graph_us=(graph or {}).get(name, (None,))[0])
+        rows[name] = {**row, "rounds": [{"eager_wall_us": wall(v), "kernel_sum_us": stats(5.0),
+                                         **({"graph_wall_us": wall(graph[name][i + 1])} if graph else {})}
+                                        for i, v in enumerate(values[1:])]}
+    run = results(overhead=overhead({"small": rows}))
+    run["variants"]["auto"] = {"status": "ok", "backend_ran": auto_ran}
+    return run
+
+
+def test_samples_are_the_measurement_and_each_round():
+    row = with_rounds({"eager_wall_us": wall(30.0)}, "eager_wall_us", [31.0, 29.0, None])
+    assert common.samples(row, "eager_wall_us") == [30.0, 31.0, 29.0]
+    assert common.samples({}, "eager_wall_us") == []
+
+
+def test_the_floor_is_the_largest_change_of_one_variant_and_below_needs_more_than_it():
+    a = with_rounds({"w": wall(20.0)}, "w", [21.0, 19.0])      # 10 % change
+    b = with_rounds({"w": wall(30.0)}, "w", [45.0, 31.0])      # 50 % change: the floor
+    c = with_rounds({"w": wall(40.0)}, "w", [41.0, 39.0])
+    assert common.floor([a, b, c], "w") == (45.0 - 30.0) / 31.0
+    f = common.floor([a, b, c], "w")
+    assert common.below(a, c, "w", f)  # 39 / 21 - 1 = 86 % > 48 %
+    assert not common.below(a, b, "w", f)  # 30 / 21 - 1 = 43 %: within the floor
+    reversing = with_rounds({"w": wall(20.0)}, "w", [21.0, 42.0])  # one round above c's lowest
+    assert not common.below(reversing, c, "w", 0.0)
+
+
+def test_pinning_wins_only_beyond_the_runs_floor_and_names_the_fastest_only_when_it_stands_apart():
+    clear = small({"auto": (40.0, 41.0, 39.0), "efficient": (20.0, 21.0, 19.0), "flash": (30.0, 31.0, 29.0),
+                   "cudnn": (40.0, 41.0, 39.0)})
+    found = scaling.small_shape_pinning(clear, "en")
+    assert found["best"] == "SDPA efficient pinned" and found["verdict"].startswith("Here pinning wins by 2.0×")
+    (line,) = said(scaling.auto_small, clear)
+    assert "an eager call takes 39.0–41.0 µs with auto (cuDNN) and 19.0–21.0 µs with SDPA efficient pinned" in line
+    # the machine moved one variant's figure by 1.6x between measurements: nothing stands apart
+    noisy = small({"auto": (40.0, 41.0, 39.0), "efficient": (20.0, 32.0, 19.0), "flash": (30.0, 31.0, 29.0),
+                   "cudnn": (40.0, 41.0, 39.0)})
+    found = scaling.small_shape_pinning(noisy, "en")
+    assert found["best"] == "the pinned fused backends" and found["best_range"] == (19.0, 41.0)
+    assert found["verdict"].startswith("No pinned backend was faster beyond noise: a figure the CPU paces moved by up to 65%")
+
+
+def test_the_fastest_graph_replay_is_named_only_beyond_the_floor_of_the_replays():
+    steady = small({"flash": (40.0, 40.0, 40.0), "cudnn": (48.0, 48.0, 48.0)},
+                   graph={"flash": (12.0, 12.1, 11.9), "cudnn": (9.0, 9.1, 8.9)})
+    small_range, small_graph = said(overhead_findings.overhead, steady)
+    assert "the best path is SDPA cuDNN replayed from a CUDA graph" in small_graph
+    bimodal = small({"flash": (40.0, 40.0, 40.0), "cudnn": (48.0, 48.0, 48.0)},
+                    graph={"flash": (12.0, 12.1, 11.9), "cudnn": (9.0, 14.0, 9.1)})
+    _, small_graph = said(overhead_findings.overhead, bimodal)
+    assert "Which backend replays fastest is within noise: the replays moved by up to 55%" in small_graph
+
+
+def test_an_idle_gap_on_the_threshold_in_one_round_is_not_named():
+    run = h200()
+    v = run["variants"]
+    listed = said(fused.idle_gap_finding, run)
+    assert "SDPA cuDNN" in listed[0]
+    for r in v["cudnn"]["rounds"]:
+        r["cuda_time_us"] = {**r["kernel_sum_us"], "median": r["kernel_sum_us"]["median"] * 1.01}
+    assert "SDPA cuDNN" not in " ".join(said(fused.idle_gap_finding, run))
+
+
+def test_flex_host_overhead_is_called_above_its_kernel_time_only_when_the_rounds_say_so():
+    run = h200()
+    fx = run["variants"]["flex"]
+    kernel = common.samples(fx, "kernel_sum_us")
+    for r in fx["rounds"]:  # every round: host overhead 10 % under the kernel time
+        r["host_time_us"] = {**r["host_time_us"], "median": 0.9 * min(kernel)}
+    fx["host_time_us"] = {**fx["host_time_us"], "median": 2 * max(kernel)}  # the main pass says above
+    assert "is above its kernel time" not in said(compiled.flex, run)[0]

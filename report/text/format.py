@@ -40,8 +40,9 @@ def fmt_us(us, lang):
         return t("value.none", lang)
     if us >= 1e6:
         return unit(fmt_num(us / 1e6, lang, 1), "s", lang)
-    if us >= 1000:
-        return unit(fmt_num(us / 1000, lang, 3), "ms", lang)
+    if us >= 1000:  # at most four significant figures: 2.620 ms, 15.26 ms, 175.5 ms
+        ms = us / 1000
+        return unit(fmt_num(ms, lang, 3 if ms < 10 else 2 if ms < 100 else 1), "ms", lang)
     return unit(fmt_num(us, lang, 1), "µs", lang)
 
 
@@ -75,7 +76,12 @@ def fmt_bytes(n, lang):
 
 @finite_or_dash
 def fmt_mib(mib, lang, decimals=1):
-    return unit(fmt_num(mib, lang, decimals), "MiB", lang) if mib is not None else t("value.none", lang)
+    """MiB with `decimals`; from 1,000 MiB whole, at most four significant figures (131,600 MiB)."""
+    if mib is None:
+        return t("value.none", lang)
+    if abs(mib) >= 1000:
+        return unit(fmt_num(round_sig(mib, 4), lang, 0), "MiB", lang)
+    return unit(fmt_num(mib, lang, decimals), "MiB", lang)
 
 
 @finite_or_dash
@@ -109,17 +115,28 @@ def sig_decimals(x, digits=SIG):
 
 
 @finite_or_dash
+def round_sig(x, sig):
+    """x rounded to `sig` significant figures where its whole part has more (46,104 -> 46,100
+    at 4); smaller x unchanged."""
+    if not _finite(x) or x == 0 or abs(x) < 10 ** sig:
+        return x
+    return round(x, sig - 1 - int(math.floor(math.log10(abs(x)))))
+
+
 def fmt_sig(x, lang, sig=SIG):
     """x with at least `sig` significant figures and no exponent: 0.012345 -> 0.0123,
-    45.894 -> 45.9, 126.43 -> 126, 4266.7 -> 4,267 (a whole number keeps all its digits),
-    9.996 -> 10.0; "–" for None."""
+    45.894 -> 45.9, 126.43 -> 126, 4266.7 -> 4,267 (a whole number keeps its digits up to
+    four figures; 46,104 -> 46,100), 9.996 -> 10.0; "–" for None."""
     if x is None:
         return t("value.none", lang)
-    return fmt_num(x, lang, sig_decimals(x, sig))
+    return fmt_num(round_sig(x, MAX_WHOLE_SIG), lang, sig_decimals(x, sig))
 
 
 def _finite(x):
     return isinstance(x, (int, float)) and math.isfinite(x)
+
+
+MAX_WHOLE_SIG = 4  # a whole number's figures shown at most (the precision scan's limit)
 
 
 def distinct_digits(values, digits=SIG):

@@ -76,7 +76,8 @@ def extra(results, ref, lang):
     overhead = results.get("overhead")
     for shape_name, cfg in overhead["shapes"].items() if overhead else ():
         out[f"overhead-{shape_name}"] = (keyed("page.shape_", shape_name, lang).format(**cfg) + "\n\n"
-                                         + extra_tables.overhead_table(overhead, lang, shape_name),
+                                         + extra_tables.overhead_table(overhead, lang, shape_name)
+                                         + "\n\n" + t("page.overhead_own_measurement", lang),
                                          (extra_tables.overhead_table,))
     calls = {}
     for d in sweep["head_dims"] if sweep and any(p.get("backend_ran") for p in sweep["points"]) else ():

@@ -46,10 +46,12 @@ def test_cudnn_memset_then_kernel_with_an_idle_gap_between(committed):
     r = rng(found, "cudnn_fwd")
     assert r["ranges"] == 50 and r["activities_per_range"] == 2
     op = " (aten::_cudnn_attention_forward)"
-    gap = r["gaps"][0]  # the largest total: the GPU waits for the kernel's launch after the memset
-    assert (gap["before"], gap["after"], gap["count"], gap["cause"]) == ("Memset" + op, CUDNN + op, 50, "host")
+    # the GPU waits for the kernel's launch after the memset, in every step (whether this or
+    # the gap between steps has the larger total depends on the run)
+    gap = {(g["before"], g["after"]): g for g in r["gaps"]}[("Memset" + op, CUDNN + op)]
+    assert (gap["count"], gap["cause"]) == (50, "host")
     assert 5 < gap["median_us"] < 30 and gap["median_us"] <= gap["max_us"]
-    assert gap["total_us"] == max(g["total_us"] for g in r["gaps"])
+    assert r["gaps"][0]["total_us"] == max(g["total_us"] for g in r["gaps"])  # largest total first
     # the verdict is what an independent reading of the raw events gives (the committed
     # trace is re-measured on every run: under the profiler it can fall either side)
     assert r["verdict"] == independent_verdicts(read_raw(TRACES / "cudnn.json.gz"))["cudnn_fwd"]

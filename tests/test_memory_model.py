@@ -7,6 +7,7 @@ import pytest
 from report.paths import DEFAULT_OUT as GENERATED
 from report.render.memory_model import ceilings, fused_check, hand_written_check, model_text, sizes
 from report.results import load_results
+from report.text.format import fmt_sig, fmt_us
 
 H200 = load_results(GENERATED / "h200" / "results.json")
 
@@ -50,7 +51,7 @@ def test_the_hand_written_steps_are_read_in_passes_over_the_score_matrix():
     one_pass = sizes(H200["config"])["pass_bytes"] / bandwidth
     text = hand_written_check(H200, "en")
     scaling = H200["variants"]["naive"]["attribution"]["scaling"]["us_per_forward"]
-    assert f"| scaling | 1 | {scaling:.1f} µs | {scaling / one_pass:.2f} |" in text
+    assert f"| scaling | 1 | {fmt_us(scaling, 'en')} | {fmt_sig(scaling / one_pass, 'en')} |" in text
     assert "(scaling, copy of the score matrix, applying the mask, softmax)" in text
     refused = copy.deepcopy(H200)
     refused["variants"]["naive"] = {"status": "oom", "reason": "out of memory"}

@@ -4,11 +4,15 @@ without holding the whole JSON document in memory.
     read_trace(path)   Trace of the file (.json or .json.gz, gzip told by its magic bytes)
     from_dict(trace)   the same Trace from a trace already loaded as a dict (load_trace's)
 
-The text is decoded in chunks and the traceEvents array is parsed one event at a time
-(json's own C scanner, raw_decode); each event becomes a small Event with only the
-fields the explanation reads, and the rest is dropped at once. Old Kineto category names
-(`Kernel`, `Runtime`, `Operator`, `Memcpy`, `Memset`) and ROCm's are read as today's.
-Bad input raises ReadError with one line.
+The text is decoded in chunks and the traceEvents array is parsed a batch of events at a
+time: by msgspec where it is installed (explain_msgspec.py, an optional extra), else by
+a pattern for Kineto's own layout (_fast), else by json; each event becomes a small Event
+with only the fields the explanation reads, and the rest is dropped at once. The three
+keep the same events with the same fields (tests/test_explain_read.py). Equal launch
+resources of GPU activities share one dict (Trace.pool): a 200 MB trace holds a few
+hundred distinct ones among 150,000 kernels. Old Kineto category names (`Kernel`,
+`Runtime`, `Operator`, `Memcpy`, `Memset`) and ROCm's are read as today's. Bad input
+raises ReadError with one line.
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ import zlib
 from pathlib import Path
 
 from ..limits import MAX_DEPTH, too_deep
+from . import explain_msgspec
 
 CHUNK = 1 << 23  # characters decoded at a time
 MAX_VALUE = 1 << 26  # one JSON value (an event, deviceProperties) longer than this is no trace's
@@ -44,6 +49,7 @@ GPU_ARGS = ("device", "stream", "grid", "block", "registers per thread", "shared
 _WS = re.compile(r"[ \t\n\r]*")
 _NEXT = re.compile(r"[ \t\n\r]*,[ \t\n\r]*\{")  # after an event's "}": the next one's "{"
 _DECODER = json.JSONDecoder()
+FAST_DECODER = explain_msgspec.AVAILABLE  # False: the pure-Python reader alone, as in the browser
 
 
 def hashable(value):
@@ -66,10 +72,11 @@ class Event:
 
 class Trace:
     """The kept events, the top-level fields other than traceEvents, and the names of the
-    categories the file held (kept or not: an MTIA or CPU-only trace is told by them)."""
+    categories the file held (the events' "cat" strings, kept or not: an MTIA or CPU-only
+    trace is told by them)."""
 
     def __init__(self):
-        self.events, self.meta, self.categories = [], {}, set()
+        self.events, self.meta, self.categories, self.pool = [], {}, set(), {}
 
     def add(self, e):
         self.add_all((e,))
@@ -77,16 +84,16 @@ class Trace:
     def add_all(self, items):
         """Keep the complete events of kept categories from a batch of decoded events."""
         events, cats, intern, aliases, gpu = self.events, self.categories, sys.intern, CAT_ALIASES, GPU_CATS
-        numbers = (int, float)
+        numbers, pool = (int, float), self.pool
         for e in items:
             if type(e) is not dict:
                 continue
             raw = e.get("cat")
             if type(raw) is not str:
-                cats.add(str(raw))
-            elif raw not in cats:
+                continue
+            if raw not in cats:
                 cats.add(raw)
-            if e.get("ph") != "X" or type(raw) is not str:
+            if e.get("ph") != "X":
                 continue
             cat = aliases.get(raw) or aliases.get(raw.lower())
             if cat is None:
@@ -98,13 +105,62 @@ class Trace:
             args = e.get("args")
             if type(args) is not dict:
                 args = {}
-            kept = {k: args[k] for k in GPU_ARGS if k in args} if cat in gpu else None
-            if kept:
-                for k in ("device", "stream"):
-                    if k in kept:
-                        kept[k] = hashable(kept[k])
+            kept = shared({k: args[k] for k in GPU_ARGS if k in args}, pool) if cat in gpu else None
             events.append(Event(cat, intern(name), float(ts), float(dur), hashable(e.get("pid")),
                                 hashable(e.get("tid")), hashable(args.get("correlation")), kept))
+
+    def add_structs(self, items):
+        """add_all for msgspec's Structs (explain_msgspec.events): the same rules, field by field."""
+        events, cats, intern, aliases, gpu = self.events, self.categories, sys.intern, CAT_ALIASES, GPU_CATS
+        numbers, pool, unset, plain = (int, float), self.pool, explain_msgspec.UNSET, (int, str)
+        none = pool.setdefault((), {})
+        for e in items:
+            raw = e.cat
+            if type(raw) is not str:
+                continue
+            if raw not in cats:
+                cats.add(raw)
+            if e.ph != "X":
+                continue
+            cat = aliases.get(raw) or aliases.get(raw.lower())
+            if cat is None:
+                continue
+            ts, dur, name = e.ts, e.dur, e.name
+            if (type(ts) not in numbers or type(dur) not in numbers or type(name) is not str
+                    or not -MAX_TIME_US <= ts <= MAX_TIME_US or not 0 <= dur <= MAX_TIME_US):
+                continue
+            a, pid, tid = e.args, e.pid, e.tid
+            kept, corr = None, None
+            if a is not None:
+                corr = a.correlation
+                if type(corr) is not int:
+                    corr = hashable(corr)
+            if cat in gpu:
+                if a is None:
+                    kept = none
+                else:  # typed: equal tuples are equal values of equal types
+                    key = (a.device, a.stream, a.grid, a.block, a.registers, a.smem, a.occupancy)
+                    kept = pool.get(key)
+                    if kept is None:
+                        kept = pool[key] = {k: list(v) if type(v) is tuple else v
+                                            for k, v in zip(GPU_ARGS, key, strict=True) if v is not unset}
+            events.append(Event(cat, intern(name), float(ts), float(dur),
+                                pid if type(pid) in plain else hashable(pid),
+                                tid if type(tid) in plain else hashable(tid), corr, kept))
+
+
+def shared(kept, pool):
+    """kept (a GPU activity's launch resources) with device and stream made hashable, as the
+    one dict of the pool with the same keys and values, so equal ones are held once. Its
+    repr is the key: JSON's values (numbers, strings, lists, dicts) with equal reprs are
+    equal and of equal types (1, 1.0 and True differ, as do -0.0 and 0.0)."""
+    for k in ("device", "stream"):
+        if k in kept:
+            kept[k] = hashable(kept[k])
+    try:
+        return pool.setdefault(repr(kept), kept)
+    except RecursionError:
+        return kept
 
 
 def from_dict(trace):
@@ -192,11 +248,11 @@ class _Stream:
 # the head of a complete event as Kineto writes it (keys in this order, its spacing); the
 # fast path reads a batch by this pattern when every complete event in it (_X, which allows
 # any spacing) has this head, else by json
-_HEAD = re.compile(r'"ph": ?"X", ?"cat": ?"([^"\\]*)", ?"name": ?"((?:[^"\\]|\\.)*)", ?'
+_HEAD = re.compile(r'"ph": ?"X", ?"cat": ?"([^"\\]*)", ?"name": ?"([^"\\]*(?:\\.[^"\\]*)*)", ?'
                    r'"pid": ?(-?\d+|"[^"\\]*"), ?"tid": ?(-?\d+|"[^"\\]*"),\s*'
                    r'"ts": ?(-?[0-9.]+(?:[eE][-+]?\d+)?), ?"dur": ?(-?[0-9.]+(?:[eE][-+]?\d+)?)')
 _X = re.compile(r'"ph":\s*"X"')
-_CAT = re.compile(r'"cat":\s*"([^"\\]*)"')
+_CAT = re.compile(r'"cat":\s*"([^"\\]*(?:\\.[^"\\]*)*)"')
 _CORR = re.compile(r'"correlation":\s*(-?\d+)')
 _ARGS = re.compile(r'\s*,\s*"args":\s*\{')
 
@@ -212,7 +268,7 @@ def _fast(text, found):
     except (json.JSONDecodeError, RecursionError):
         return False
     events, aliases, intern, decode = [], CAT_ALIASES, sys.intern, _DECODER.raw_decode
-    ids = {}
+    ids, pool = {}, found.pool
     for i, m in enumerate(heads):
         raw, name, pid, tid, ts, dur = m.groups()
         cat = aliases.get(raw) or aliases.get(raw.lower())
@@ -233,10 +289,7 @@ def _fast(text, found):
                 return False
             if type(args) is not dict:
                 args = {}
-            kept = {k: args[k] for k in GPU_ARGS if k in args}
-            for k in ("device", "stream"):
-                if k in kept:
-                    kept[k] = hashable(kept[k])
+            kept = shared({k: args[k] for k in GPU_ARGS if k in args}, pool)
             corr = hashable(args.get("correlation"))
         elif cat in LAUNCH_CATS:
             c = _CORR.search(text, m.end(), end)
@@ -245,13 +298,13 @@ def _fast(text, found):
         tid = ids.get(tid) or ids.setdefault(tid, tid[1:-1] if tid[0] == '"' else int(tid))
         events.append(Event(cat, intern(name), ts, dur, pid, tid, corr, kept))
     found.events += events
-    found.categories.update(_CAT.findall(text))
+    found.categories.update(c if "\\" not in c else json.loads(f'"{c}"') for c in _CAT.findall(text))
     return True
 
 
 def _batch(stream, into):
-    """Keep the events of the buffer up to its last event boundary (by _fast, else one
-    json.loads); False if it holds no such boundary or does not parse. A cut that is not
+    """Keep the events of the buffer up to its last event boundary (by msgspec, else _fast,
+    else one json.loads); False if it holds no such boundary or does not parse. A cut that is not
     between two events of the array (inside a string or a nested value) leaves the batch
     unbalanced, so it does not parse."""
     buf, pos = stream.buf, stream.pos
@@ -264,7 +317,10 @@ def _batch(stream, into):
         if m:
             break
     text = buf[pos:cut + 1]
-    if not _fast(text, into):
+    structs = explain_msgspec.events(text) if FAST_DECODER else None
+    if structs is not None:
+        into.add_structs(structs)
+    elif not _fast(text, into):
         try:
             into.add_all(json.loads("[" + text + "]"))
         except (json.JSONDecodeError, RecursionError):

@@ -77,6 +77,7 @@ class Trace:
 
     def __init__(self):
         self.events, self.meta, self.categories, self.pool = [], {}, set(), {}
+        self.flat_args = {}  # _fast's cache of flat args by the text around their ids
 
     def add(self, e):
         self.add_all((e,))
@@ -253,8 +254,10 @@ _HEAD = re.compile(r'"ph": ?"X", ?"cat": ?"([^"\\]*)", ?"name": ?"([^"\\]*(?:\\.
                    r'"ts": ?(-?[0-9.]+(?:[eE][-+]?\d+)?), ?"dur": ?(-?[0-9.]+(?:[eE][-+]?\d+)?)')
 _X = re.compile(r'"ph":\s*"X"')
 _CAT = re.compile(r'"cat":\s*"([^"\\]*(?:\\.[^"\\]*)*)"')
-_CORR = re.compile(r'"correlation":\s*(-?\d+)')
 _ARGS = re.compile(r'\s*,\s*"args":\s*\{')
+_CLOSE = re.compile(r'[ \t\n\r]*\}')
+# an args key whose value is cut out of the cache key: a JSON integer, then "," or "}"
+_VOLATILE = re.compile(r'"(External id|correlation)":[ \t\n\r]*(-?(?:0|[1-9][0-9]*))(?=[ \t\n\r]*[,}])')
 
 
 def _fast(text, found):
@@ -267,9 +270,9 @@ def _fast(text, found):
         json.loads("[" + text[text.rfind("{", 0, heads[-1].start()):] + "]")
     except (json.JSONDecodeError, RecursionError):
         return False
-    events, aliases, intern, decode = [], CAT_ALIASES, sys.intern, _DECODER.raw_decode
-    ids, pool = {}, found.pool
-    for i, m in enumerate(heads):
+    events, aliases, intern = [], CAT_ALIASES, sys.intern
+    ids, pool, flat = {}, found.pool, found.flat_args
+    for m in heads:
         raw, name, pid, tid, ts, dur = m.groups()
         cat = aliases.get(raw) or aliases.get(raw.lower())
         if cat is None:
@@ -279,27 +282,58 @@ def _fast(text, found):
             continue
         if "\\" in name:
             name = json.loads('"' + name + '"')
-        end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
         kept, corr = None, None
-        if cat in GPU_CATS:
-            a = _ARGS.match(text, m.end())
-            try:
-                args = decode(text, a.end() - 1)[0] if a else {}
-            except (json.JSONDecodeError, RecursionError):
+        if cat in GPU_CATS or cat in LAUNCH_CATS:
+            got = _args(text, m.end(), cat in GPU_CATS, pool, flat)
+            if got is None:
                 return False
-            if type(args) is not dict:
-                args = {}
-            kept = shared({k: args[k] for k in GPU_ARGS if k in args}, pool)
-            corr = hashable(args.get("correlation"))
-        elif cat in LAUNCH_CATS:
-            c = _CORR.search(text, m.end(), end)
-            corr = int(c.group(1)) if c else None
+            kept, corr = got
         pid = ids.get(pid) or ids.setdefault(pid, pid[1:-1] if pid[0] == '"' else int(pid))
         tid = ids.get(tid) or ids.setdefault(tid, tid[1:-1] if tid[0] == '"' else int(tid))
         events.append(Event(cat, intern(name), ts, dur, pid, tid, corr, kept))
     found.events += events
     found.categories.update(c if "\\" not in c else json.loads(f'"{c}"') for c in _CAT.findall(text))
     return True
+
+
+def _args(text, at, gpu, pool, flat):
+    """(launch resources or None, correlation) of the event whose head ends at `at`, as
+    add_all keeps them; None where the event goes on otherwise than with its args and "}".
+
+    Kineto's args of a kernel or launch call are flat objects that differ from the last
+    one's only in External id and correlation: keyed on the text around those two values
+    (flat: its cache), each distinct one is decoded by json once. A key is only made of a
+    flat object json read whole, and the values cut out are JSON integers, so a text with
+    the same key holds the same other values."""
+    a = _ARGS.match(text, at)
+    if a is None:
+        return (shared({}, pool) if gpu else None, None) if _CLOSE.match(text, at) else None
+    start = a.end() - 1
+    close = text.find("}", start)
+    key = None
+    if close > 0 and text.find("{", start + 1, close) < 0:
+        parts = _VOLATILE.split(text[start:close + 1])
+        key = (gpu, tuple(parts[0::3]), tuple(parts[1::3]))
+        hit = flat.get(key)
+        if hit is not None and _CLOSE.match(text, close + 1):
+            corr = None
+            for i in range(len(parts) - 3, 0, -3):  # json keeps the last of a repeated key
+                if parts[i] == "correlation":
+                    corr = int(parts[i + 1])
+                    break
+            return hit[0], corr
+    try:
+        args, stop = _DECODER.raw_decode(text, start)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    if not _CLOSE.match(text, stop):
+        return None
+    if type(args) is not dict:
+        args = {}
+    kept = shared({k: args[k] for k in GPU_ARGS if k in args}, pool) if gpu else None
+    if key is not None and stop == close + 1:
+        flat[key] = (kept,)
+    return kept, hashable(args.get("correlation"))
 
 
 def _batch(stream, into):

@@ -8,11 +8,11 @@ browser's Pyodide, a machine without it).
 
 msgspec decodes each event into a Struct and skips the other fields (shapes, strides,
 External id) without building them: that is the time it saves. A key the event lacks is
-None, or UNSET among the args (Kineto's args are kept only where present); the launch
-resources are typed as Kineto writes them (ints, arrays of ints as tuples). Where msgspec
-rejects the text (something other than an object where an event or its args belongs, a
-launch resource of another type, NaN, a number beyond a float, a lone surrogate), the
-caller reads the batch in pure Python, which reads such JSON as json does.
+None, or UNSET among the args (Kineto's args are kept only where present); their values
+are any JSON (a CPU op's "grid" is Triton's text, ROCm's runtime calls name their
+"stream" in hex). Where msgspec rejects the text (something other than an object where an
+event or its args belongs, NaN, a number beyond a float, a lone surrogate), the caller
+reads the batch in pure Python, which reads such JSON as json does.
 """
 from __future__ import annotations
 
@@ -28,15 +28,13 @@ UNSET = msgspec.UNSET if AVAILABLE else object()
 
 if AVAILABLE:
     class Args(msgspec.Struct):
-        """Typed as Kineto writes them, so that equal tuples are equal launch resources (a
-        bool, a float or a string there fails the batch, which json then reads)."""
-        device: int = UNSET
-        stream: int = UNSET
-        grid: tuple[int, ...] = UNSET
-        block: tuple[int, ...] = UNSET
-        registers: int = msgspec.field(default=UNSET, name="registers per thread")
-        smem: int = msgspec.field(default=UNSET, name="shared memory")
-        occupancy: int = msgspec.field(default=UNSET, name="est. achieved occupancy %")
+        device: Any = UNSET
+        stream: Any = UNSET
+        grid: Any = UNSET
+        block: Any = UNSET
+        registers: Any = msgspec.field(default=UNSET, name="registers per thread")
+        smem: Any = msgspec.field(default=UNSET, name="shared memory")
+        occupancy: Any = msgspec.field(default=UNSET, name="est. achieved occupancy %")
         correlation: Any = None
 
     class Event(msgspec.Struct):

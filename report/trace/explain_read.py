@@ -62,7 +62,9 @@ class ReadError(ValueError):
 
 
 class Event:
-    """One complete ("X") event of a kept category: times in µs as the trace has them."""
+    """One complete ("X") event of a kept category: times in µs as the trace has them; corr,
+    the correlation id, of GPU activities and launch calls only; args, the launch resources
+    of GPU activities only."""
     __slots__ = ("cat", "name", "ts", "dur", "end", "pid", "tid", "corr", "args")
 
     def __init__(self, cat, name, ts, dur, pid, tid, corr, args):
@@ -107,13 +109,15 @@ class Trace:
             if type(args) is not dict:
                 args = {}
             kept = shared({k: args[k] for k in GPU_ARGS if k in args}, pool) if cat in gpu else None
+            corr = hashable(args.get("correlation")) if cat in gpu or cat in LAUNCH_CATS else None
             events.append(Event(cat, intern(name), float(ts), float(dur), hashable(e.get("pid")),
-                                hashable(e.get("tid")), hashable(args.get("correlation")), kept))
+                                hashable(e.get("tid")), corr, kept))
 
     def add_structs(self, items):
         """add_all for msgspec's Structs (explain_msgspec.events): the same rules, field by field."""
         events, cats, intern, aliases, gpu = self.events, self.categories, sys.intern, CAT_ALIASES, GPU_CATS
         numbers, pool, unset, plain = (int, float), self.pool, explain_msgspec.UNSET, (int, str)
+        ints = frozenset((int, type(unset)))
         none = pool.setdefault((), {})
         for e in items:
             raw = e.cat
@@ -132,22 +136,34 @@ class Trace:
                 continue
             a, pid, tid = e.args, e.pid, e.tid
             kept, corr = None, None
-            if a is not None:
+            if a is not None and (cat in gpu or cat in LAUNCH_CATS):  # the ids that pair them
                 corr = a.correlation
                 if type(corr) is not int:
                     corr = hashable(corr)
             if cat in gpu:
                 if a is None:
                     kept = none
-                else:  # typed: equal tuples are equal values of equal types
-                    key = (a.device, a.stream, a.grid, a.block, a.registers, a.smem, a.occupancy)
-                    kept = pool.get(key)
-                    if kept is None:
-                        kept = pool[key] = {k: list(v) if type(v) is tuple else v
-                                            for k, v in zip(GPU_ARGS, key, strict=True) if v is not unset}
+                else:
+                    values = (a.device, a.stream, a.grid, a.block, a.registers, a.smem, a.occupancy)
+                    d, st, g, b, r, sm, o = values
+                    if (type(d) in ints and type(st) in ints and type(r) in ints and type(sm) in ints
+                            and type(o) in ints and (g is unset or _int3(g)) and (b is unset or _int3(b))):
+                        # ints and missing keys only: equal tuples are equal values of equal types
+                        key = (d, st, g if g is unset else tuple(g), b if b is unset else tuple(b), r, sm, o)
+                        kept = pool.get(key)
+                        if kept is None:
+                            kept = pool[key] = {k: v for k, v in zip(GPU_ARGS, values, strict=True)
+                                                if v is not unset}
+                    else:
+                        kept = shared({k: v for k, v in zip(GPU_ARGS, values, strict=True) if v is not unset}, pool)
             events.append(Event(cat, intern(name), float(ts), float(dur),
                                 pid if type(pid) in plain else hashable(pid),
                                 tid if type(tid) in plain else hashable(tid), corr, kept))
+
+
+def _int3(v):
+    """Kineto's grid or block: a list of three ints."""
+    return type(v) is list and len(v) == 3 and type(v[0]) is int and type(v[1]) is int and type(v[2]) is int
 
 
 def shared(kept, pool):

@@ -205,6 +205,7 @@ def test_launches_queued_far_ahead_of_the_gpu_are_not_called_cpu_bound(hta):
 
 def test_nccl_kernels_count_as_communication(hta):
     mine = hta["a100_nccl"]
+    assert report(mine).startswith("GPU: 8 × NVIDIA A100-PG509-200 (compute capability 8.0, 108 SMs)\n")
     nccl = [k for k in mine["kernels"] if "nccl" in k["name"].lower()]
     assert nccl and all(k["work"] == "communication" for k in nccl)
     assert mine["kinds_us"]["communication"] > 0 and mine["kinds_us"]["compute"] > 0
@@ -222,5 +223,6 @@ def test_rocm_and_older_kineto_traces_are_read(hta):
 
 def test_a_kernel_launched_through_the_driver_api_has_its_launch_call(hta):
     k = hta["triton"]["kernels"][0]
+    assert "kernel, 1 call, 1.8 µs per call" in report(hta["triton"])
     assert k["short_name"].startswith("triton_") and k["launched_by"] == "cuLaunchKernel"
     assert k["small_grid"]  # 1 block on 108 SMs

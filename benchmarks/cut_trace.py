@@ -3,13 +3,16 @@
 
     python benchmarks/cut_trace.py IN.json.gz OUT.json.gz [--steps 2]
     python benchmarks/cut_trace.py --all RECORDED_DIR tests/fixtures/corpus --steps 2 --steps decode=1
+    python benchmarks/cut_trace.py IN.json.gz OUT.json.gz --first 200   # an MTIA or CPU-only trace
 
 Keeps the first N profiler steps (ProfilerStep#...; the whole trace if it has none): the
 ranges, launch calls and GPU activities in them, and of the CPU operations only those that
 hold a launch call (with their enclosing ones), which is what --explain reads (op stacks,
 ATen ops, attention). Drops flow events, Python function events, operations without GPU
-work under them and the shape arguments (Input Dims, ...). Writes gzip with no timestamp,
-so the same input gives the same bytes.
+work under them and the shape arguments (Input Dims, ...). A trace without GPU activity
+(MTIA, CPU-only), which that would leave empty, is cut with --first N instead: its metadata
+and the first N other events of each category. Writes gzip with no timestamp, so the
+same input gives the same bytes.
 """
 from __future__ import annotations
 
@@ -70,6 +73,21 @@ def cut(trace, steps=2):
     return {k: v for k, v in trace.items() if k != "traceEvents"} | {"traceEvents": out}
 
 
+def first(trace, n):
+    """A copy of the trace with its metadata events and the first n others of each category
+    (in the file's order), as they are."""
+    out, seen = [], {}
+    for e in trace["traceEvents"]:
+        if not isinstance(e, dict):
+            continue
+        cat = str(e.get("cat"))
+        if e.get("ph") == "M" or seen.get(cat, 0) < n:
+            out.append(e)
+            if e.get("ph") != "M":
+                seen[cat] = seen.get(cat, 0) + 1
+    return {k: v for k, v in trace.items() if k != "traceEvents"} | {"traceEvents": out}
+
+
 def write(trace, path):
     data = json.dumps(trace, separators=(",", ":")).encode("utf-8")
     Path(path).write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
@@ -82,6 +100,8 @@ def main(argv=None):
     p.add_argument("--steps", action="append", default=[],
                    help="profiler steps to keep (default 2); NAME=N for one trace of --all")
     p.add_argument("--all", action="store_true", help="cut every *.json.gz of the source folder")
+    p.add_argument("--first", type=int, metavar="N",
+                   help="keep the metadata and the first N events of each category instead (no GPU activity)")
     args = p.parse_args(argv)
     steps, per_name = 2, {}
     for item in args.steps:
@@ -107,7 +127,10 @@ def main(argv=None):
         except (OSError, ValueError) as err:
             print(f"{src}: not readable ({err})", file=sys.stderr)
             return 2
-        write(cut(trace, per_name.get(src.name.removesuffix(".json.gz"), steps)), dst)
+        if args.first is not None:
+            write(first(trace, args.first), dst)
+        else:
+            write(cut(trace, per_name.get(src.name.removesuffix(".json.gz"), steps)), dst)
         print(f"{src} -> {dst}: {dst.stat().st_size / 1024:,.0f} KiB")
     return 0
 

@@ -4,16 +4,24 @@ computation that tests compare `--explain` with (it imports nothing from report/
     python tests/expected_verdicts.py tests/fixtures/corpus      # prints what it derives
     python tests/expected_verdicts.py tests/fixtures/corpus --write   # writes expected.json
 
-The rule, as the page states it: a range's time runs from its start on the CPU (or its
+The rule, as the page states it (a trace without ranges is one, from its first CPU event
+to the end of its last): a range's time runs from its start on the CPU (or its
 first GPU activity, if earlier) to its last GPU activity's end (or the end of its CPU time
 less synchronize calls, if later). The GPU is idle where no GPU activity at all runs; an
 idle stretch is a wait for the host when the next activity to start was launched after the
 stretch began, or when none follows. Medians over the range's instances with GPU work:
 CPU-bound if the host waits take at least 10 % of the time, else GPU-bound if the GPU runs
 something for at least 90 % of it, else stalled.
+
+Beside the verdicts: the GPU's busy time (the union of its activities), the streams, the
+SDPA backends whose ops ran, hand-written softmax calls, what the trace holds (GPU
+activity, an MTIA accelerator's, or CPU events only) and each stream's median launch delay
+(an activity's start less its launch call's end). Older Kineto's category names ("Kernel",
+"Runtime") are read as today's.
 """
 from __future__ import annotations
 
+import bisect
 import gzip
 import json
 import re
@@ -29,14 +37,26 @@ SDPA_OPS = {"flash": "_scaled_dot_product_flash_attention", "efficient": "_scale
             "cudnn": "_scaled_dot_product_cudnn_attention", "math": "_scaled_dot_product_attention_math"}
 
 
+# older Kineto names the same categories differently (HTA's test traces: "Kernel", "Runtime")
+OLD_NAMES = {"kernel": "kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset", "runtime": "cuda_runtime",
+             "driver": "cuda_driver", "operator": "cpu_op"}
+
+
 def read(path):
     raw = Path(path).read_bytes()
     return json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
 
 
 def _complete(trace):
-    return [e for e in trace["traceEvents"] if isinstance(e, dict) and e.get("ph") == "X"
-            and isinstance(e.get("ts"), (int, float)) and isinstance(e.get("dur"), (int, float))]
+    out = []
+    for e in trace["traceEvents"]:
+        if (isinstance(e, dict) and e.get("ph") == "X" and isinstance(e.get("ts"), (int, float))
+                and isinstance(e.get("dur"), (int, float))):
+            cat = e.get("cat")
+            if isinstance(cat, str) and cat not in GPU + LAUNCH and cat.lower() in OLD_NAMES:
+                e = dict(e, cat=OLD_NAMES[cat.lower()])
+            out.append(e)
+    return out
 
 
 def _idle_parts(busy, lo, hi):
@@ -59,6 +79,7 @@ def verdicts(trace):
     """{range name: verdict} for the range names with GPU work (ProfilerStep#N as one)."""
     events = _complete(trace)
     gpu = sorted((e for e in events if e.get("cat") in GPU), key=lambda e: (e["ts"], e["ts"] + e["dur"]))
+    starts = [e["ts"] for e in gpu]
     launch_of = {e["args"]["correlation"]: e for e in events
                  if e.get("cat") in LAUNCH and "correlation" in (e.get("args") or {})}
     busy = []
@@ -72,13 +93,18 @@ def verdicts(trace):
     for e in events:
         if e.get("cat") == "user_annotation":
             names.setdefault(re.sub(r"^ProfilerStep#\d+$", "ProfilerStep#*", e["name"]), []).append(e)
+    whole = not names  # no ranges: the trace is one, from its first CPU event to its last one's end
+    if whole:
+        host = [e for e in events if e.get("cat") not in GPU] or gpu
+        start, end = min(e["ts"] for e in host), max(e["ts"] + e["dur"] for e in host)
+        names = {"(whole trace)": [{"ts": start, "dur": end - start}]}
     out = {}
     for name, instances in names.items():
         hosts, busies = [], []
         for r in instances:
             start, end = r["ts"], r["ts"] + r["dur"]
-            mine = []
-            for e in gpu:
+            mine = list(gpu) if whole else []  # the whole trace holds every activity
+            for e in gpu if not whole else ():
                 launch = launch_of.get((e.get("args") or {}).get("correlation"))
                 if launch is not None and start <= launch["ts"] <= end:
                     mine.append(e)
@@ -90,8 +116,8 @@ def verdicts(trace):
             host = idle = 0.0
             for s, t in _idle_parts(busy, lo, hi):
                 idle += t - s
-                after = [e for e in gpu if e["ts"] >= t]
-                first = after[0] if after else None
+                i = bisect.bisect_left(starts, t)  # the first activity to start at t or later
+                first = gpu[i] if i < len(gpu) else None
                 launch = launch_of.get((first.get("args") or {}).get("correlation")) if first else None
                 if first is None or launch is None or launch["ts"] > s:
                     host += t - s
@@ -129,8 +155,20 @@ def facts(trace):
                                            and o["ts"] <= e["ts"] and e["ts"] + e["dur"] <= o["ts"] + o["dur"]
                                            and o["dur"] > e["dur"] for o in softmax)]
     streams = {((e.get("args") or {}).get("device"), (e.get("args") or {}).get("stream")) for e in gpu}
+    launch_of = {e["args"]["correlation"]: e for e in events
+                 if e.get("cat") in LAUNCH and "correlation" in (e.get("args") or {})}
+    delays = {}  # per stream: from the end of each activity's launch call to its start
+    for e in gpu:
+        args = e.get("args") or {}
+        launch = launch_of.get(args.get("correlation"))
+        if launch is not None:
+            delays.setdefault(f"{args.get('device')}/{args.get('stream')}", []).append(
+                e["ts"] - (launch["ts"] + launch["dur"]))
+    cats = {e.get("cat") for e in trace["traceEvents"] if isinstance(e, dict) and isinstance(e.get("cat"), str)}
+    activity = "gpu" if gpu else "mtia" if any("mtia" in c.lower() for c in cats) else "cpu only"
     return {"verdicts": verdicts(trace), "busy_us": round(union, 1), "streams": len(streams),
-            "backends": backends, "softmax_outside_sdpa": len(outer)}
+            "backends": backends, "softmax_outside_sdpa": len(outer), "activity": activity,
+            "launch_delay_us": {s: round(statistics.median(d), 1) for s, d in sorted(delays.items())}}
 
 
 def main(argv=None):

@@ -1,8 +1,10 @@
 """--explain on real traces: a Llama-style transformers model (random weights from a config)
 recorded on an NVIDIA H200 by benchmarks/record_traces.py and cut down by
-benchmarks/cut_trace.py (tests/fixtures/corpus/). The verdicts, GPU busy time, streams and
-SDPA backends are compared with tests/expected_verdicts.py, which derives them from the
-raw events without report/trace; expected.json holds what it derived, for the record.
+benchmarks/cut_trace.py (tests/fixtures/corpus/), and Holistic Trace Analysis' test traces
+(A100, V100, MI250, NCCL, several streams, older Kineto, MTIA, CPU only;
+tests/fixtures/corpus/hta/). The verdicts, GPU busy time, streams, launch delays and SDPA
+backends are compared with tests/expected_verdicts.py, which derives them from the raw
+events without report/trace; each folder's expected.json holds what it derived, for the record.
 """
 import json
 import re
@@ -12,10 +14,12 @@ from expected_verdicts import facts, read
 
 from report.paths import ROOT
 from report.trace import explain_read
-from report.trace.explain import explain, load_trace, read_trace, report
+from report.trace.explain import MAX_RANGES, TraceError, explain, load_trace, read_trace, report
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 TRACES = sorted(p.name.removesuffix(".json.gz") for p in CORPUS.glob("*.json.gz"))
+HTA = CORPUS / "hta"  # Holistic Trace Analysis' test traces (NOTICE.md: source, licence, cuts)
+HTA_TRACES = sorted(p.name.removesuffix(".json.gz") for p in HTA.glob("*.json.gz"))
 
 
 @pytest.fixture(scope="module")
@@ -135,3 +139,90 @@ def test_a_synchronisation_that_opened_a_gap_is_named(found):
 def test_decode_tokens_are_one_range_name_with_many_ranges(found):
     r = rng(found["decode"], "decode_token")
     assert r["ranges"] == 8 and r["verdict"] == "CPU-bound"  # one step of 8 tokens: tiny kernels
+
+
+# --- Holistic Trace Analysis' test traces ----------------------------------------------
+
+def hta_expected():
+    return json.loads((HTA / "expected.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def hta():
+    found = {}
+    for name in HTA_TRACES:
+        try:
+            found[name] = explain(read_trace(HTA / f"{name}.json.gz"))
+        except TraceError as err:
+            found[name] = err
+    return found
+
+
+def test_the_hta_traces_are_small_and_credited():
+    assert HTA_TRACES == sorted(["a100_nccl", "a100_negative_queue", "cpu_only", "event_sync_streams", "mi250",
+                                 "mtia", "multi_stream", "old_kineto", "triton", "v100_ddp"])
+    assert sum((HTA / f"{n}.json.gz").stat().st_size for n in HTA_TRACES) < 1.5 * 2**20
+    notice = (HTA / "NOTICE.md").read_text(encoding="utf-8")
+    assert "MIT License" in notice and "Copyright (c) Meta Platforms, Inc. and affiliates." in notice
+    assert all(f"`{n}.json.gz`" in notice for n in HTA_TRACES)
+
+
+def test_the_hta_expected_json_is_what_the_independent_computation_derives():
+    assert hta_expected() == {n: facts(read(HTA / f"{n}.json.gz")) for n in HTA_TRACES}
+
+
+@pytest.mark.parametrize("name", HTA_TRACES)
+def test_hta_traces_read_as_the_independent_computation_does(name, hta):
+    expected, mine = hta_expected()[name], hta[name]
+    if expected["activity"] != "gpu":  # the refusal names what the trace holds
+        assert isinstance(mine, TraceError)
+        assert ("from an MTIA accelerator" if expected["activity"] == "mtia" else "no GPU activity") in str(mine)
+        return
+    verdicts = {r["name"]: r["verdict"] for r in mine["ranges"] if r["span_us"] is not None}
+    assert verdicts.items() <= expected["verdicts"].items()
+    # the ranges --explain leaves out are past its MAX_RANGES longest; the rest it names
+    assert len(expected["verdicts"]) - len(verdicts) <= mine["ranges_left_out"]
+    assert len(mine["ranges"]) <= MAX_RANGES
+    assert round(mine["busy_us"], 1) == pytest.approx(expected["busy_us"], abs=0.11)
+    assert len(mine["streams"]) == expected["streams"]
+    delays = {f"{s['device']}/{s['stream']}": s["launch_delay_us"] for s in mine["streams"]
+              if s["launch_delay_us"] is not None}
+    assert delays == pytest.approx(expected["launch_delay_us"], abs=0.051)
+
+
+def test_launches_queued_far_ahead_of_the_gpu_are_not_called_cpu_bound(hta):
+    """negative_queue (issue 21): kernels start a median 160 ms after their launch call, so
+    the CPU is far ahead; the GPU idles with its work launched (it waits on NCCL, other
+    streams): stalled, not waiting for the host."""
+    mine = hta["a100_negative_queue"]
+    main = next(s for s in mine["streams"] if s["stream"] == 7)
+    assert main["launch_delay_us"] > 100_000 and main["verdict"] != "CPU-bound"
+    assert main["idle_us"]["host"] == 0.0
+    step = rng(mine, "ProfilerStep#*")
+    assert step["launch_delay_us"] > 10_000 and step["verdict"] != "CPU-bound"
+    assert f"activities start a median {step['launch_delay_us']:,.1f} µs after their launch call" in report(mine)
+
+
+def test_nccl_kernels_count_as_communication(hta):
+    mine = hta["a100_nccl"]
+    assert report(mine).startswith("GPU: 8 × NVIDIA A100-PG509-200 (compute capability 8.0, 108 SMs)\n")
+    nccl = [k for k in mine["kernels"] if "nccl" in k["name"].lower()]
+    assert nccl and all(k["work"] == "communication" for k in nccl)
+    assert mine["kinds_us"]["communication"] > 0 and mine["kinds_us"]["compute"] > 0
+    assert "communication" in report(mine)
+
+
+def test_rocm_and_older_kineto_traces_are_read(hta):
+    mi250 = hta["mi250"]
+    assert mi250["schemas"] and set(mi250["schemas"].values()) == {"rocm"}
+    assert {lim.warp_size for lim in mi250["limits"].values()} == {64}
+    old = hta["old_kineto"]  # "Kernel" and "Runtime": every kernel with its launch call
+    assert old["activities"] == 4 and all(k["launched_by"] for k in old["kernels"])
+    assert old["ranges"][0]["name"] == "(whole trace)"
+
+
+def test_a_kernel_launched_through_the_driver_api_has_its_launch_call(hta):
+    k = hta["triton"]["kernels"][0]
+    assert "kernel, 1 call, 1.8 µs per call" in report(hta["triton"])
+    assert k["short_name"].startswith("triton_") and k["launched_by"] == "cuLaunchKernel"
+    assert k["small_grid"]  # 1 block on 108 SMs

@@ -45,11 +45,21 @@ def test_the_cutter_keeps_the_first_steps_and_what_explain_reads(tmp_path):
     assert json.loads(gzip.decompress(a.read_bytes())) == cut
 
 
+def test_a_trace_without_gpu_activity_is_cut_to_the_first_events_of_each_category():
+    cut_trace = cutter()
+    trace = {"schemaVersion": 1, "traceEvents": [{"ph": "M", "name": "process_name"}]
+             + [{"ph": "X", "cat": "cpu_op", "name": f"op{i}", "ts": i, "dur": 1} for i in range(10)]
+             + [{"ph": "X", "cat": "mtia_runtime", "name": f"rt{i}", "ts": i, "dur": 1} for i in range(10)]}
+    cut = cut_trace.first(trace, 3)
+    assert cut["schemaVersion"] == 1
+    assert [e["name"] for e in cut["traceEvents"]] == ["process_name", "op0", "op1", "op2", "rt0", "rt1", "rt2"]
+
+
 def test_the_independent_verdicts_import_nothing_of_report():
     tree = ast.parse((ROOT / "tests" / "expected_verdicts.py").read_text(encoding="utf-8"))
     modules = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     modules |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-    assert modules <= {"__future__", "gzip", "json", "re", "statistics", "sys", "pathlib"}
+    assert modules <= {"__future__", "bisect", "gzip", "json", "re", "statistics", "sys", "pathlib"}
 
 
 def test_the_recorder_refuses_an_unknown_case_in_one_line(tmp_path):

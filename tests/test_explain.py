@@ -17,7 +17,7 @@ from factory import FIXTURES
 import build_tables
 from report.paths import DEFAULT_OUT, ROOT
 from report.trace.analyze import analyze_trace
-from report.trace.explain import STEP_NAME, WHOLE_TRACE, TraceError, explain, load_trace, report
+from report.trace.explain import STEP_NAME, WHOLE_TRACE, TraceError, explain, load_trace, read_trace, report
 from report.variants import VARIANTS
 
 TRACES = DEFAULT_OUT / "h200" / "traces"
@@ -317,6 +317,22 @@ def test_hostile_values_in_a_real_trace_are_skipped_not_a_traceback(make, tmp_pa
     out = capsys.readouterr()
     assert code in (0, 2) and "Traceback" not in out.err and "inf" not in out.out
     assert code == 0 or (out.err.count("\n") == 1 and out.err.startswith(f"build_tables.py: error: {path}: "))
+
+
+def test_timestamps_in_microseconds_since_1970_are_read(tmp_path):
+    """Older Kineto writes ts as µs since 1970 (1.68e15 in HTA's 2023 test traces), not from
+    the profiler's start: the same trace shifted there reads the same."""
+    trace = load_trace(TRACES / "flash.json.gz")
+    shift = 1_683_564_901_550_101 - min(e["ts"] for e in trace["traceEvents"] if isinstance(e.get("ts"), (int, float)))
+    for e in trace["traceEvents"]:
+        if isinstance(e.get("ts"), (int, float)):
+            e["ts"] += shift
+    path = tmp_path / "epoch.json"
+    path.write_text(json.dumps(trace), encoding="utf-8")
+    shifted, plain = explain(read_trace(path)), explain(load_trace(TRACES / "flash.json.gz"))
+    assert shifted["activities"] == plain["activities"] > 0
+    assert [(r["name"], r["verdict"]) for r in shifted["ranges"]] == [(r["name"], r["verdict"]) for r in plain["ranges"]]
+    assert shifted["busy_us"] == pytest.approx(plain["busy_us"], abs=1.0)
 
 
 @pytest.mark.parametrize("make, says", [

@@ -203,6 +203,7 @@ def test_the_fast_path_reads_kinetos_layout_and_json_reads_any_other(tmp_path, m
     shuffled.write_text(json.dumps(other), encoding="utf-8")
     used = []
     fast = explain_read._fast
+    monkeypatch.setattr(explain_read, "FAST_DECODER", False)  # the pure-Python reader, as in the browser
     monkeypatch.setattr(explain_read, "_fast", lambda text, found: used.append(fast(text, found)) or used[-1])
     monkeypatch.setattr(explain_read, "CHUNK", 1 << 15)
     expected = report(explain(trace))

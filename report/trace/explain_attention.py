@@ -107,9 +107,13 @@ def attention(timeline, events, activity_us):
     for e in sdpa_calls:
         spans.setdefault(e.tid, []).append((e.ts, e.end))
     op_names = Counter(e.name for e in events if e.cat == "cpu_op")
-    groups = {}
+    groups, seen = {}, {}  # seen: (stack, name) -> _backend's answer; op stacks are shared tuples
     for a in timeline.acts:
-        backend, direction = _backend(a.stack, a.e.name)
+        key = (id(a.stack), a.e.name)
+        found = seen.get(key)
+        if found is None:
+            found = seen[key] = _backend(a.stack, a.e.name)
+        backend, direction = found
         if backend is None:
             continue
         g = groups.setdefault((backend, direction), {"gpu_us": 0.0, "activities": 0, "kernels": Counter()})

@@ -69,32 +69,41 @@ def devices(meta):
     return found
 
 
+def _row(rows, a):
+    """The row of a's name and launch configuration in rows, made where it is the first."""
+    e, args = a.e, a.e.args
+    grid, block = args.get("grid"), args.get("block")
+    key = (e.name, tuple(grid) if type(grid) is list else grid, tuple(block) if type(block) is list else block,
+           args.get("registers per thread"), args.get("shared memory"))
+    try:
+        row = rows.get(key)
+    except TypeError:  # a value of another type than Kineto's: its text
+        key = (e.name,) + tuple(tuple(map(_hashable, v)) if isinstance(v, list) else _hashable(v)
+                                for v in (grid, block, args.get("registers per thread"),
+                                          args.get("shared memory")))
+        row = rows.get(key)
+    if row is None:
+        row = rows[key] = {
+            "name": e.name, "short_name": short_kernel_name(e.name), "kind": KINDS[e.cat],
+            "work": a.kind, "device": args.get("device"), "calls": 0, "total_us": 0.0,
+            "registers_per_thread": args.get("registers per thread"),
+            "shared_memory": args.get("shared memory"), "block": args.get("block"),
+            "grid": args.get("grid"), "kineto": Counter(), "ops": Counter(),
+            "launch_calls": Counter()}
+        if not (_dims(row["block"]) and _dims(row["grid"] or [1])
+                and _count(row["registers_per_thread"]) and _count(row["shared_memory"], 0)):
+            row["block"] = None  # launch resources missing or malformed: no calculation
+    return row
+
+
 def kernel_rows(acts):
     """One row per GPU activity name and launch configuration, longest total first."""
-    rows = {}
+    rows, seen = {}, {}  # seen: (category, name, args) -> row; equal launch resources share one args dict
     for a in acts:
         e, args = a.e, a.e.args
-        grid, block = args.get("grid"), args.get("block")
-        key = (e.name, tuple(grid) if type(grid) is list else grid, tuple(block) if type(block) is list else block,
-               args.get("registers per thread"), args.get("shared memory"))
-        try:
-            row = rows.get(key)
-        except TypeError:  # a value of another type than Kineto's: its text
-            key = (e.name,) + tuple(tuple(map(_hashable, v)) if isinstance(v, list) else _hashable(v)
-                                    for v in (grid, block, args.get("registers per thread"),
-                                              args.get("shared memory")))
-            row = rows.get(key)
+        row = seen.get((e.cat, e.name, id(args)))
         if row is None:
-            row = rows[key] = {
-                "name": e.name, "short_name": short_kernel_name(e.name), "kind": KINDS[e.cat],
-                "work": a.kind, "device": args.get("device"), "calls": 0, "total_us": 0.0,
-                "registers_per_thread": args.get("registers per thread"),
-                "shared_memory": args.get("shared memory"), "block": args.get("block"),
-                "grid": args.get("grid"), "kineto": Counter(), "ops": Counter(),
-                "launch_calls": Counter()}
-            if not (_dims(row["block"]) and _dims(row["grid"] or [1])
-                    and _count(row["registers_per_thread"]) and _count(row["shared_memory"], 0)):
-                row["block"] = None  # launch resources missing or malformed: no calculation
+            row = seen[(e.cat, e.name, id(args))] = _row(rows, a)
         row["calls"] += 1
         row["total_us"] += e.dur
         occ = args.get("est. achieved occupancy %")

@@ -42,7 +42,7 @@ def _kernel_lines(i, k, activity_us):
     configs = f", one of {k['configs_of_name']} launch configurations" if k["configs_of_name"] > 1 else ""
     lines = [f"{i:>2}. {k['short_name']}{_ops(k)}",
              f"    {k['kind']}{' (NCCL communication)' if k['work'] == 'communication' else ''}, "
-             f"{k['calls']:,} calls, {_us(k['avg_us'])} per call, {_us(k['total_us'])} in all "
+             f"{_plural(k['calls'], 'call', 'calls')}, {_us(k['avg_us'])} per call, {_us(k['total_us'])} in all "
              f"({_pct(100 * k['total_us'] / activity_us, 0)} of GPU activity time){configs}"]
     if k["kind"] != "kernel":
         return lines
@@ -146,7 +146,7 @@ def _attention_lines(att):
                      f"main kernel {_clip(b['top_kernel'], 70)}")
     for backend, (fwd, bwd) in sorted(att["backward_matched"].items()):
         match = "each backward matches a forward" if fwd == bwd else f"{fwd:,} forward calls: they do not match"
-        lines.append(f"  backward on {backend}: {bwd:,} calls, {match}")
+        lines.append(f"  backward on {backend}: {_plural(bwd, 'call', 'calls')}, {match}")
     if att["math_fallback"]:
         lines.append("  SDPA fell back to the math backend (unfused kernels). Likely reasons: "
                      + "; ".join(att["math_reasons"]) + ".")
@@ -163,11 +163,19 @@ def _attention_lines(att):
     return lines
 
 
+def _devices(found):
+    """The devices in the trace's order, equal ones once with their count (an 8-GPU host's
+    trace lists all eight)."""
+    counts = {}
+    for d, lim in sorted(found["limits"].items(), key=lambda kv: str(kv[0])):
+        text = (f"{lim.name} (compute capability {lim.compute_capability[0]}.{lim.compute_capability[1]}, "
+                f"{lim.sm_count} SMs{', ROCm properties' if found['schemas'].get(d) == 'rocm' else ''})")
+        counts[text] = counts.get(text, 0) + 1
+    return ", ".join(text if n == 1 else f"{n} × {text}" for text, n in counts.items())
+
+
 def report(found):
-    devices = ", ".join(
-        f"{lim.name} (compute capability {lim.compute_capability[0]}.{lim.compute_capability[1]}, "
-        f"{lim.sm_count} SMs{', ROCm properties' if found['schemas'].get(d) == 'rocm' else ''})"
-        for d, lim in sorted(found["limits"].items(), key=lambda kv: str(kv[0])))
+    devices = _devices(found)
     kinds = ", ".join(f"{k} {_us(v)}" for k, v in found["kinds_us"].items())
     overlap = found["stream_busy_sum_us"] - found["busy_us"]
     lines = [f"GPU: {devices or 'no device properties in the trace'}",

@@ -18,6 +18,7 @@ threshold) is part of "other" here, and "stream" is this module's own.
 from __future__ import annotations
 
 import bisect
+import operator
 from collections import Counter
 
 from .explain_read import GPU_CATS, LAUNCH_CATS
@@ -88,37 +89,68 @@ def covered(merged_list, s, t, starts=None):
     return total
 
 
+def _op_key(e):
+    return (e.ts, -e.dur)
+
+
 def _op_stacks(events, launches):
     """launch -> the names of the cpu_ops open on its thread at its start, outermost first
-    (one sweep per thread; equal stacks are shared)."""
-    by_tid = {}
-    for i, e in enumerate(events):
+    (one sweep per thread; equal stacks are shared). At one start, ops come before launches
+    and the longer op first; ties beyond that keep the trace's order."""
+    ops_by_tid, launches_by_tid = {}, {}
+    for e in events:
         if e.cat == "cpu_op":
-            by_tid.setdefault(e.tid, []).append((e.ts, 0, -e.dur, i, e))
-    for i, e in enumerate(launches):
-        by_tid.setdefault(e.tid, []).append((e.ts, 1, 0.0, i, e))
+            ops_by_tid.setdefault(e.tid, []).append(e)
+    for e in launches:
+        launches_by_tid.setdefault(e.tid, []).append(e)
     stacks, shared = {}, {}
-    for items in by_tid.values():
-        items.sort()  # by start; at one start ops before launches, the longer op first
-        open_ops = []
-        for ts, is_launch, _, _, e in items:
-            while open_ops and open_ops[-1].ts + open_ops[-1].dur < ts:
+    for tid, mine in launches_by_tid.items():
+        ops = sorted(ops_by_tid.get(tid, ()), key=_op_key)
+        mine.sort(key=_start_of)
+        open_ops, names = [], []  # names[i]: the names of open_ops[:i + 1], made when a launch needs them
+        i, n = 0, len(ops)
+        for e in mine:
+            ts = e.ts
+            while i < n and ops[i].ts <= ts:
+                op = ops[i]
+                while open_ops and open_ops[-1].end < op.ts:
+                    open_ops.pop()
+                del names[len(open_ops):]
+                open_ops.append(op)
+                i += 1
+            while open_ops and open_ops[-1].end < ts:
                 open_ops.pop()
-            if is_launch:
-                names = tuple(op.name for op in open_ops)
-                stacks[id(e)] = shared.setdefault(names, names)
-            else:
-                open_ops.append(e)
+            del names[len(open_ops):]
+            while len(names) < len(open_ops):
+                t = (names[-1] if names else ()) + (open_ops[len(names)].name,)
+                names.append(shared.setdefault(t, t))
+            stacks[id(e)] = names[-1] if names else ()
     return stacks
+
+
+def _start_of(e):
+    return e.ts
+
+
+def _end_of(e):
+    return e.end
+
+
+def _start_end(e):
+    return (e.ts, e.end)
+
+
+def _first(x):
+    return x[0]
 
 
 class Activity:
     """A GPU activity with what the explanation reads off it."""
-    __slots__ = ("e", "launch", "stack", "stream", "kind", "gap", "cause", "prev")
+    __slots__ = ("e", "launch", "stack", "stream", "kind", "gap", "cause", "prev", "label")
 
     def __init__(self, e, launch, stack, stream):
         self.e, self.launch, self.stack, self.stream = e, launch, stack, stream
-        self.kind, self.gap, self.cause, self.prev = kind_of(e), 0.0, None, None
+        self.kind, self.gap, self.cause, self.prev, self.label = kind_of(e), 0.0, None, None, None
 
     @property
     def op(self):
@@ -134,31 +166,56 @@ class Timeline:
     """Every GPU activity of the trace, by start, with its launch call and stream."""
 
     def __init__(self, events):
-        gpu = [e for e in events if e.cat in GPU_CATS]
-        launches = [e for e in events if e.cat in LAUNCH_CATS]
+        gpu, launches, syncs, host_reads, steps = [], [], [], [], []
+        for e in events:
+            cat = e.cat
+            if cat in GPU_CATS:
+                gpu.append(e)
+            elif cat in LAUNCH_CATS:
+                launches.append(e)
+                if e.name in ALL_SYNC_CALLS:
+                    syncs.append(e)
+            elif cat == "cpu_op":
+                if e.name in HOST_READS:
+                    host_reads.append((e.ts, e.end, HOST_READS[e.name], e.tid))
+            elif cat == "user_annotation" and e.name.startswith("ProfilerStep#"):
+                steps.append(e.ts)
         by_corr = {e.corr: e for e in launches if e.corr is not None}
         stacks = _op_stacks(events, launches)
-        self.acts = []
-        for e in sorted(gpu, key=lambda e: (e.ts, e.end)):
+        gpu.sort(key=_start_end)
+        self.acts = acts = []
+        streams = {}  # (args, pid, tid) -> the stream: equal launch resources share one args dict
+        for e in gpu:
             launch = by_corr.get(e.corr) if e.corr is not None else None
-            stream = (e.args.get("device", e.pid), e.args.get("stream", e.tid))
-            self.acts.append(Activity(e, launch, stacks.get(id(launch), ()) if launch else (), stream))
-        self.syncs = sorted((e for e in launches if e.name in ALL_SYNC_CALLS), key=lambda e: e.end)
+            key = (id(e.args), e.pid, e.tid)
+            stream = streams.get(key)
+            if stream is None:
+                stream = streams[key] = (e.args.get("device", e.pid), e.args.get("stream", e.tid))
+            acts.append(Activity(e, launch, stacks.get(id(launch), ()) if launch else (), stream))
+        self.syncs = sorted(syncs, key=_end_of)
         self.sync_ends = [e.end for e in self.syncs]
-        self.host_reads = sorted(((e.ts, e.end, HOST_READS[e.name], e.tid) for e in events
-                                  if e.cat == "cpu_op" and e.name in HOST_READS), key=lambda x: x[0])
-        self.steps = sorted(e.ts for e in events if e.cat == "user_annotation"
-                            and e.name.startswith("ProfilerStep#"))
-        self.streams = sorted({a.stream for a in self.acts}, key=str)
-        self.busy = {s: merged((a.e.ts, a.e.end) for a in self.acts if a.stream == s) for s in self.streams}
-        self.union = []  # [start, end, first activity, activity that ends it]: the GPU running anything
-        for a in self.acts:
-            if self.union and a.e.ts <= self.union[-1][1]:
-                if a.e.end > self.union[-1][1]:
-                    self.union[-1][1], self.union[-1][3] = a.e.end, a
+        self.host_reads = sorted(host_reads, key=_first)
+        self.steps = sorted(steps)
+        self.streams = sorted(set(streams.values()), key=str)
+        self.busy = {s: [] for s in self.streams}
+        for a in acts:  # by start (and end): each stream's busy stretches in one pass
+            busy = self.busy[a.stream]
+            s, t = a.e.ts, a.e.end
+            if busy and s <= busy[-1][1]:
+                if t > busy[-1][1]:
+                    busy[-1][1] = t
             else:
-                self.union.append([a.e.ts, a.e.end, a, a])
-        self.union_starts = [u[0] for u in self.union]
+                busy.append([s, t])
+        union = self.union = []  # [start, end, first activity, activity that ends it]: the GPU running anything
+        for a in acts:
+            s, t = a.e.ts, a.e.end
+            if union and s <= union[-1][1]:
+                last = union[-1]
+                if t > last[1]:
+                    last[1], last[3] = t, a
+            else:
+                union.append([s, t, a, a])
+        self.union_starts = [u[0] for u in union]
         self._idle_per_stream()
 
     def _idle_per_stream(self):
@@ -235,20 +292,39 @@ def idle_causes(timeline):
     return rows
 
 
-def _start(a):
-    return a.e.ts
-
-
-def _stream(a):
-    return a.stream
-
-
-def _kind(a):
-    return a.kind
+_START = operator.attrgetter("e.ts")
 
 
 def _one(a):
     return 0
+
+
+def _busy_by_stream_and_kind(acts):
+    """busy_by(acts, stream) and busy_by(acts, kind) in one pass: the same sums, in the same order."""
+    open_s, total_s, open_k, total_k = {}, {}, {}, {}
+    for a in acts:
+        e = a.e
+        s, t = e.ts, e.end
+        k = a.stream
+        cur = open_s.get(k)
+        if cur is None or s > cur[1]:
+            if cur is not None:
+                total_s[k] = total_s.get(k, 0.0) + cur[1] - cur[0]
+            open_s[k] = [s, t]
+        elif t > cur[1]:
+            cur[1] = t
+        k = a.kind
+        cur = open_k.get(k)
+        if cur is None or s > cur[1]:
+            if cur is not None:
+                total_k[k] = total_k.get(k, 0.0) + cur[1] - cur[0]
+            open_k[k] = [s, t]
+        elif t > cur[1]:
+            cur[1] = t
+    for opened, total in ((open_s, total_s), (open_k, total_k)):
+        for k, (s, t) in opened.items():
+            total[k] = total.get(k, 0.0) + t - s
+    return total_s, total_k
 
 
 def window(acts, timeline, start, host_end):
@@ -260,13 +336,12 @@ def window(acts, timeline, start, host_end):
     all (no activity of any range, on any stream); each idle interval is "host" when the
     activity that ends it was launched after the interval began (or none comes: the CPU
     is still working in the range), "other" when it had been launched in time."""
-    first = min(a.e.ts for a in acts)
+    acts = sorted(acts, key=_START)
+    first = acts[0].e.ts
     last = max(a.e.end for a in acts)
     lo, hi = min(start, first), max(last, host_end)
-    acts = sorted(acts, key=_start)
-    stream_busy = busy_by(acts, _stream)
+    stream_busy, kinds = _busy_by_stream_and_kind(acts)
     own = sum(stream_busy.values()) if len(stream_busy) == 1 else busy_by(acts, _one)[0]
-    kinds = busy_by(acts, _kind)
     idle = {c: 0.0 for c in CAUSES}
     gaps, mine = [], {id(a) for a in acts}
     union, starts = timeline.union, timeline.union_starts
@@ -288,7 +363,7 @@ def window(acts, timeline, start, host_end):
         if nxt[1] > cursor:
             cursor, prev = nxt[1], nxt[3]
         i += 1
-    delays = [a.delay for a in acts if a.delay is not None]
+    delays = [a.e.ts - a.launch.end for a in acts if a.launch is not None]  # Activity.delay
     busy = hi - lo - sum(idle.values())
     return {"span": last - first, "window": hi - lo, "busy": own, "gpu_busy": busy, "idle": idle,
             "gaps": gaps, "stream_busy": stream_busy, "kinds": kinds, "delays": delays}

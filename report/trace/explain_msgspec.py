@@ -1,0 +1,61 @@
+"""The optional fast decoder of a batch of trace events, msgspec (pinned in requirements.txt):
+explain_read uses it where it imports, and its pure-Python reader where it does not (the
+browser's Pyodide, a machine without it).
+
+    events(text)   the events of `text` (a batch: events separated by commas, no brackets)
+                   as Structs of the fields the explanation reads; None where msgspec does
+                   not read the text exactly as json would
+
+msgspec decodes each event into a Struct and skips the other fields (shapes, strides,
+External id) without building them: that is the time it saves. A key the event lacks is
+None, or UNSET among the args (Kineto's args are kept only where present); their values
+are any JSON (a CPU op's "grid" is Triton's text, ROCm's runtime calls name their
+"stream" in hex). Where msgspec rejects the text (something other than an object where an
+event or its args belongs, NaN, a number beyond a float, a lone surrogate), the caller
+reads the batch in pure Python, which reads such JSON as json does.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+try:
+    import msgspec
+except ImportError:  # Pyodide, or not installed: the pure-Python reader reads every batch
+    msgspec = None
+
+AVAILABLE = msgspec is not None
+UNSET = msgspec.UNSET if AVAILABLE else object()
+
+if AVAILABLE:
+    class Args(msgspec.Struct):
+        device: Any = UNSET
+        stream: Any = UNSET
+        grid: Any = UNSET
+        block: Any = UNSET
+        registers: Any = msgspec.field(default=UNSET, name="registers per thread")
+        smem: Any = msgspec.field(default=UNSET, name="shared memory")
+        occupancy: Any = msgspec.field(default=UNSET, name="est. achieved occupancy %")
+        correlation: Any = None
+
+    class Event(msgspec.Struct):
+        ph: Any = None
+        cat: Any = None
+        name: Any = None
+        pid: Any = None
+        tid: Any = None
+        ts: Any = None
+        dur: Any = None
+        args: Args | None = None
+
+    _DECODER = msgspec.json.Decoder(list[Event])
+    _FAILED = (msgspec.DecodeError, RecursionError, ValueError, UnicodeEncodeError)
+
+
+def events(text):
+    """The batch's events as Structs, or None (msgspec missing, or text it rejects)."""
+    if not AVAILABLE:
+        return None
+    try:
+        return _DECODER.decode(("[" + text + "]").encode("utf-8"))
+    except _FAILED:
+        return None

@@ -508,6 +508,36 @@ def test_far_down_is_skipped_at_load_and_still_a_tab_stop(browser, server, slug)
         session.close()
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_long_kernel_name_opens_by_keyboard_and_tap(browser, server, lang):
+    """A long generated kernel name in a table shows its short name; the full name is the
+    summary's tooltip and opens under it by keyboard (Tab to it, Enter) and by a tap, in
+    the same table cell."""
+    session = Session(browser, viewport=PHONE, has_touch=True)
+    try:
+        session.goto(server + page_url("fused-backends", lang))
+        page = session.page
+        cell = page.locator("article td details.sdpa-kernel").first
+        summary, full = cell.locator("summary"), cell.locator("code")
+        assert page.evaluate("s => s.tabIndex", summary.element_handle()) == 0  # a Tab stop
+        name = full.text_content()
+        assert len(name) > 48 and name not in summary.text_content()
+        assert summary.get_attribute("title").endswith(name)
+        assert not full.is_visible()
+        summary.focus()
+        page.keyboard.press("Enter")
+        full.wait_for(state="visible")
+        box, column = full.bounding_box(), cell.locator("xpath=ancestor::td").bounding_box()
+        assert box["x"] >= column["x"] and box["x"] + box["width"] <= column["x"] + column["width"] + 1
+        page.keyboard.press("Enter")
+        full.wait_for(state="hidden")
+        summary.tap()
+        full.wait_for(state="visible")
+        assert not session.console_errors, session.console_errors
+    finally:
+        session.close()
+
+
 def test_tables_keep_their_first_column_in_view(visits):
     """A table wider than a phone scrolls sideways with its first column standing still."""
     measured = {key: v.phone["sticky"] for key, v in visits.items() if v.phone["sticky"]}

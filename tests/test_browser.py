@@ -327,10 +327,11 @@ def visits(browser, server, screenshot_dir, report) -> dict[str, Visit]:
             visit.hidden_source_shown = any(
                 el.is_visible() for el in page.locator(".jupyter-wrapper .clipboard-copy-txt").all()
             )
-            name = f"{lang}-{page_info['slug'] or 'index'}.png"
-            page.screenshot(path=str(screenshot_dir / name), full_page=True)
             visit.stray_tab_stops = page.evaluate(STRAY_TAB_STOPS_JS)
             read_through(page)
+            # after the read-through: a full-page capture draws no block the browser skips
+            name = f"{lang}-{page_info['slug'] or 'index'}.png"
+            page.screenshot(path=str(screenshot_dir / name), full_page=True)
             visit.code_nav_labels = page.eval_on_selector_all(
                 "nav.md-code__nav", "navs => navs.map(n => n.getAttribute('aria-label'))"
             )

@@ -15,6 +15,7 @@ Collapsed blocks (`??? note`, `<details>`) are left out the same way: they hold 
 reader opens for detail (every measured point, the profiler's own tables, PyTorch's raw
 messages), the same numbers in both languages, which weighed on every page's load
 (tests/test_browser.py: test_heaviest_page); what they show is summed up in the open text.
+A table cell's collapsed kernel name (class sdpa-kernel) is the exception: it is searched for.
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ _CODE_BLOCK = re.compile(
 )
 
 
-_DETAILS = re.compile(r"<details\b(?![^>]*data-search-exclude)")
+# a long kernel name in a table cell (report/render/kernel_names.py: kernel_cell) stays in:
+# its full name is what a reader searches for
+_DETAILS = re.compile(r"<details\b(?![^>]*data-search-exclude)(?![^>]*\bsdpa-kernel\b)")
 
 
 def on_page_content(html, page, config, files):

@@ -173,6 +173,41 @@ def switch_to_dark(page):
     settle(page)
 
 
+# As a reader who scrolls through the whole page sees it: every block drawn (a11y.css has
+# the browser skip blocks far off screen, content-visibility: auto, and axe-core checks
+# only what is drawn) and every code block's button bar in place (Material adds it when
+# the block first comes on screen, content.lazy). Blocks in a closed <details> stay closed.
+READ_THROUGH_JS = """async () => {
+  if (!document.getElementById('sdpa-test-drawn')) {
+    const style = document.createElement('style');
+    style.id = 'sdpa-test-drawn';
+    style.textContent = '.md-content__inner * { content-visibility: visible !important; }';
+    document.head.append(style);
+  }
+  const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  for (const code of document.querySelectorAll('article pre > code')) {
+    if (code.closest('details:not([open])') || code.parentElement.querySelector('.md-code__nav')) continue;
+    code.scrollIntoView({block: 'center'});
+    await frame();
+  }
+  window.scrollTo(0, 0);
+  await frame();
+}"""
+
+
+def read_through(page):
+    page.evaluate(READ_THROUGH_JS)
+    settle(page)
+
+
+# Every box that scrolls sideways and is not in a closed <details>, laid out now (asking a
+# skipped block's content for its size lays it out): each must be a Tab stop
+UNREACHABLE_JS = """() => [...document.querySelectorAll('article .md-typeset__scrollwrap, article pre > code, article .sdpa-figure')]
+  .filter(b => !b.closest('details:not([open])'))
+  .filter(b => { void (b.firstElementChild || b).offsetWidth; return b.scrollWidth > b.clientWidth; })
+  .filter(b => b.getAttribute('tabindex') !== '0')
+  .map(b => b.getAttribute('aria-label') || b.className || b.textContent.slice(0, 40))"""
+
 # At desktop width: tables and figures that fit must not be extra stops for the Tab key
 STRAY_TAB_STOPS_JS = """() => [...document.querySelectorAll('article .md-typeset__scrollwrap, article .sdpa-figure')]
   .filter(b => b.scrollWidth <= b.clientWidth && b.hasAttribute('tabindex'))
@@ -292,18 +327,23 @@ def visits(browser, server, screenshot_dir, report) -> dict[str, Visit]:
             visit.hidden_source_shown = any(
                 el.is_visible() for el in page.locator(".jupyter-wrapper .clipboard-copy-txt").all()
             )
+            visit.stray_tab_stops = page.evaluate(STRAY_TAB_STOPS_JS)
+            read_through(page)
+            # after the read-through: a full-page capture draws no block the browser skips
             name = f"{lang}-{page_info['slug'] or 'index'}.png"
             page.screenshot(path=str(screenshot_dir / name), full_page=True)
             visit.code_nav_labels = page.eval_on_selector_all(
                 "nav.md-code__nav", "navs => navs.map(n => n.getAttribute('aria-label'))"
             )
-            visit.stray_tab_stops = page.evaluate(STRAY_TAB_STOPS_JS)
             # the same page load: light desktop, light phone, dark phone, dark desktop
             start = time.perf_counter()
             visit.axe[("light", DESKTOP["width"])] = axe_violations(page)
             page.set_viewport_size(PHONE)
             settle(page)
-            visit.phone = page.evaluate(PHONE_JS)  # opens the collapsed blocks for the rest
+            # the collapsed blocks open for the rest, as a reader opens them, read through
+            page.evaluate("() => document.querySelectorAll('article details:not([open])').forEach(d => { d.open = true; })")
+            read_through(page)
+            visit.phone = page.evaluate(PHONE_JS)
             visit.axe[("light", PHONE["width"])] = axe_violations(page)
             switch_to_dark(page)
             visit.axe[("dark", PHONE["width"])] = axe_violations(page)
@@ -440,6 +480,63 @@ def test_at_desktop_width(visits, page_info, lang):
     desktop = visit.desktop
     assert not desktop["wide"], f"{visit.url}: tables wider than the {desktop['column']} px column: {desktop['wide']}"
     assert not desktop["covered"], f"{visit.url}: the copy button covers code: {desktop['covered']}"
+
+
+# the longest pages: most of their tables and code lie far below the first screen
+LONG_PAGES = ("shapes", "naive-vs-math", "fused-backends")
+
+
+@pytest.mark.parametrize("slug", LONG_PAGES)
+def test_far_down_is_skipped_at_load_and_still_a_tab_stop(browser, server, slug):
+    """On a phone, right after the load: the browser has not laid out the tables and code
+    far below the screen (content-visibility: auto, docs/stylesheets/a11y.css), and a
+    keyboard reaches every one of them that scrolls sideways without scrolling to it first
+    (docs/javascripts/a11y.js measures them once the page is idle)."""
+    session = Session(browser, viewport=PHONE)
+    try:
+        session.goto(server + page_url(slug, "en"))
+        page = session.page
+        skipped = page.evaluate("""() => [...document.querySelectorAll(
+            '.md-content__inner > .md-typeset__scrollwrap, .md-content__inner > .highlight > pre')]
+            .map(b => !b.firstElementChild.checkVisibility({contentVisibilityAuto: true}))""")
+        assert sum(skipped) > 0 and sum(skipped) >= len(skipped) // 2, f"{slug}: blocks skipped at load: {skipped}"
+        deadline = time.monotonic() + 10
+        while (unreachable := page.evaluate(UNREACHABLE_JS)) and time.monotonic() < deadline:
+            page.wait_for_timeout(200)
+        assert not unreachable, f"{slug}: scroll sideways but are no Tab stop 10 s after the load: {unreachable}"
+        assert not session.console_errors, session.console_errors
+    finally:
+        session.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_long_kernel_name_opens_by_keyboard_and_tap(browser, server, lang):
+    """A long generated kernel name in a table shows its short name; the full name is the
+    summary's tooltip and opens under it by keyboard (Tab to it, Enter) and by a tap, in
+    the same table cell."""
+    session = Session(browser, viewport=PHONE, has_touch=True)
+    try:
+        session.goto(server + page_url("fused-backends", lang))
+        page = session.page
+        cell = page.locator("article td details.sdpa-kernel").first
+        summary, full = cell.locator("summary"), cell.locator("code")
+        assert page.evaluate("s => s.tabIndex", summary.element_handle()) == 0  # a Tab stop
+        name = full.text_content()
+        assert len(name) > 48 and name not in summary.text_content()
+        assert summary.get_attribute("title").endswith(name)
+        assert not full.is_visible()
+        summary.focus()
+        page.keyboard.press("Enter")
+        full.wait_for(state="visible")
+        box, column = full.bounding_box(), cell.locator("xpath=ancestor::td").bounding_box()
+        assert box["x"] >= column["x"] and box["x"] + box["width"] <= column["x"] + column["width"] + 1
+        page.keyboard.press("Enter")
+        full.wait_for(state="hidden")
+        summary.tap()
+        full.wait_for(state="visible")
+        assert not session.console_errors, session.console_errors
+    finally:
+        session.close()
 
 
 def test_tables_keep_their_first_column_in_view(visits):

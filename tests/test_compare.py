@@ -121,8 +121,10 @@ def test_a_second_gpu_folder_gets_its_own_column(made_up_gpu, capsys):
     assert f"| SDPA flash | {fmt_us(ours, 'en')} | {fmt_us(2 * ours, 'en')} | {fmt_us(a100, 'en')} |" in cuda
     assert "The same shape in every column" in cuda
     findings = read(made_up_gpu, "findings", "en")
-    assert f"SDPA flash: fastest on the NVIDIA H200; the A100 (Hugging Face) takes " \
-           f"{fmt_ratio(a100 / ours, 'en')} as long, the Made-up GPU 48GB takes 2.0× as long." in findings
+    # the variants the A100 has too: one verdict, the made-up GPU's factor the same for all
+    assert "Fastest on the NVIDIA H200 for naive in-place (`masked_fill_`), SDPA math, SDPA flash, " \
+           "SDPA efficient and SDPA cuDNN; the Made-up GPU 48GB takes 2.0× as long, the A100 (Hugging Face) " \
+           f"takes {fmt_ratio(a100 / ours, 'en')} (SDPA flash" in findings
     assert "Made-up GPU 48GB" in read(made_up_gpu, "sweep", "en")
 
 
@@ -182,14 +184,42 @@ def test_a_difference_within_the_recorded_spread_is_not_called(tmp_path):
     other = with_spread(scaled(load_results(H200), 1.1, "Almost the same GPU"), 0.2)  # 10 % apart, 20 % spread
     render_compare([("h200", ours), ("other", other)], load_reference(), tmp_path)
     text = (tmp_path / "findings.en.md").read_text(encoding="utf-8")
-    flash = ours["variants"]["flash"]["cuda_time_us"]["median"]
-    a100 = load_reference()["variants"]["flash"]["cuda_time_us"]
-    assert ("- SDPA flash: fastest on the NVIDIA H200 and Almost the same GPU; "
-            f"the A100 (Hugging Face) takes {fmt_ratio(a100 / flash, 'en')} as long.") in text
-    assert "- SDPA auto (unpinned): no clear difference between the NVIDIA H200 and Almost the same GPU." in text
+    a100 = [n for n, row in load_reference()["variants"].items() if row.get("cuda_time_us")]
+    alone = len(ours["variants"]) - len(a100)  # the variants only our two GPUs have a GPU span for
+    assert (f"- No clear difference between the NVIDIA H200 and Almost the same GPU for {alone} of the "
+            f"{len(ours['variants'])} variants measured on more than one GPU. The exceptions:\n"
+            "    - Fastest on the NVIDIA H200 and Almost the same GPU for naive in-place (`masked_fill_`), "
+            "SDPA math, SDPA flash, SDPA efficient and SDPA cuDNN; the A100 (Hugging Face) takes ") in text
     assert "Almost the same GPU takes" not in text
     text = (tmp_path / "findings.nb.md").read_text(encoding="utf-8")
-    assert "- SDPA auto (ikke låst): ingen klar forskjell mellom NVIDIA H200 og Almost the same GPU." in text
+    assert (f"- Ingen klar forskjell mellom NVIDIA H200 og Almost the same GPU for {alone} av de "
+            f"{len(ours['variants'])} variantene som er målt på mer enn én GPU. Unntakene:") in text
+
+
+def test_the_findings_say_a_shared_verdict_once_and_name_the_exceptions(tmp_path):
+    """One sentence for the verdict most variants share, with the range of the factors and
+    the variants at either end; a variant with another verdict under it, by name."""
+    h200 = load_results(H200)
+    render_compare([("h200", h200)], load_reference(), tmp_path)
+    ref = load_reference()["variants"]
+    ratios = {n: row["cuda_time_us"] / h200["variants"][n]["cuda_time_us"]["median"]
+              for n, row in ref.items() if row.get("cuda_time_us")}
+    low, high = min(ratios, key=ratios.get), max(ratios, key=ratios.get)
+    for lang in LANGS:
+        text = (tmp_path / f"findings.{lang}.md").read_text(encoding="utf-8")
+        verdicts = [line for line in text.splitlines() if "H200" in line and "A100" in line and "fused" not in line
+                    and "fusjonerte" not in line and "Kineto" not in line]
+        assert len(verdicts) == 1, verdicts  # said once, not once per variant
+        assert fmt_ratio(ratios[low], lang) in verdicts[0] and fmt_ratio(ratios[high], lang) in verdicts[0]
+        assert t(f"variant.{high}", lang) in verdicts[0]
+    # one variant with a verdict of its own: the exception, named under the shared one
+    odd = copy.deepcopy(h200)
+    odd["variants"]["flash"]["cuda_time_us"] = {**odd["variants"]["flash"]["cuda_time_us"], "median": 1e6,
+                                                "min": 1e6, "max": 1e6}
+    render_compare([("h200", odd)], load_reference(), tmp_path)
+    text = (tmp_path / "findings.en.md").read_text(encoding="utf-8")
+    assert "Fastest on the NVIDIA H200 for 4 of the 5 variants measured on more than one GPU;" in text
+    assert "The exception:\n    - SDPA flash: fastest on the A100 (Hugging Face); the NVIDIA H200 takes " in text
 
 
 def test_a_difference_beyond_the_recorded_spread_is_called(tmp_path):

@@ -93,6 +93,11 @@ def hostile_results():
     return results
 
 
+# attributes whose value the browser follows, loads or applies as an address
+URL_ATTRIBUTES = {"href", "src", "srcset", "action", "formaction", "data", "poster", "background", "xlink:href",
+                  "style", "content"}
+
+
 class Tags(HTMLParser):
     """Every (tag, attribute names) of a page, counted; every attribute value that runs script."""
 
@@ -103,7 +108,9 @@ class Tags(HTMLParser):
     def handle_starttag(self, tag, attrs):
         self.tags[(tag, tuple(sorted(name for name, _ in attrs)))] += 1
         for name, value in attrs:
-            if name.startswith("on") or "javascript:" in (value or "").lower():
+            # a handler, or a javascript: address where the browser follows or loads one; in
+            # a title (a kernel name's tooltip) the data's text is shown, never run
+            if name.startswith("on") or (name in URL_ATTRIBUTES and "javascript:" in (value or "").lower()):
                 self.scripted.append((tag, name, value))
 
 

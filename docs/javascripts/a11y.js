@@ -2,16 +2,27 @@
  * Names and keyboard access for what Material for MkDocs builds in the browser.
  *
  * - A table (Material wraps it in .md-typeset__scrollwrap), a figure (.sdpa-figure,
- *   see hooks/a11y.py) or a notebook cell's code or output that is wider than its box
- *   scrolls sideways. While it does, the
+ *   see hooks/a11y.py), a code block or a notebook cell's code or output that is wider
+ *   than its box scrolls sideways. While it does, the
  *   box is focusable (so the arrow keys scroll it), is a region named after the table's
  *   heading or the figure's alt text, and carries data-scrolls for the stylesheet.
  *   When the window is wide enough again, all of that is taken off.
  * - Each code block's button bar (<nav class="md-code__nav">, with the copy button) is a
- *   navigation landmark; it gets a name of its own, "Kodeblokk 3" / "Code block 3".
+ *   navigation landmark; it gets a name of its own, "Kodeblokk 3" / "Code block 3" for
+ *   the page's third code block. Material adds the bar when the block first comes on
+ *   screen (content.lazy in mkdocs.yml), so the number is the block's place on the page,
+ *   not the order the bars came in; Material makes a code block focusable then too, so
+ *   this file does that before, for a block far down that a reader reaches by Tab.
  *
  * Material adds those elements after this file has run, and again on every page when
  * instant loading is on, so a MutationObserver looks for new ones.
+ *
+ * Nothing is measured while the page loads: a box is measured in the ResizeObserver's
+ * callback, after the browser has laid the page out anyway; a box inside a closed
+ * <details> not at all until the block is opened, and a box the browser has not laid out
+ * yet (content-visibility: auto, docs/stylesheets/a11y.css) once the page is idle, one box
+ * at a time. Measuring either at once would make the browser lay out on the spot what it
+ * skips, during the page load: on the longest pages, most of the tables and code.
  */
 (function () {
   "use strict";
@@ -58,6 +69,18 @@
 
   var boxes = [];
 
+  // A box in a closed collapsible block is not laid out, and a box the browser skips for
+  // now (content-visibility: auto in a11y.css, far below the screen) is not laid out yet:
+  // measuring either would make the browser lay it out on the spot, during the page load.
+  function closed(box) {
+    return !box.el.isConnected || !!box.el.closest("details:not([open])");
+  }
+
+  function skipped(box) {
+    var inner = box.el.firstElementChild || box.el;
+    return !inner.checkVisibility({ contentVisibilityAuto: true });
+  }
+
   // Reads first, writes after: measuring every box, then setting attributes, lays the page
   // out once; measuring and writing in turn would lay it out again for each box.
   function scrolls(box) {
@@ -81,10 +104,36 @@
   }
 
   function update(list) {
-    var wide = list.map(scrolls);
-    list.forEach(function (box, i) { mark(box, wide[i]); });
+    list = list.filter(function (box) { return !closed(box); });
+    var now = list.filter(function (box) { return !skipped(box); });
+    list.forEach(function (box) { if (now.indexOf(box) < 0) later(box); });
+    var wide = now.map(scrolls);
+    now.forEach(function (box, i) { mark(box, wide[i]); });
   }
 
+  // A skipped box is measured once the page is idle, one box per idle moment (a short
+  // task each), so that a wide table far down is a Tab stop before a reader scrolls to it.
+  var queue = [];
+  var idle = window.requestIdleCallback || function (f) { return setTimeout(f, 50); };
+
+  function later(box) {
+    if (queue.indexOf(box) >= 0) return;
+    queue.push(box);
+    if (queue.length === 1) idle(next);
+  }
+
+  function next() {
+    var box = queue.shift();
+    if (box && !closed(box)) {
+      // a skipped box reports its estimate; asking its content for a size lays it out
+      void (box.el.firstElementChild || box.el).offsetWidth;
+      mark(box, scrolls(box));
+    }
+    if (queue.length) idle(next);
+  }
+
+  // Called after layout, for every box when it is first observed and whenever it or its
+  // table changes size (the window, a collapsible block opening)
   var resized = new ResizeObserver(function (entries) {
     var targets = entries.map(function (entry) { return entry.target; });
     update(boxes.filter(function (box) {
@@ -92,12 +141,29 @@
     }));
   });
 
+  // A collapsible block opened, or a skipped part of the page came near the screen: the
+  // boxes in it now have a size
+  function within(event) {
+    var target = event.target;
+    return boxes.filter(function (box) { return target === box.el || target.contains(box.el); });
+  }
+
+  document.addEventListener("toggle", function (event) {
+    if (event.target.tagName === "DETAILS" && event.target.open) update(within(event));
+  }, true);
+
+  document.addEventListener("contentvisibilityautostatechange", function (event) {
+    if (!event.skipped) update(within(event));
+  }, true);
+
   function watch(el, label) {
     el.setAttribute("data-a11y", "");
     var box = { el: el, label: label };
     boxes = boxes.filter(function (b) { return b.el.isConnected; });
     boxes.push(box);
-    added.push(box);
+    // the observer reports a box it can measure; one in a part the browser skips it may
+    // not report at all, so every new box is also measured once when the page is idle
+    later(box);
     resized.observe(el);
     if (el.firstElementChild) resized.observe(el.firstElementChild);
   }
@@ -109,14 +175,13 @@
     return name;
   }
 
-  var added = []; // the boxes a scan found, measured together at its end
-
   function scan() {
     var w = words();
     var used = {};
     boxes.forEach(function (b) { if (b.el.isConnected) used[b.label] = true; });
     [
       [".md-typeset__scrollwrap", w.table],
+      [".md-content__inner pre > code", w.code],
       // the notebook page: code cells and printed output
       [".jupyter-wrapper .jp-InputArea pre", w.code],
       [".jupyter-wrapper .jp-OutputArea-output pre", w.output]
@@ -132,11 +197,11 @@
       var label = !alt ? w.figure : alt.indexOf(w.figure + ":") === 0 ? alt : w.figure + ": " + alt;
       watch(el, uniqueLabel(label, used));
     });
-    document.querySelectorAll("nav.md-code__nav").forEach(function (nav, i) {
-      var name = w.code + " " + (i + 1);
+    var blocks = Array.prototype.slice.call(document.querySelectorAll(".md-content__inner pre"));
+    document.querySelectorAll("nav.md-code__nav").forEach(function (nav) {
+      var name = w.code + " " + (blocks.indexOf(nav.closest("pre")) + 1);
       if (nav.getAttribute("aria-label") !== name) nav.setAttribute("aria-label", name);
     });
-    update(added.splice(0));
   }
 
   var queued = false;

@@ -234,23 +234,73 @@ def leaders(figures):
     return ahead, behind
 
 
-def speed_lines(cols, lang):
-    """Per variant, which column is clearly faster in GPU span (same shape only)."""
-    lines = []
+def _verdict_line(cols, name, ahead, behind, lang):
+    """One variant's verdict in a sentence of its own."""
+    gpus = _join([cols[i].label for i in ahead], lang)
+    if not behind:
+        return t("compare.even", lang).format(variant=label(name, lang), gpus=gpus)
+    slower = [t("compare.slower", lang).format(gpu=cols[i].label, ratio=fmt_ratio(r, lang)) for i, r in behind]
+    return t("compare.faster", lang).format(variant=label(name, lang), gpus=gpus, slower=", ".join(slower))
+
+
+def _ratio_span(found, lang):
+    """"1.6× (SDPA flash) to 2.7× (SDPA math)" from [(ratio, variant)], or "2.0×" where
+    every variant gives the same figure as printed."""
+    low, high = min(r for r, _ in found), max(r for r, _ in found)
+    if fmt_ratio(low, lang) == fmt_ratio(high, lang):
+        return fmt_ratio(low, lang)
+
+    def at(x):
+        names = [label(n, lang) for r, n in found if fmt_ratio(r, lang) == fmt_ratio(x, lang)]
+        return t("compare.ratio_for", lang, ratio=fmt_ratio(x, lang), variants=_join(names, lang))
+
+    return t("compare.ratio_span", lang, low=at(low), high=at(high))
+
+
+def _pattern_line(cols, ahead, slower_cols, members, which, lang):
+    """The verdict several variants share, once: who is fastest, and for each slower
+    column the range of its factors over those variants."""
+    gpus = _join([cols[i].label for i in ahead], lang)
+    if not slower_cols:
+        return t("compare.pattern_even", lang, gpus=gpus, which=which)
+    slower = [t("compare.slower", lang).format(
+        gpu=cols[i].label, ratio=_ratio_span([(dict(behind)[i], name) for name, _, behind in members], lang))
+        for i in slower_cols]
+    return t("compare.pattern_faster", lang, gpus=gpus, which=which, slower=", ".join(slower))
+
+
+def speed_lines(cols, lang, indent="    "):
+    """Which column is clearly faster in GPU span (same shape only): the verdict most
+    variants share, said once with the range of the slower columns' factors; under it the
+    exceptions, the variants that share another verdict together, a variant alone in its
+    own sentence."""
+    verdicts = []  # (variant, the columns within noise of the fastest, [(column, ratio)] of the rest)
     for name in variant_names(cols):
         values = {i: v for i, c in enumerate(cols) if (v := cuda_figure(c, name)) is not None}
-        if len(values) < 2:
-            continue
-        ahead, behind = leaders(values)
-        gpus = _join([cols[i].label for i in ahead], lang)
-        if not behind:
-            lines.append(t("compare.even", lang).format(variant=label(name, lang), gpus=gpus))
-            continue
-        slower = [t("compare.slower", lang).format(gpu=cols[i].label, ratio=fmt_ratio(r, lang))
-                  for i, r in behind]
-        lines.append(t("compare.faster", lang).format(variant=label(name, lang), gpus=gpus,
-                                                      slower=", ".join(slower)))
-    return lines
+        if len(values) >= 2:
+            verdicts.append((name, *leaders(values)))
+    groups = {}  # (ahead, slower columns) -> its variants' verdicts, in variant order
+    for v in verdicts:
+        groups.setdefault((tuple(v[1]), tuple(sorted(i for i, _ in v[2]))), []).append(v)
+    ranked = sorted(groups.items(), key=lambda item: -len(item[1]))  # stable: the first of the most
+    if not ranked or len(ranked[0][1]) < 2:  # no verdict shared: one sentence per variant
+        return [_verdict_line(cols, *v, lang) for v in verdicts]
+    (ahead, slower_cols), members = ranked[0]
+    which = (t("compare.which_all", lang, total=len(verdicts)) if len(ranked) == 1
+             else t("compare.which_some", lang, n=len(members), total=len(verdicts)))
+    line = _pattern_line(cols, ahead, slower_cols, members, which, lang)
+    others = []
+    for (ahead, slower_cols), group in ranked[1:]:
+        if len(group) == 1:
+            others.append(_verdict_line(cols, *group[0], lang))
+        else:
+            names = _join([label(name, lang) for name, _, _ in group], lang)
+            others.append(_pattern_line(cols, ahead, slower_cols, group, names, lang))
+    if others:
+        line += " " + t("compare.exception_one" if len(verdicts) - len(members) == 1 else "compare.exception_many",
+                        lang)
+        line += "".join(f"\n{indent}- {other}" for other in others)
+    return [line]
 
 
 def fused_line(col, lang):
@@ -298,7 +348,7 @@ def findings(cols, lang):
             lines.append(t("compare.alone", lang).format(gpu=group[0].label, shape=shape_text(shape, lang)))
         elif len(groups) == 1:
             lines += speed_lines(group, lang)
-        elif sub := speed_lines(group, lang):  # a list per shape
+        elif sub := speed_lines(group, lang, indent="        "):  # a list per shape
             lines.append(t("compare.group", lang).format(shape=shape_text(shape, lang),
                                                          gpus=_join([c.label for c in group], lang))
                          + "".join(f"\n    - {line}" for line in sub))

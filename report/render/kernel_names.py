@@ -10,7 +10,7 @@ import re
 
 from ..text.catalog import t
 from ..trace.names import short_kernel_name
-from .markdown import label
+from .markdown import label, markdown_safe
 
 # the library, by the first pattern that matches the full name (lower case)
 ORIGINS = (
@@ -105,3 +105,80 @@ def kernel_names(results, lang, names):
              f"{t('kernel_name.ran_by', lang, variants=', '.join(variants))}"
              for name, (short, variants) in kernels.items()]
     return "\n\n".join(items) if items else t("finding.missing", lang)
+
+
+# --- a long generated name, shown short in a table ----------------------------------------
+
+BRIEF_OVER = 48  # characters: a longer name without a namespace is shown decoded in tables
+# the library in the short name, by decode()'s origin (None: the name shows no library)
+LIBRARY = {
+    "flash": "kernel_name.lib_flash",
+    "cutlass_fmha": "kernel_name.lib_cutlass_fmha",
+    "cudnn": "kernel_name.lib_cudnn",
+    "triton": "kernel_name.lib_triton",
+    "cublas": "kernel_name.lib_cublas",
+    "aten": "kernel_name.lib_aten",
+    None: None,
+}
+# words of a name that say what the kernel does, kept in the short name in the name's order
+_WHAT = ("sdpa", "xmma", "gemm", "gemv", "fprop", "bprop", "dgrad", "wgrad", "fwd", "bwd", "softmax")
+_DIRECTION = {"cutlassf": "fwd", "cutlassb": "bwd"}  # xFormers' fmha_cutlassF/B: forward, backward
+_MATH = ("wgmma", "wmma", "hmma", "imma")  # the matrix instructions
+_LAYOUT = re.compile(r"[nt]{2}")  # a GEMM's operand layout: tn, nn, nt, tt
+
+
+def brief(name, lang):
+    """A short name for a long generated kernel name, decoded from the name alone: its
+    library, the words that say what it does, architecture, matrix instructions,
+    precision where that is TF32, the GEMM layout and the tile ("cuDNN sdpa fprop sm90
+    wgmma 64x128x64"); None where the name is short enough, reads as it is
+    (namespace::function), or shows too little to decode."""
+    if len(name) <= BRIEF_OVER or "::" in name:
+        return None
+    d = decode(name)
+    tokens = [tok for tok in re.split(r"[_\s<>,:]+", name.lower()) if tok]
+    parts = [w for w in dict.fromkeys(tokens) if w in _WHAT]
+    parts += [_DIRECTION[w] for w in dict.fromkeys(tokens) if w in _DIRECTION]
+    if d["arch"]:
+        parts.append(d["arch"].replace("_", ""))
+    parts += [w for w in dict.fromkeys(tokens) if w in _MATH]
+    if any("tf32" in tok for tok in tokens):
+        parts.append("tf32")
+    if "gemm" in tokens:
+        parts += [tok for tok in tokens if _LAYOUT.fullmatch(tok)][:1]
+    if d["tile"]:
+        parts.append(d["tile"])
+    if len(parts) < 2:
+        return None
+    library = LIBRARY[d["origin"]]
+    return " ".join(([t(library, lang)] if library else []) + parts)
+
+
+def brief_names(names, lang):
+    """{name: its short name, or None to show it in full} for the kernel names of one
+    table: two names that would read the same are both shown in full."""
+    short = {n: brief(n, lang) for n in dict.fromkeys(names)}
+    taken = [b for b in short.values() if b]
+    return {n: (b if b and taken.count(b) == 1 else None) for n, b in short.items()}
+
+
+def _attribute(text):
+    """Text for an HTML attribute on a Markdown page: every character but letters, digits
+    and spaces as a character reference, so neither HTML nor Markdown (a link, emphasis, an
+    escape) can act on any of it; the browser shows the text as it is."""
+    return "".join(c if c.isalnum() and c.isascii() or c == " " else f"&#{ord(c)};" for c in text)
+
+
+def kernel_cell(name, lang, briefs, bold=False):
+    """A table cell for a kernel name: the name as code (bold for a copy or a fill), or, for
+    a long generated name, its short name in a collapsed block whose summary carries the
+    full name as a tooltip and which opens, by click, tap or keyboard, on the full name."""
+    code = f"`{name}`"
+    if bold:
+        code = f"**{code}**"
+    short = briefs.get(name)
+    if not short:
+        return code
+    full = _attribute(t("kernel_name.full", lang, name=name))
+    return (f'<details class="sdpa-kernel"><summary title="{full}">{markdown_safe(short)}</summary>'
+            f"{code}</details>")

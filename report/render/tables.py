@@ -21,6 +21,7 @@ from ..text.format import (
 from ..trace.names import short_kernel_name
 from ..trace.stats import median, round_range
 from .datasheets import beside_matmul
+from .kernel_names import brief_names, kernel_cell
 from .markdown import (
     GAP_SHOWN,
     fenced,
@@ -86,8 +87,15 @@ def headline_home(results, lang):
     return _times_table(results, lang, ["col.kernel_sum", "col.cuda_time", "col.idle_gap", "col.wall", "col.host_time"])
 
 
+def _briefs(results, names, lang):
+    """The short names (kernel_names.brief_names) of every kernel the variants `names` ran."""
+    return brief_names([k["short_name"] for n in names for k in (results["variants"].get(n) or {}).get("kernels", [])
+                        if k["kind"] == "kernel"], lang)
+
+
 def kernels(results, lang, names):
     rows = []
+    briefs = _briefs(results, names, lang)
     for name in names:
         row = results["variants"].get(name)
         if not row:
@@ -97,22 +105,13 @@ def kernels(results, lang, names):
             continue
         for k in row["kernels"]:
             # a copy or a fill (Memcpy, Memset: the name says which) stands out in bold
-            kernel = f"`{k['short_name']}`" if k["kind"] == "kernel" else f"**`{k['short_name']}`**"
+            kernel = kernel_cell(k["short_name"], lang, briefs, bold=k["kind"] != "kernel")
             rows.append([label(name, lang), kernel,
                          f"`{k['aten_op']}`" if k["aten_op"] else t("value.none", lang),
                          f"`{k['launched_by']}`", fmt_num(k["per_forward"], lang, 0),
                          fmt_us(k["avg_us"], lang)])
     cols = ("col.variant", "col.kernel", "col.op", "col.launched_by", "col.per_forward", "col.avg_time")
     return md_table([t(c, lang) for c in cols], rows, ["l", "l", "l", "l", "r", "r"])
-
-
-BRIEF_KERNEL = 34  # characters of a kernel name the second resources table shows
-
-
-def brief_kernel(name):
-    """A long kernel name cut to its first BRIEF_KERNEL characters and "…"; the full name
-    stands in the row of the table before, in the same order."""
-    return name if len(name) <= BRIEF_KERNEL else name[:BRIEF_KERNEL - 1].rstrip("_:") + "…"
 
 
 def _resource_rows(results, names):
@@ -125,15 +124,18 @@ def _resource_rows(results, names):
 
 
 def resources(results, lang, names):
-    """Two tables that fit the page's column: what each kernel asked for (its full name),
-    then the occupancy that gives, Kineto's and ours, row for row."""
+    """Two tables that fit the page's column: what each kernel asked for, then the
+    occupancy that gives, Kineto's and ours, row for row; a long generated kernel name
+    by its short name, the full one a click away (kernel_names.kernel_cell)."""
     asked, occupancy = [], []
+    briefs = _briefs(results, names, lang)
     for name, k in _resource_rows(results, names):
         kineto = k["kineto_occupancy_pct"]
-        asked.append([label(name, lang), f"`{k['short_name']}`", str(k["registers_per_thread"]),
+        kernel = kernel_cell(k["short_name"], lang, briefs)
+        asked.append([label(name, lang), kernel, str(k["registers_per_thread"]),
                       fmt_bytes(k["shared_memory"], lang), "×".join(map(str, k["block"])),
                       "×".join(map(str, k["grid"]))])
-        occupancy.append([label(name, lang), f"`{brief_kernel(k['short_name'])}`",
+        occupancy.append([label(name, lang), kernel,
                           fmt_pct(kineto, lang, 0) if kineto is not None else t("value.none", lang),
                           fmt_pct(k["our_kineto_rule_pct"], lang), fmt_pct(k["our_optin_pct"], lang),
                           fmt_num(k["our_optin_blocks"], lang, 0), limits_text(k["our_optin_limited_by"], lang)])
@@ -255,6 +257,8 @@ def base_name(kernel):
 
 def _ncu_rows(results, lang):
     rows = []
+    briefs = brief_names([short_kernel_name(kernel) for r in results["ncu"].get("rows", {}).values()
+                          for kernel in r.get("kernels", {})], lang)
     for name, r in results["ncu"].get("rows", {}).items():
         # ncu and Kineto spell kernels differently (namespaces, template arguments)
         ours = {base_name(k["name"]): k for k in results["variants"][name]["kernels"] if k["kind"] == "kernel"}
@@ -265,7 +269,7 @@ def _ncu_rows(results, lang):
             k = ours.get(base_name(kernel), {})
             limits = " / ".join(fmt_num(m.get(x, 0), lang, 0)
                                 for x in ("limit_registers", "limit_shared_memory", "limit_warps"))
-            rows.append([label(name, lang), f"`{short_kernel_name(kernel)}`",
+            rows.append([label(name, lang), kernel_cell(short_kernel_name(kernel), lang, briefs),
                          fmt_pct(k.get("kineto_occupancy_pct"), lang, 0), fmt_pct(k.get("our_optin_pct"), lang),
                          fmt_pct(m.get("theoretical_pct"), lang), fmt_pct(m.get("achieved_pct"), lang), limits])
     return rows

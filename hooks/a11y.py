@@ -14,6 +14,13 @@
    with which a11y.css keeps it at its own size on a phone and lets it scroll sideways.
    A local image that cannot be measured fails the build.
 
+4. A table or a code block below the first screen (not among the page's first blocks, nor
+   its last) is marked data-cv, for a11y.css to have the browser skip it while it is off
+   screen (content-visibility: auto), with its rows (a table gets a <div> of its own for
+   it) or its lines (style="--sdpa-lines: 12"), from which a11y.css holds no less room than the block
+   takes: content that spilled out of its room would lie, to a checker that asks every
+   element for its box (axe-core in Lighthouse), over what follows.
+
 Parts that Material builds in the browser (the tables' scroll boxes, the code blocks'
 button bars) are named by docs/javascripts/a11y.js.
 """
@@ -24,6 +31,7 @@ import html
 import posixpath
 import re
 import struct
+from html.parser import HTMLParser
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -152,12 +160,85 @@ def size_figures(content: str, page, files) -> str:
     return _FIGURE.sub(figure, content)
 
 
+# --------------------------------------------------------------------------- blocks far down
+
+NEAR, FAR = 7, 12  # top-level blocks before these fill the first screen: on a phone, at 1920 x 1200
+LAST = 3  # and the last blocks, above the footer, are always drawn
+ROW_EM = 11  # the tallest a table row gets at 360 px (a cell of prose), in the page's em
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class _Blocks(HTMLParser):
+    """The top-level elements of a page's content: (tag, class, offset of its start tag),
+    and for each the offset of the first <pre> and <table> start tag inside it."""
+
+    def __init__(self, text):
+        super().__init__(convert_charrefs=False)
+        self.lines = [0]
+        for line in text.splitlines(keepends=True):
+            self.lines.append(self.lines[-1] + len(line))
+        self.depth, self.blocks = 0, []
+        self.feed(text)
+        self.close()
+
+    def _at(self):
+        line, col = self.getpos()
+        return self.lines[line - 1] + col
+
+    def handle_starttag(self, tag, attrs):
+        if self.depth == 0:
+            self.blocks.append({"tag": tag, "class": dict(attrs).get("class") or "", "at": self._at()})
+        elif tag in ("pre", "table") and self.blocks:
+            self.blocks[-1].setdefault(tag, self._at())
+        if tag == "table" and self.depth == 0:
+            self.blocks[-1].setdefault("table", self._at())
+        if tag not in VOID:
+            self.depth += 1
+
+    def handle_startendtag(self, tag, attrs):
+        if self.depth == 0:
+            self.blocks.append({"tag": tag, "class": "", "at": self._at()})
+
+    def handle_endtag(self, tag):
+        if tag not in VOID:
+            self.depth = max(self.depth - 1, 0)
+
+
+def mark_far_blocks(content: str) -> str:
+    """data-cv="near" (a phone skips it while it is off screen) or "far" (every screen
+    does), by its place among the page's blocks, on the <pre> of a top-level code block,
+    with its lines, and on a <div class="sdpa-block"> around a top-level table, with its
+    rows: what a11y.css needs to hold no less room than the block takes. The table gets a
+    box of its own because Material wraps it in its scroll box only once the page has
+    started, after the first restyles that the skipping is for."""
+    blocks = _Blocks(content).blocks
+    edits = []  # (offset of a start tag, its new opening "<table ..." or "<pre ...")
+    for i, block in enumerate(blocks):
+        if i < NEAR or i >= len(blocks) - LAST:
+            continue
+        zone = "far" if i >= FAR else "near"
+        if block["tag"] == "table":
+            end = content.index("</table>", block["at"]) + len("</table>")
+            rows = content.count("<tr", block["at"], end)
+            wrapped = (f'<div class="sdpa-block" data-cv="{zone}" style="--sdpa-rows: {rows}">'
+                       + content[block["at"]:end] + "</div>")
+            edits.append((block["at"], content[block["at"]:end], wrapped))
+        elif block["tag"] == "div" and "highlight" in block["class"].split() and "pre" in block:
+            end = content.index("</pre>", block["pre"])
+            lines = content.count("\n", block["pre"], end) + 1
+            edits.append((block["pre"], "<pre", f'<pre data-cv="{zone}" style="--sdpa-lines: {lines}"'))
+    for at, old, new in sorted(edits, reverse=True):
+        assert content.startswith(old, at), (old, content[at:at + 20])
+        content = content[:at] + new + content[at + len(old):]
+    return content
+
+
 # --------------------------------------------------------------------------- events
 
 
 def on_page_content(html_content, page, config, files):
     html_content = break_inline_code(html_content)
-    return size_figures(html_content, page, files)
+    return mark_far_blocks(size_figures(html_content, page, files))
 
 
 def on_post_page(output, page, config):

@@ -249,3 +249,66 @@ def test_not_found_page_works_from_any_sub_path(site_dir, html_files):
     assert sorted(others) == sorted(LANGS[1:]), others
     headings = [h.strip() for h in re.findall(r"<h1[^>]*>(.*?)</h1>", raw, re.DOTALL)]
     assert len(headings) == len(LANGS) and len(set(headings)) == len(LANGS), headings
+
+
+class Blocks(HTMLParser):
+    """The top-level blocks of a page's article: (tag, attributes, rows, lines)."""
+
+    VOID = {"br", "hr", "img", "input", "wbr", "source", "meta", "link"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.depth, self.blocks, self.article, self.in_pre = 0, [], None, False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "article" and "md-content__inner" in (attrs.get("class") or ""):
+            self.article = self.depth + 1 if tag not in self.VOID else None
+        elif self.article is not None and self.depth == self.article:
+            self.blocks.append({"tag": tag, "attrs": attrs, "rows": 0, "lines": 1, "pre": None})
+        elif self.article is not None and self.depth > self.article and self.blocks:
+            block = self.blocks[-1]
+            block["rows"] += tag == "tr"
+            if tag == "pre" and block["pre"] is None:
+                block["pre"], self.in_pre = attrs, True
+        if tag not in self.VOID:
+            self.depth += 1
+
+    def handle_endtag(self, tag):
+        self.in_pre = self.in_pre and tag != "pre"
+        if tag not in self.VOID:
+            self.depth -= 1
+            if self.article is not None and self.depth < self.article:
+                self.article = None
+
+    def handle_data(self, data):
+        if self.in_pre:
+            self.blocks[-1]["lines"] += data.count("\n")
+
+
+@pytest.mark.parametrize("slug", ["shapes", "naive-vs-math", "fused-backends"])
+def test_blocks_far_down_are_marked_with_the_room_they_take(site_dir, slug):
+    """hooks/a11y.py marks a top-level table (in a box of its own) or code block that is
+    neither among a page's first blocks nor its last three: data-cv "near" from the 8th
+    block (a phone skips it off screen), "far" from the 13th (every screen does), with its
+    rows or lines, from which a11y.css holds its room (content-visibility: auto)."""
+    parser = Blocks()
+    parser.feed((site_dir / slug / "index.html").read_text(encoding="utf-8"))
+    blocks = parser.blocks
+    marked = 0
+    for i, block in enumerate(blocks):
+        table = block["tag"] == "div" and "sdpa-block" in (block["attrs"].get("class") or "")
+        code = block["tag"] == "div" and "highlight" in (block["attrs"].get("class") or "").split()
+        zone = None if i < 7 or i >= len(blocks) - 3 else "near" if i < 12 else "far"
+        if table:
+            assert block["attrs"].get("data-cv") == zone and zone, (slug, i, block["attrs"])
+            assert block["attrs"]["style"] == f"--sdpa-rows: {block['rows']}", (slug, i)
+            marked += 1
+        elif block["tag"] == "table":
+            assert zone is None, (slug, i, "a table that should be in a box of its own")
+        elif code and block["pre"] is not None:
+            assert block["pre"].get("data-cv") == zone, (slug, i, block["pre"])
+            if zone:
+                assert block["pre"]["style"] == f"--sdpa-lines: {block['lines']}", (slug, i, block["lines"])
+                marked += 1
+    assert marked >= 3, f"{slug}: {marked} blocks marked"

@@ -13,7 +13,7 @@ from shapes import cache_attention, check_heads, make_cache_inputs, make_flex, r
 
 import build_tables
 from report.measure import shape_runs
-from report.render import shape_tables
+from report.render import shape_figures, shape_tables
 from report.render.findings import shape_findings
 from report.render.findings.registry import files_of
 from report.render.shape_points import refusal_line
@@ -250,7 +250,7 @@ def test_cpu_shapes_run_writes_every_file(shapes_run):
         for lang in LANGS:
             assert f"{name}.{lang}.md" in tables
     figures = {p.name for p in (shapes_run / "figures").iterdir()}
-    assert {f"shapes-{n}.{lang}.svg" for n in shape_tables.FIGURES for lang in LANGS} <= figures
+    assert {f"shapes-{n}.{lang}.svg" for n in shape_figures.FIGURES for lang in LANGS} <= figures
     refusals = (shapes_run / "tables" / "shapes-refusals.nb.md").read_text("utf-8")
     assert "SDPA efficient" in refusals and "ikke støttet" in refusals
 
@@ -353,7 +353,7 @@ def test_without_shapes_every_file_says_not_measured(tmp_path):
     for lang in LANGS:
         for name in (*shape_tables.TABLE_FILES, *SHAPE_FINDING_FILES):
             assert t("finding.missing", lang) in (tmp_path / "tables" / f"{name}.{lang}.md").read_text("utf-8")
-        for name in shape_tables.FIGURES:
+        for name in shape_figures.FIGURES:
             svg = (tmp_path / "figures" / f"shapes-{name}.{lang}.svg").read_text("utf-8")
             assert t("finding.missing", lang) in svg
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from ..text.catalog import t
 from ..trace.explain import TraceError, explain, load_trace, report
 from ..variants import FUSED, LANGS
-from . import attribution, extra_tables, figures, findings, shape_tables, tables
+from . import attribution, extra_tables, figures, findings, shape_figures, shape_tables, tables
 from .downloads import trace_links
 from .header import call_writers, header
 from .kernel_names import kernel_names
@@ -173,5 +173,5 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
             written.append(path)
         if figures_dir is not None:
             written += figures.render_figures(plain, lang, figures_dir)
-            written += shape_tables.render_figures(plain, lang, figures_dir)
+            written += shape_figures.render_figures(plain, lang, figures_dir)
     return written

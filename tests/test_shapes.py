@@ -14,7 +14,7 @@ from shapes import cache_attention, check_heads, make_cache_inputs, make_flex, r
 import build_tables
 from report.measure import shape_runs
 from report.render import shape_figures, shape_tables
-from report.render.findings import shape_findings
+from report.render.findings import decode_findings, shape_findings
 from report.render.findings.registry import files_of
 from report.render.shape_points import refusal_line
 from report.render.site import render_all
@@ -23,7 +23,7 @@ from report.text.catalog import t
 from report.variants import LANGS, SHAPES_CPU, SHAPES_GPU
 
 ROOT = Path(__file__).resolve().parents[1]
-SHAPE_FINDING_FILES = files_of(shape_findings)
+SHAPE_FINDING_FILES = files_of(decode_findings, shape_findings)
 
 
 def expected(q, k, v, window=None):
@@ -375,20 +375,20 @@ def test_refusals_are_summarised_in_the_page_language_with_the_raw_line_collapse
 
 def test_what_unpinned_sdpa_ran_is_said_once_with_the_exceptions_named():
     results = shape_results()
-    lines = shape_findings.shapes_decode_auto(results, None, "en")
+    lines = decode_findings.shapes_decode_auto(results, None, "en")
     assert lines[0].startswith("Unpinned, SDPA ran the same backend at every KV length")
     assert not any("The exception" in line for line in lines)
     mixed = copy.deepcopy(results)
     autos = [p for p in mixed["shapes"]["points"] if p["family"] == "decode" and p["variant"] == "auto"
              and p["q_len"] == 1 and p["batch"] == 1 and p["status"] == "ok"]
     autos[-1]["backend_ran"] = "efficient"
-    lines = shape_findings.shapes_decode_auto(mixed, None, "en")
+    lines = decode_findings.shapes_decode_auto(mixed, None, "en")
     exception = [line for line in lines if line.startswith("The exception: at query length 1, batch 1")]
     assert exception and ": efficient" in exception[0]
     # the committed run: one kernel and grid at every KV length, one sentence
     committed = load_results(Path(build_tables.__file__).parent / "docs" / "generated" / "h200" / "results.json")
-    grid = shape_findings.shapes_decode_grid(committed, None, "en")
+    grid = decode_findings.shapes_decode_grid(committed, None, "en")
     assert len(grid) == 1 and "at all 4 KV lengths" in grid[0]
     # grids that differ: one sentence for each, with its KV lengths
-    grid = shape_findings.shapes_decode_grid(results, None, "en")
+    grid = decode_findings.shapes_decode_grid(results, None, "en")
     assert len(grid) == 2 and all(", KV " in line for line in grid)

@@ -9,6 +9,7 @@ seed's shape (their files carry the shape note) and those of --all and --shapes.
 from ...text.catalog import t
 from . import (
     compiled,
+    decode_findings,
     first_call_findings,
     fused,
     home,
@@ -23,7 +24,8 @@ from . import (
 from .registry import FINDINGS, files_of
 
 FILES = files_of(naive_math, fused, occupancy_findings, recommendations, home)
-EXTRA_FILES = files_of(scaling, first_call_findings, overhead_findings, training, compiled, shape_findings)
+EXTRA_FILES = files_of(scaling, first_call_findings, overhead_findings, training, compiled,
+                        decode_findings, shape_findings)
 
 
 def writers(names):

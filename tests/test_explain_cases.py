@@ -9,7 +9,7 @@ import pytest
 from factory import FIXTURES
 
 import build_tables
-from report.trace import explain_read
+from report.trace import explain_kineto, explain_read
 from report.trace.explain import TraceError, explain, load_trace, read_trace, report
 from report.trace.explain_format import pct, us
 
@@ -202,9 +202,9 @@ def test_the_fast_path_reads_kinetos_layout_and_json_reads_any_other(tmp_path, m
     other = dict(trace, traceEvents=[dict(reversed(list(e.items()))) for e in trace["traceEvents"]])
     shuffled.write_text(json.dumps(other), encoding="utf-8")
     used = []
-    fast = explain_read._fast
+    fast = explain_kineto.read
     monkeypatch.setattr(explain_read, "FAST_DECODER", False)  # the pure-Python reader, as in the browser
-    monkeypatch.setattr(explain_read, "_fast", lambda text, found: used.append(fast(text, found)) or used[-1])
+    monkeypatch.setattr(explain_kineto, "read", lambda text, found: used.append(fast(text, found)) or used[-1])
     monkeypatch.setattr(explain_read, "CHUNK", 1 << 15)
     expected = report(explain(trace))
     assert report(explain(read_trace(kineto))) == expected and used and all(used)

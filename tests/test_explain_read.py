@@ -1,5 +1,5 @@
 """The streamed reader's three ways to read a batch of events (report/trace/explain_read.py):
-msgspec where it is installed (explain_msgspec.py), the pattern for Kineto's layout (_fast)
+msgspec where it is installed (explain_msgspec.py), the pattern for Kineto's layout (explain_kineto.py)
 and json for any other. They keep the same events with the same fields on every committed
 trace and on odd input, so --explain prints the same whichever ran.
 """
@@ -11,7 +11,7 @@ import pytest
 from factory import FIXTURES
 
 from report.paths import ROOT
-from report.trace import explain_msgspec, explain_read
+from report.trace import explain_events, explain_msgspec, explain_read
 from report.trace.explain import TraceError, explain, load_trace, read_trace, report
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
@@ -122,14 +122,14 @@ def test_odd_values_anywhere_read_the_same_both_ways(tmp_path, monkeypatch):
 
 def test_equal_launch_resources_share_one_dict_and_unequal_types_do_not():
     pool = {}
-    a = explain_read.shared({"grid": [4, 1, 1], "block": [128, 1, 1], "shared memory": 0}, pool)
-    b = explain_read.shared({"grid": [4, 1, 1], "block": [128, 1, 1], "shared memory": 0}, pool)
+    a = explain_events.shared({"grid": [4, 1, 1], "block": [128, 1, 1], "shared memory": 0}, pool)
+    b = explain_events.shared({"grid": [4, 1, 1], "block": [128, 1, 1], "shared memory": 0}, pool)
     assert a is b
     for other in ({"grid": [4.0, 1, 1], "block": [128, 1, 1], "shared memory": 0},
                   {"grid": [4, 1, 1], "block": [128, 1, 1], "shared memory": False},
                   {"grid": [4, 1, 1], "block": [128, 1, 1], "shared memory": -0.0}):
-        assert explain_read.shared(dict(other), pool) == other and explain_read.shared(dict(other), pool) is not a
-    assert explain_read.shared({"device": [0]}, pool) == {"device": "[0]"}  # made hashable, as before
+        assert explain_events.shared(dict(other), pool) == other and explain_events.shared(dict(other), pool) is not a
+    assert explain_events.shared({"device": [0]}, pool) == {"device": "[0]"}  # made hashable, as before
 
 
 def test_reading_and_explaining_leave_the_garbage_collector_as_they_found_it():

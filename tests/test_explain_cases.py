@@ -6,7 +6,7 @@ import copy
 import json
 
 import pytest
-from factory import FIXTURES
+from factory import FIXTURES, odd_value
 
 import build_tables
 from report.trace import explain_kineto, explain_read
@@ -221,12 +221,7 @@ def mutated(rng, base):
         if rng.random() < 0.1:
             t["deviceProperties"] = rng.choice(ODD + [[rng.choice(ODD)]])
             continue
-        e = rng.choice(t["traceEvents"])
-        if rng.random() < 0.5 or not isinstance(e.get("args"), dict):
-            e[rng.choice(["ph", "cat", "name", "pid", "tid", "ts", "dur", "args"])] = rng.choice(ODD)
-        else:
-            e["args"][rng.choice(["correlation", "device", "stream", "grid", "block", "registers per thread",
-                                  "shared memory", "est. achieved occupancy %"])] = rng.choice(ODD)
+        odd_value(rng, t["traceEvents"], ODD, 0.5)
     return t
 
 

@@ -8,7 +8,7 @@ import json
 import random
 
 import pytest
-from factory import FIXTURES
+from factory import FIXTURES, odd_value
 
 from report.paths import ROOT
 from report.trace import explain_events, explain_msgspec, explain_read
@@ -108,12 +108,7 @@ def test_odd_values_anywhere_read_the_same_both_ways(tmp_path, monkeypatch):
     for _ in range(40):
         t = json.loads(json.dumps(base))
         for _ in range(rng.randint(1, 8)):
-            e = rng.choice(t["traceEvents"])
-            if rng.random() < 0.4 or not isinstance(e.get("args"), dict):
-                e[rng.choice(["ph", "cat", "name", "pid", "tid", "ts", "dur", "args"])] = rng.choice(ODD)
-            else:
-                e["args"][rng.choice(["correlation", "device", "stream", "grid", "block", "registers per thread",
-                                      "shared memory", "est. achieved occupancy %"])] = rng.choice(ODD)
+            odd_value(rng, t["traceEvents"], ODD, 0.4)
         path = kineto_layout(t, tmp_path / "t.json")
         pure, _ = read_with(path, monkeypatch, False, chunk=1 << 13)
         fast, _ = read_with(path, monkeypatch, True, chunk=1 << 13)

@@ -1,6 +1,7 @@
 """Results for the tests, in the shape report/schema.py gives results.json: the committed
-H200 run, and made-up rows, points and sections built from a few figures. A library for
-the tests (tests import it; it imports no test module).
+H200 run, and made-up rows, points and sections built from a few figures; and trace events
+given odd values (odd_value), for the trace reader. A library for the tests (tests import
+it; it imports no test module).
 
     from factory import h200, row, results, stats
     r = results({"flash": row(100.0), "cudnn": row(90.0, spread=0.3)})   # a made-up run
@@ -273,3 +274,20 @@ def another_gpu():
     run["variants"]["cudnn"] = refused()
     run["variants"]["auto"]["backend_ran"] = "flash"
     return run
+
+
+# a trace event's fields, and the args of a GPU activity or launch call, that --explain reads
+EVENT_FIELDS = ("ph", "cat", "name", "pid", "tid", "ts", "dur", "args")
+EVENT_ARGS = ("correlation", "device", "stream", "grid", "block", "registers per thread", "shared memory",
+              "est. achieved occupancy %")
+
+
+def odd_value(rng, events, odd, field_share):
+    """One of the events (picked by rng) given a value of `odd` (picked by rng): for one of its
+    EVENT_FIELDS in field_share of the picks and wherever its args are no object, else for
+    one of its EVENT_ARGS."""
+    e = rng.choice(events)
+    if rng.random() < field_share or not isinstance(e.get("args"), dict):
+        e[rng.choice(EVENT_FIELDS)] = rng.choice(odd)
+    else:
+        e["args"][rng.choice(EVENT_ARGS)] = rng.choice(odd)

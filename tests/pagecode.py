@@ -13,6 +13,7 @@ import functools
 import io
 import os
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -494,3 +495,23 @@ def serving(serve, site_dir, sub_path, handler):
         httpd.shutdown()
         httpd.server_close()
 
+
+
+# --------------------------------------------------------------------------- a browser
+
+CHROMIUM = shutil.which("chromium")  # Debian's, driven by Playwright without `playwright install`
+CHROMIUM_ARGS = ["--disable-gpu", "--disable-quic", "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
+
+
+@contextlib.contextmanager
+def chromium():
+    """CHROMIUM launched headless by Playwright, no host name resolved but 127.0.0.1; yields
+    the browser and closes it after."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()

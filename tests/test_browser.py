@@ -11,7 +11,6 @@ An address that does not exist gets site/404.html with status 404, as a static h
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler
@@ -19,7 +18,18 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from pagecode import LANGS, counting, load_script, mkdocs_config, nav_pages, nav_title, page_url, serving
+from pagecode import (
+    CHROMIUM,
+    LANGS,
+    chromium,
+    counting,
+    load_script,
+    mkdocs_config,
+    nav_pages,
+    nav_title,
+    page_url,
+    serving,
+)
 
 # A kernel name the fused-backends page shows; the search must find it.
 SEARCH_TERM = "flash_fwd"
@@ -31,12 +41,6 @@ PHONE = {"width": 390, "height": 844}
 SCHEMES = ("light", "dark")
 # axe-core impacts that fail a page; "moderate" and "minor" are reported, not failed
 AXE_FAILS = ("serious", "critical")
-CHROMIUM = shutil.which("chromium")
-CHROMIUM_ARGS = [
-    "--disable-gpu",
-    "--disable-quic",
-    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-]
 
 PAGES = nav_pages()
 PAGE_CASES = [(p, lang) for p in PAGES for lang in LANGS]
@@ -52,7 +56,6 @@ if CHROMIUM is None:
     )
 
 from axe_playwright_python.sync_playwright import Axe  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
 
 serve = load_script("serve")
 
@@ -81,12 +84,8 @@ def server(site_dir):
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with chromium() as browser:
+        yield browser
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,10 @@ import copy
 import json
 
 import pytest
-from factory import FIXTURES
+from factory import FIXTURES, odd_value
 
 import build_tables
-from report.trace import explain_read
+from report.trace import explain_kineto, explain_read
 from report.trace.explain import TraceError, explain, load_trace, read_trace, report
 from report.trace.explain_format import pct, us
 
@@ -202,9 +202,9 @@ def test_the_fast_path_reads_kinetos_layout_and_json_reads_any_other(tmp_path, m
     other = dict(trace, traceEvents=[dict(reversed(list(e.items()))) for e in trace["traceEvents"]])
     shuffled.write_text(json.dumps(other), encoding="utf-8")
     used = []
-    fast = explain_read._fast
+    fast = explain_kineto.read
     monkeypatch.setattr(explain_read, "FAST_DECODER", False)  # the pure-Python reader, as in the browser
-    monkeypatch.setattr(explain_read, "_fast", lambda text, found: used.append(fast(text, found)) or used[-1])
+    monkeypatch.setattr(explain_kineto, "read", lambda text, found: used.append(fast(text, found)) or used[-1])
     monkeypatch.setattr(explain_read, "CHUNK", 1 << 15)
     expected = report(explain(trace))
     assert report(explain(read_trace(kineto))) == expected and used and all(used)
@@ -221,12 +221,7 @@ def mutated(rng, base):
         if rng.random() < 0.1:
             t["deviceProperties"] = rng.choice(ODD + [[rng.choice(ODD)]])
             continue
-        e = rng.choice(t["traceEvents"])
-        if rng.random() < 0.5 or not isinstance(e.get("args"), dict):
-            e[rng.choice(["ph", "cat", "name", "pid", "tid", "ts", "dur", "args"])] = rng.choice(ODD)
-        else:
-            e["args"][rng.choice(["correlation", "device", "stream", "grid", "block", "registers per thread",
-                                  "shared memory", "est. achieved occupancy %"])] = rng.choice(ODD)
+        odd_value(rng, t["traceEvents"], ODD, 0.5)
     return t
 
 

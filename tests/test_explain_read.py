@@ -1,5 +1,5 @@
 """The streamed reader's three ways to read a batch of events (report/trace/explain_read.py):
-msgspec where it is installed (explain_msgspec.py), the pattern for Kineto's layout (_fast)
+msgspec where it is installed (explain_msgspec.py), the pattern for Kineto's layout (explain_kineto.py)
 and json for any other. They keep the same events with the same fields on every committed
 trace and on odd input, so --explain prints the same whichever ran.
 """
@@ -8,10 +8,10 @@ import json
 import random
 
 import pytest
-from factory import FIXTURES
+from factory import FIXTURES, odd_value
 
 from report.paths import ROOT
-from report.trace import explain_msgspec, explain_read
+from report.trace import explain_events, explain_msgspec, explain_read
 from report.trace.explain import TraceError, explain, load_trace, read_trace, report
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
@@ -108,12 +108,7 @@ def test_odd_values_anywhere_read_the_same_both_ways(tmp_path, monkeypatch):
     for _ in range(40):
         t = json.loads(json.dumps(base))
         for _ in range(rng.randint(1, 8)):
-            e = rng.choice(t["traceEvents"])
-            if rng.random() < 0.4 or not isinstance(e.get("args"), dict):
-                e[rng.choice(["ph", "cat", "name", "pid", "tid", "ts", "dur", "args"])] = rng.choice(ODD)
-            else:
-                e["args"][rng.choice(["correlation", "device", "stream", "grid", "block", "registers per thread",
-                                      "shared memory", "est. achieved occupancy %"])] = rng.choice(ODD)
+            odd_value(rng, t["traceEvents"], ODD, 0.4)
         path = kineto_layout(t, tmp_path / "t.json")
         pure, _ = read_with(path, monkeypatch, False, chunk=1 << 13)
         fast, _ = read_with(path, monkeypatch, True, chunk=1 << 13)
@@ -122,14 +117,14 @@ def test_odd_values_anywhere_read_the_same_both_ways(tmp_path, monkeypatch):
 
 def test_equal_launch_resources_share_one_dict_and_unequal_types_do_not():
     pool = {}
-    a = explain_read.shared({"grid": [4, 1, 1], "block": [128, 1, 1], "shared memory": 0}, pool)
-    b = explain_read.shared({"grid": [4, 1, 1], "block": [128, 1, 1], "shared memory": 0}, pool)
+    a = explain_events.shared({"grid": [4, 1, 1], "block": [128, 1, 1], "shared memory": 0}, pool)
+    b = explain_events.shared({"grid": [4, 1, 1], "block": [128, 1, 1], "shared memory": 0}, pool)
     assert a is b
     for other in ({"grid": [4.0, 1, 1], "block": [128, 1, 1], "shared memory": 0},
                   {"grid": [4, 1, 1], "block": [128, 1, 1], "shared memory": False},
                   {"grid": [4, 1, 1], "block": [128, 1, 1], "shared memory": -0.0}):
-        assert explain_read.shared(dict(other), pool) == other and explain_read.shared(dict(other), pool) is not a
-    assert explain_read.shared({"device": [0]}, pool) == {"device": "[0]"}  # made hashable, as before
+        assert explain_events.shared(dict(other), pool) == other and explain_events.shared(dict(other), pool) is not a
+    assert explain_events.shared({"device": [0]}, pool) == {"device": "[0]"}  # made hashable, as before
 
 
 def test_reading_and_explaining_leave_the_garbage_collector_as_they_found_it():

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from mkdocs.exceptions import PluginError
-from pagecode import LANGS, counting, page_url, serving
+from pagecode import CHROMIUM, LANGS, chromium, counting, page_url, serving
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI_PREFIX = "build_tables.py: error: "
@@ -39,8 +39,6 @@ FIRST_LOAD_BYTES = 600_000
 READER_BYTES = 10_000
 COMMITTED = sorted((ROOT / "tests" / "fixtures" / "h200").glob("*.json.gz")) + sorted(
     (ROOT / "docs" / "generated" / "h200" / "traces").glob("*.json.gz"))
-CHROMIUM = shutil.which("chromium")
-CHROMIUM_ARGS = ["--disable-gpu", "--disable-quic", "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
 BUSY = "() => document.querySelector('[data-trace-reader]').dataset.filesRead === '{n}'"
 
 
@@ -246,14 +244,8 @@ def server(reader_site):
 
 @pytest.fixture(scope="module")
 def browser(reader_site):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with chromium() as browser:
+        yield browser
 
 
 class Reader:

@@ -6,13 +6,13 @@ without holding the whole JSON document in memory.
 
 The text is decoded in chunks and the traceEvents array is parsed a batch of events at a
 time: by msgspec where it is installed (explain_msgspec.py, an optional extra), else by
-a pattern for Kineto's own layout (_fast), else by json; each event becomes a small Event
-with only the fields the explanation reads, and the rest is dropped at once. The three
-keep the same events with the same fields (tests/test_explain_read.py). Equal launch
-resources of GPU activities share one dict (Trace.pool): a 200 MB trace holds a few
-hundred distinct ones among 150,000 kernels. Old Kineto category names (`Kernel`,
-`Runtime`, `Operator`, `Memcpy`, `Memset`) and ROCm's are read as today's. Bad input
-raises ReadError with one line.
+a pattern for Kineto's own layout (explain_kineto.py), else by json; each event becomes a
+small Event (explain_events.py) with only the fields the explanation reads, and the rest is
+dropped at once. The three keep the same events with the same fields
+(tests/test_explain_read.py). Equal launch resources of GPU activities share one dict
+(Trace.pool): a 200 MB trace holds a few hundred distinct ones among 150,000 kernels.
+Old Kineto category names (`Kernel`, `Runtime`, `Operator`, `Memcpy`, `Memset`) and
+ROCm's are read as today's. Bad input raises ReadError with one line.
 """
 from __future__ import annotations
 
@@ -25,51 +25,19 @@ import zlib
 from pathlib import Path
 
 from ..limits import MAX_DEPTH, too_deep
-from . import explain_msgspec
+from . import explain_kineto, explain_msgspec
+from .explain_events import CAT_ALIASES, GPU_ARGS, GPU_CATS, LAUNCH_CATS, MAX_TIME_US, Event, hashable, shared
 
 CHUNK = 1 << 23  # characters decoded at a time
 MAX_VALUE = 1 << 26  # one JSON value (an event, deviceProperties) longer than this is no trace's
-# 3,170 years in µs: any ts or dur beyond it is not a time (1e308 would overflow sums). Older
-# Kineto writes ts as µs since 1970 (1.7e15 in 2023, HTA's test traces): the bound lies well above
-MAX_TIME_US = 1e17
-
-GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
-LAUNCH_CATS = ("cuda_runtime", "cuda_driver")
-HOST_CATS = ("cpu_op", "user_annotation")
-KEPT = GPU_CATS + LAUNCH_CATS + HOST_CATS
-# older Kineto (and ROCm builds) name the same categories differently; matched lower-cased
-CAT_ALIASES = {"kernel": "kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset",
-               "gpu_memcpy": "gpu_memcpy", "gpu_memset": "gpu_memset",
-               "runtime": "cuda_runtime", "cuda_runtime": "cuda_runtime", "hip_runtime": "cuda_runtime",
-               "driver": "cuda_driver", "cuda_driver": "cuda_driver", "hip_driver": "cuda_driver",
-               "operator": "cpu_op", "cpu_op": "cpu_op", "user_annotation": "user_annotation"}
-# the launch resources and placement of a GPU activity, as Kineto's args name them
-GPU_ARGS = ("device", "stream", "grid", "block", "registers per thread", "shared memory",
-            "est. achieved occupancy %")
 _WS = re.compile(r"[ \t\n\r]*")
 _NEXT = re.compile(r"[ \t\n\r]*,[ \t\n\r]*\{")  # after an event's "}": the next one's "{"
 _DECODER = json.JSONDecoder()
 FAST_DECODER = explain_msgspec.AVAILABLE  # False: the pure-Python reader alone, as in the browser
 
 
-def hashable(value):
-    """An id as the trace gives it (an int or a string), or its text where it is anything else."""
-    return value if type(value) in (int, str, float) or value is None else str(value)
-
-
 class ReadError(ValueError):
     """The file is no readable trace; the message is one line (without the path)."""
-
-
-class Event:
-    """One complete ("X") event of a kept category: times in µs as the trace has them; corr,
-    the correlation id, of GPU activities and launch calls only; args, the launch resources
-    of GPU activities only."""
-    __slots__ = ("cat", "name", "ts", "dur", "end", "pid", "tid", "corr", "args")
-
-    def __init__(self, cat, name, ts, dur, pid, tid, corr, args):
-        self.cat, self.name, self.ts, self.dur, self.end = cat, name, ts, dur, ts + dur
-        self.pid, self.tid, self.corr, self.args = pid, tid, corr, args
 
 
 class Trace:
@@ -79,7 +47,7 @@ class Trace:
 
     def __init__(self):
         self.events, self.meta, self.categories, self.pool = [], {}, set(), {}
-        self.flat_args = {}  # _fast's cache of flat args by the text around their ids
+        self.flat_args = {}  # explain_kineto's cache of flat args by the text around their ids
 
     def add(self, e):
         self.add_all((e,))
@@ -166,20 +134,6 @@ def _int3(v):
     return type(v) is list and len(v) == 3 and type(v[0]) is int and type(v[1]) is int and type(v[2]) is int
 
 
-def shared(kept, pool):
-    """kept (a GPU activity's launch resources) with device and stream made hashable, as the
-    one dict of the pool with the same keys and values, so equal ones are held once. Its
-    repr is the key: JSON's values (numbers, strings, lists, dicts) with equal reprs are
-    equal and of equal types (1, 1.0 and True differ, as do -0.0 and 0.0)."""
-    for k in ("device", "stream"):
-        if k in kept:
-            kept[k] = hashable(kept[k])
-    try:
-        return pool.setdefault(repr(kept), kept)
-    except RecursionError:
-        return kept
-
-
 def from_dict(trace):
     """The Trace of a trace already loaded (a dict with a traceEvents list)."""
     found = Trace()
@@ -262,101 +216,13 @@ class _Stream:
         self.pos += 1
 
 
-# the head of a complete event as Kineto writes it (keys in this order, its spacing); the
-# fast path reads a batch by this pattern when every complete event in it (_X, which allows
-# any spacing) has this head, else by json
-_HEAD = re.compile(r'"ph": ?"X", ?"cat": ?"([^"\\]*)", ?"name": ?"([^"\\]*(?:\\.[^"\\]*)*)", ?'
-                   r'"pid": ?(-?\d+|"[^"\\]*"), ?"tid": ?(-?\d+|"[^"\\]*"),\s*'
-                   r'"ts": ?(-?[0-9.]+(?:[eE][-+]?\d+)?), ?"dur": ?(-?[0-9.]+(?:[eE][-+]?\d+)?)')
-_X = re.compile(r'"ph":\s*"X"')
-_CAT = re.compile(r'"cat":\s*"([^"\\]*(?:\\.[^"\\]*)*)"')
-_ARGS = re.compile(r'\s*,\s*"args":\s*\{')
-_CLOSE = re.compile(r'[ \t\n\r]*\}')
-# an args key whose value is cut out of the cache key: a JSON integer, then "," or "}"
-_VOLATILE = re.compile(r'"(External id|correlation)":[ \t\n\r]*(-?(?:0|[1-9][0-9]*))(?=[ \t\n\r]*[,}])')
-
-
-def _fast(text, found):
-    """Keep the batch's complete events read by _HEAD alone (the args of GPU activities by
-    json); False, having kept nothing, when some complete event has another layout."""
-    heads = list(_HEAD.finditer(text))
-    if not heads or len(heads) != len(_X.findall(text)):
-        return False
-    try:  # the batch ends with complete events: from the last head on, it parses exactly
-        json.loads("[" + text[text.rfind("{", 0, heads[-1].start()):] + "]")
-    except (json.JSONDecodeError, RecursionError):
-        return False
-    events, aliases, intern = [], CAT_ALIASES, sys.intern
-    ids, pool, flat = {}, found.pool, found.flat_args
-    for m in heads:
-        raw, name, pid, tid, ts, dur = m.groups()
-        cat = aliases.get(raw) or aliases.get(raw.lower())
-        if cat is None:
-            continue
-        ts, dur = float(ts), float(dur)  # digits only: a huge one is inf, never an error
-        if not 0 <= dur <= MAX_TIME_US or not -MAX_TIME_US <= ts <= MAX_TIME_US:
-            continue
-        if "\\" in name:
-            name = json.loads('"' + name + '"')
-        kept, corr = None, None
-        if cat in GPU_CATS or cat in LAUNCH_CATS:
-            got = _args(text, m.end(), cat in GPU_CATS, pool, flat)
-            if got is None:
-                return False
-            kept, corr = got
-        pid = ids.get(pid) or ids.setdefault(pid, pid[1:-1] if pid[0] == '"' else int(pid))
-        tid = ids.get(tid) or ids.setdefault(tid, tid[1:-1] if tid[0] == '"' else int(tid))
-        events.append(Event(cat, intern(name), ts, dur, pid, tid, corr, kept))
-    found.events += events
-    found.categories.update(c if "\\" not in c else json.loads(f'"{c}"') for c in _CAT.findall(text))
-    return True
-
-
-def _args(text, at, gpu, pool, flat):
-    """(launch resources or None, correlation) of the event whose head ends at `at`, as
-    add_all keeps them; None where the event goes on otherwise than with its args and "}".
-
-    Kineto's args of a kernel or launch call are flat objects that differ from the last
-    one's only in External id and correlation: keyed on the text around those two values
-    (flat: its cache), each distinct one is decoded by json once. A key is only made of a
-    flat object json read whole, and the values cut out are JSON integers, so a text with
-    the same key holds the same other values."""
-    a = _ARGS.match(text, at)
-    if a is None:
-        return (shared({}, pool) if gpu else None, None) if _CLOSE.match(text, at) else None
-    start = a.end() - 1
-    close = text.find("}", start)
-    key = None
-    if close > 0 and text.find("{", start + 1, close) < 0:
-        parts = _VOLATILE.split(text[start:close + 1])
-        key = (gpu, tuple(parts[0::3]), tuple(parts[1::3]))
-        hit = flat.get(key)
-        if hit is not None and _CLOSE.match(text, close + 1):
-            corr = None
-            for i in range(len(parts) - 3, 0, -3):  # json keeps the last of a repeated key
-                if parts[i] == "correlation":
-                    corr = int(parts[i + 1])
-                    break
-            return hit[0], corr
-    try:
-        args, stop = _DECODER.raw_decode(text, start)
-    except (json.JSONDecodeError, RecursionError):
-        return None
-    if not _CLOSE.match(text, stop):
-        return None
-    if type(args) is not dict:
-        args = {}
-    kept = shared({k: args[k] for k in GPU_ARGS if k in args}, pool) if gpu else None
-    if key is not None and stop == close + 1:
-        flat[key] = (kept,)
-    return kept, hashable(args.get("correlation"))
 
 
 def _batch(stream, into):
-    """Keep the events of the buffer up to its last event boundary (by msgspec, else _fast,
-    else one json.loads); False if it holds no such boundary or does not parse. A cut that is not
-    between two events of the array (inside a string or a nested value) leaves the batch
-    unbalanced, so it does not parse."""
+    """Keep the events of the buffer up to its last event boundary (by msgspec, else
+    explain_kineto.read, else one json.loads); False if it holds no such boundary or does not
+    parse. A cut that is not between two events of the array (inside a string or a nested
+    value) leaves the batch unbalanced, so it does not parse."""
     buf, pos = stream.buf, stream.pos
     cut = len(buf)
     while True:
@@ -370,7 +236,7 @@ def _batch(stream, into):
     structs = explain_msgspec.events(text) if FAST_DECODER else None
     if structs is not None:
         into.add_structs(structs)
-    elif not _fast(text, into):
+    elif not explain_kineto.read(text, into):
         try:
             into.add_all(json.loads("[" + text + "]"))
         except (json.JSONDecodeError, RecursionError):

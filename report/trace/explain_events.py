@@ -1,0 +1,62 @@
+"""What the trace reader keeps of a trace's events, whichever way a batch of them was read
+(explain_read.py's json and msgspec, explain_kineto.py's pattern): the same fields under
+the same rules.
+
+    Event              one complete event of a kept category, with only the fields the
+                       explanation reads
+    shared(kept, pool) a GPU activity's launch resources, held once however many share them
+    hashable(value)    an id as the trace gives it, or its text
+
+The categories kept: GPU activities (kernels, memory copies and sets), the launch calls that pair
+with them by correlation id, and the host's ops and ranges; older Kineto's and ROCm's
+names for them (CAT_ALIASES) are read as today's. A ts or dur beyond MAX_TIME_US is no time.
+"""
+from __future__ import annotations
+
+# 3,170 years in µs: any ts or dur beyond it is not a time (1e308 would overflow sums). Older
+# Kineto writes ts as µs since 1970 (1.7e15 in 2023, HTA's test traces): the bound lies well above
+MAX_TIME_US = 1e17
+
+GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
+LAUNCH_CATS = ("cuda_runtime", "cuda_driver")
+HOST_CATS = ("cpu_op", "user_annotation")
+KEPT = GPU_CATS + LAUNCH_CATS + HOST_CATS
+# older Kineto (and ROCm builds) name the same categories differently; matched lower-cased
+CAT_ALIASES = {"kernel": "kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset",
+               "gpu_memcpy": "gpu_memcpy", "gpu_memset": "gpu_memset",
+               "runtime": "cuda_runtime", "cuda_runtime": "cuda_runtime", "hip_runtime": "cuda_runtime",
+               "driver": "cuda_driver", "cuda_driver": "cuda_driver", "hip_driver": "cuda_driver",
+               "operator": "cpu_op", "cpu_op": "cpu_op", "user_annotation": "user_annotation"}
+# the launch resources and placement of a GPU activity, as Kineto's args name them
+GPU_ARGS = ("device", "stream", "grid", "block", "registers per thread", "shared memory",
+            "est. achieved occupancy %")
+
+
+def hashable(value):
+    """An id as the trace gives it (an int or a string), or its text where it is anything else."""
+    return value if type(value) in (int, str, float) or value is None else str(value)
+
+
+class Event:
+    """One complete ("X") event of a kept category: times in µs as the trace has them; corr,
+    the correlation id, of GPU activities and launch calls only; args, the launch resources
+    of GPU activities only."""
+    __slots__ = ("cat", "name", "ts", "dur", "end", "pid", "tid", "corr", "args")
+
+    def __init__(self, cat, name, ts, dur, pid, tid, corr, args):
+        self.cat, self.name, self.ts, self.dur, self.end = cat, name, ts, dur, ts + dur
+        self.pid, self.tid, self.corr, self.args = pid, tid, corr, args
+
+
+def shared(kept, pool):
+    """kept (a GPU activity's launch resources) with device and stream made hashable, as the
+    one dict of the pool with the same keys and values, so equal ones are held once. Its
+    repr is the key: JSON's values (numbers, strings, lists, dicts) with equal reprs are
+    equal and of equal types (1, 1.0 and True differ, as do -0.0 and 0.0)."""
+    for k in ("device", "stream"):
+        if k in kept:
+            kept[k] = hashable(kept[k])
+    try:
+        return pool.setdefault(repr(kept), kept)
+    except RecursionError:
+        return kept

@@ -41,9 +41,10 @@ from pathlib import Path
 
 from ..limits import parse_json
 from .explain_attention import attention
+from .explain_events import MAX_TIME_US
 from .explain_format import us as _us
 from .explain_kernels import add_occupancy, devices, kernel_rows
-from .explain_read import MAX_TIME_US, ReadError, Trace, from_dict
+from .explain_read import ReadError, Trace, from_dict
 from .explain_read import read_trace as _read_stream
 from .explain_timeline import SYNC_CALLS, Timeline, idle_causes, window
 from .names import short_kernel_name

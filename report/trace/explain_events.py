@@ -19,8 +19,6 @@ MAX_TIME_US = 1e17
 
 GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
 LAUNCH_CATS = ("cuda_runtime", "cuda_driver")
-HOST_CATS = ("cpu_op", "user_annotation")
-KEPT = GPU_CATS + LAUNCH_CATS + HOST_CATS
 # older Kineto (and ROCm builds) name the same categories differently; matched lower-cased
 CAT_ALIASES = {"kernel": "kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset",
                "gpu_memcpy": "gpu_memcpy", "gpu_memset": "gpu_memset",

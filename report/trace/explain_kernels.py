@@ -19,7 +19,7 @@ import math
 from collections import Counter
 
 from .. import snippets
-from .explain_read import hashable as _hashable
+from .explain_events import hashable as _hashable
 from .names import short_kernel_name
 
 KINDS = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}

@@ -21,7 +21,7 @@ import bisect
 import operator
 from collections import Counter
 
-from .explain_read import GPU_CATS, LAUNCH_CATS
+from .explain_events import GPU_CATS, LAUNCH_CATS
 
 # CPU calls that wait for the GPU: their time is not work the CPU had to do; ROCm's are the
 # same names with "hip" for "cuda"

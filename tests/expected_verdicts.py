@@ -32,7 +32,9 @@ from pathlib import Path
 GPU = ("kernel", "gpu_memcpy", "gpu_memset")
 LAUNCH = ("cuda_runtime", "cuda_driver")
 SYNCS = ("cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cuCtxSynchronize",
-         "cuStreamSynchronize", "cuEventSynchronize", "cudaMemcpy")
+         "cuStreamSynchronize", "cuEventSynchronize", "cudaMemcpy",
+         # a ROCm build's, under cuda_runtime as Kineto files them (hipMemcpyWithStream: its blocking copy)
+         "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize", "hipMemcpy", "hipMemcpyWithStream")
 SDPA_OPS = {"flash": "_scaled_dot_product_flash_attention", "efficient": "_scaled_dot_product_efficient_attention",
             "cudnn": "_scaled_dot_product_cudnn_attention", "math": "_scaled_dot_product_attention_math"}
 

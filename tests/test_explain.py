@@ -389,7 +389,7 @@ def test_the_page_shows_what_the_command_prints(variant):
 
 
 def test_the_page_states_the_rule_the_code_applies():
-    from report.trace.explain import BUSY_SHARE, HOST_SHARE, SYNC_CALLS
+    from report.trace.explain import BUSY_SHARE, HIP_SYNC_CALLS, HOST_SHARE, SYNC_CALLS
 
     pages = {lang: (ROOT / "docs" / f"read-your-trace.{lang}.md").read_text(encoding="utf-8")
              for lang in ("nb", "en")}
@@ -400,7 +400,7 @@ def test_the_page_states_the_rule_the_code_applies():
     assert f"runs something for at least {busy}% of it" in pages["en"]
     assert all(f"**{word}**" in pages["en"] for word in ("CPU-bound", "GPU-bound", "stalled"))
     for page in pages.values():
-        assert all(f"`{call}`" in page for call in SYNC_CALLS)
+        assert all(f"`{call}`" in page for call in SYNC_CALLS + HIP_SYNC_CALLS)
         assert "`ProfilerStep#*`" in page
 
 

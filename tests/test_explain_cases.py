@@ -122,6 +122,31 @@ def test_a_synchronize_that_opened_a_gap_is_named_with_the_op_around_it():
     assert r["single_gaps"][0]["cause"] == "host" and r["single_gaps"][0]["gap_us"] == pytest.approx(200.0)
 
 
+@pytest.mark.parametrize("cuda, hip, cat", [
+    ("cudaStreamSynchronize", "hipStreamSynchronize", "cuda_runtime"),
+    ("cudaDeviceSynchronize", "hipDeviceSynchronize", "cuda_runtime"),
+    ("cudaEventSynchronize", "hipEventSynchronize", "cuda_runtime"),
+    ("cudaMemcpy", "hipMemcpy", "cuda_runtime"),
+    # a ROCm build's blocking copy, where CUDA's does cudaMemcpyAsync and cudaStreamSynchronize
+    ("cudaStreamSynchronize", "hipMemcpyWithStream", "cuda_runtime"),
+    ("cudaStreamSynchronize", "hipStreamSynchronize", "hip_runtime"),
+])
+def test_a_hip_synchronize_is_a_host_wait_as_cudas_is(cuda, hip, cat):
+    """Kineto files a ROCm build's HIP calls under cuda_runtime (other writers: hip_runtime):
+    the CPU's wait in them is taken off its own time and names the gap it opened."""
+    def step(sync, sync_cat, launch_name):
+        return explain(trace_of(ev("user_annotation", "step", 0, 400), launch(1, 1, launch_name),
+                                kernel("k1", 5, 100, 1), ev("cpu_op", "aten::item", 10, 100),
+                                ev(sync_cat, sync, 12, 95), launch(300, 2, launch_name),
+                                kernel("k2", 305, 10, 2)))["ranges"][0]
+    nvidia, amd = step(cuda, "cuda_runtime", "cudaLaunchKernel"), step(hip, cat, "hipLaunchKernel")
+    assert amd["sync_wait_us"] == nvidia["sync_wait_us"] == pytest.approx(95.0)
+    assert amd["host_us"] == nvidia["host_us"] == pytest.approx(305.0)
+    assert amd["verdict"] == nvidia["verdict"] == "CPU-bound"
+    assert amd["single_gaps"][0]["opened_by"] == f"{hip} in .item()"
+    assert nvidia["single_gaps"][0]["opened_by"] == f"{cuda} in .item()"
+
+
 def test_gaps_are_sorted_by_their_total_not_their_median():
     events = [ev("user_annotation", "step", 0, 5000)]
     t, corr = 10.0, 0

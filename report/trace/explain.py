@@ -46,7 +46,7 @@ from .explain_format import us as _us
 from .explain_kernels import add_occupancy, devices, kernel_rows
 from .explain_read import ReadError, Trace, from_dict
 from .explain_read import read_trace as _read_stream
-from .explain_timeline import SYNC_CALLS, Timeline, idle_causes, window
+from .explain_timeline import HIP_SYNC_CALLS, SYNC_CALLS, Timeline, idle_causes, window
 from .names import short_kernel_name
 from .stats import stats
 
@@ -58,8 +58,8 @@ WHOLE_TRACE = "(whole trace)"
 MAX_KERNELS, MAX_GAPS, MAX_RANGES, MAX_SINGLE = 10, 5, 20, 3
 MAX_TRACE_BYTES = 2 * 2**30  # of JSON: a trace of a few profiled steps is tens of MB
 CHUNK = 2**20
-__all__ = ["BUSY_SHARE", "MAX_TIME_US", "STEP_NAME", "SYNC_CALLS", "WHOLE_TRACE", "TraceError", "explain",
-           "explain_file", "load_trace", "read_trace", "report"]
+__all__ = ["BUSY_SHARE", "HIP_SYNC_CALLS", "MAX_TIME_US", "STEP_NAME", "SYNC_CALLS", "WHOLE_TRACE", "TraceError",
+           "explain", "explain_file", "load_trace", "read_trace", "report"]
 
 
 class TraceError(ValueError):

@@ -23,11 +23,20 @@ from collections import Counter
 
 from .explain_events import GPU_CATS, LAUNCH_CATS
 
-# CPU calls that wait for the GPU: their time is not work the CPU had to do; ROCm's are the
-# same names with "hip" for "cuda"
+# CPU calls that wait for the GPU: their time is not work the CPU had to do
 SYNC_CALLS = ("cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
               "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cudaMemcpy")
-ALL_SYNC_CALLS = frozenset(SYNC_CALLS + tuple("hip" + c[4:] for c in SYNC_CALLS if c.startswith("cuda")))
+# ROCm's, as PyTorch's ROCm build calls them (its CUDA code turned into HIP) and Kineto names
+# them (HIP's runtime API names, under cuda_runtime: libkineto/src/RocprofActivity.h,
+# RuntimeActivity::name and type). hipMemcpyWithStream is the blocking copy a ROCm build does
+# where CUDA's does cudaMemcpyAsync and cudaStreamSynchronize (c10/cuda/CUDAFunctions.h,
+# memcpy_and_sync, under TORCH_HIP_VERSION; HIP's reference: "akin to hipMemcpyAsync +
+# hipStreamSynchronize ... a sync API"); Kineto pairs it with its copy like hipMemcpy
+# (libkineto/src/RocprofActivity_inl.h, RuntimeActivity<T>::flowStart). HTA's ROCm 6.2 trace
+# (tests/fixtures/corpus/hta/mi250.json.gz) holds hipMemcpyWithStream and hipDeviceSynchronize.
+HIP_SYNC_CALLS = ("hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize", "hipMemcpy",
+                  "hipMemcpyWithStream")
+ALL_SYNC_CALLS = frozenset(SYNC_CALLS + HIP_SYNC_CALLS)
 # the ATen operations that wait for the GPU because the host needs a value
 HOST_READS = {"aten::item": ".item()", "aten::_local_scalar_dense": ".item()",
               "aten::to": "a copy to the host (.cpu(), .to())", "aten::_to_copy": "a copy to the host (.cpu(), .to())",

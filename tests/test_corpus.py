@@ -216,6 +216,11 @@ def test_rocm_and_older_kineto_traces_are_read(hta):
     mi250 = hta["mi250"]
     assert mi250["schemas"] and set(mi250["schemas"].values()) == {"rocm"}
     assert {lim.warp_size for lim in mi250["limits"].values()} == {64}
+    # ROCm 6.2's Kineto: HIP's calls under cuda_runtime; AMD's words, every other trace NVIDIA's
+    assert mi250["platform"] == "rocm"
+    assert report(mi250).startswith("GPU: 4 × AMD Radeon Graphics (compute capability 9.0, 104 CUs, ROCm properties)\n")
+    assert "hipMemcpyWithStream in a copy" in report(mi250) and not re.search(r"\bSMs?\b", report(mi250))
+    assert {n for n, f in hta.items() if not isinstance(f, TraceError) and f["platform"] == "rocm"} == {"mi250"}
     old = hta["old_kineto"]  # "Kernel" and "Runtime": every kernel with its launch call
     assert old["activities"] == 4 and all(k["launched_by"] for k in old["kernels"])
     assert old["ranges"][0]["name"] == "(whole trace)"

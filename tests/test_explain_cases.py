@@ -1,9 +1,11 @@
 """--explain on the cases issue 21 names, each on a trace made up to show it or on a
 committed H200 fixture changed the way another profiler or GPU writes it: old Kineto
-categories, ROCm device properties, MTIA and CPU-only traces, NCCL kernels, overlapping
-streams, small grids, the synchronisation that opened a gap, the SDPA backends."""
+categories, ROCm device properties and AMD's words for a ROCm trace, MTIA and CPU-only
+traces, NCCL kernels, overlapping streams, small grids, the synchronisation that opened a gap
+(a HIP one too), the SDPA backends."""
 import copy
 import json
+import re
 
 import pytest
 from factory import FIXTURES, odd_value
@@ -57,7 +59,147 @@ def test_rocm_device_properties_in_kinetos_reduced_schema_are_read():
     k = found["kernels"][0]
     assert found["schemas"] == {0: "rocm"} and found["limits"][0].warp_size == 64
     assert k["theoretical_pct"] == pytest.approx(100.0)  # 8 blocks of 4 warps: 32 of 32 wavefronts
-    assert "AMD Instinct MI250X (compute capability 9.0, 110 SMs, ROCm properties)" in report(found)
+    assert "AMD Instinct MI250X (compute capability 9.0, 110 CUs, ROCm properties)" in report(found)
+
+
+# --- a ROCm trace: AMD's words where NVIDIA's differ ---------------------------------------
+
+# Kineto's ROCm schema (libkineto/src/DeviceProperties.cpp) for an MI300X (gfx942: HIP's
+# compute capability 9.4, 304 CUs)
+MI300X = {"id": 0, "name": "AMD Instinct MI300X", "totalGlobalMem": 205822885888, "computeMajor": 9,
+          "computeMinor": 4, "maxThreadsPerBlock": 1024, "maxThreadsPerMultiprocessor": 2048,
+          "regsPerBlock": 65536, "warpSize": 64, "sharedMemPerBlock": 65536, "numSms": 304,
+          "maxSharedMemoryPerMultiProcessor": 65536}
+
+
+def gpu_kernel(name, ts, dur, corr, grid=(16, 1, 1), block=(1024, 1, 1), regs=16, stream=0):
+    """A kernel as a ROCm build's Kineto writes it: no "est. achieved occupancy %"."""
+    return ev("kernel", name, ts, dur, tid=stream, correlation=corr, device=0, stream=stream, grid=list(grid),
+              block=list(block), **{"registers per thread": regs, "shared memory": 0})
+
+
+def one_step(names, props):
+    """One step: SDPA on the math backend (a small grid, its blocks limited by warps), an
+    all-reduce, an .item() whose blocking copy holds back the next launch, and a graph's
+    replay on a second stream. names: the runtime calls'."""
+    return trace_of(
+        ev("user_annotation", "step", 0, 1000),
+        ev("cpu_op", "aten::scaled_dot_product_attention", 10, 100),
+        ev("cpu_op", "aten::_scaled_dot_product_attention_math", 12, 90),
+        ev("cuda_runtime", names["launch"], 20, 5, correlation=1), gpu_kernel("softmax_kernel", 30, 100, 1),
+        ev("cuda_runtime", names["launch"], 120, 5, correlation=2),
+        gpu_kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 140, 50, 2),
+        ev("cpu_op", "aten::item", 180, 320), ev("cuda_runtime", names["copy"], 185, 300),
+        ev("cuda_runtime", names["launch"], 600, 5, correlation=3), gpu_kernel("add_kernel", 610, 10, 3),
+        ev("cuda_runtime", names["graph"], 700, 5, correlation=4),
+        gpu_kernel("flash_fwd_kernel", 710, 20, 4, stream=1), props=props)
+
+
+ROCM_CALLS = {"launch": "hipLaunchKernel", "copy": "hipMemcpyWithStream", "graph": "hipGraphLaunch"}
+CUDA_CALLS = {"launch": "cudaLaunchKernel", "copy": "cudaStreamSynchronize", "graph": "cudaGraphLaunch"}
+
+
+def test_a_rocm_trace_gets_amds_words_and_none_of_nvidias():
+    found = explain(one_step(ROCM_CALLS, MI300X))
+    text = report(found)
+    assert found["platform"] == "rocm"
+    for amd in ("GPU: AMD Instinct MI300X (compute capability 9.4, 304 CUs, ROCm properties)",
+                "theoretical 100.0% (2 blocks per CU with its own shared memory, limited by wavefronts)\n",
+                "why: 16 blocks on 304 CUs: 288 CUs get no block",
+                "kernel (RCCL communication), 1 call",
+                "(or EFFICIENT_ATTENTION): it raises if the backend cannot run",
+                "after hipMemcpyWithStream in .item()"):
+        assert amd in text, amd
+    for nvidia in ("CUDA", "cuDNN", "CUDNN", "NCCL communication", "xFormers", "CUTLASS", "Kineto", "warps"):
+        assert nvidia not in text, nvidia
+    assert not re.search(r"\bSMs?\b", text)
+    # the one "cuda" left is the API's own name, which a ROCm build keeps
+    assert re.findall(r"\w*cuda\w*", text) == ["cuda"] and "torch.backends.cuda.enable_flash_sdp" in text
+    # the math backend's check on ROCm is the same call, with the backends it has
+    assert found["attention"]["math_check"].startswith("run the call under `with torch.nn.attention.sdpa_kernel(")
+
+
+def test_the_same_step_on_nvidia_keeps_nvidias_words():
+    text = report(explain(one_step(CUDA_CALLS, H200)))
+    for nvidia in ("GPU: NVIDIA H200 (compute capability 9.0, 132 SMs)",
+                   "(2 blocks per SM with its own shared memory, limited by warps); Kineto not recorded (its rule",
+                   "why: 16 blocks on 132 SMs: 116 SMs get no block", "kernel (NCCL communication), 1 call",
+                   "(or EFFICIENT_ATTENTION, CUDNN_ATTENTION)", "after cudaStreamSynchronize in .item()"):
+        assert nvidia in text, nvidia
+    for amd in ("RCCL", "HIP", "hip", "wavefront", "multiprocessor", "AMD"):
+        assert amd not in text, amd
+    assert not re.search(r"\bCUs?\b", text)
+
+
+def test_a_graph_replay_is_named_by_its_platform():
+    """Kernels with no ATen op around them (compiled code, a graph's replay): a ROCm build
+    replays torch.cuda.CUDAGraph with hipGraphLaunch."""
+    def graph_only(calls, props):
+        return report(explain(trace_of(ev("cuda_runtime", calls["graph"], 0, 5, correlation=1),
+                                       gpu_kernel("flash_fwd_kernel", 10, 20, 1), props=props)))
+    assert ("kernels launched with no ATen op around them (a HIP graph's replay, compiled code) show the flash "
+            "backend") in graph_only(ROCM_CALLS, MI300X)
+    assert "(a CUDA graph's replay, compiled code)" in graph_only(CUDA_CALLS, H200)
+
+
+def test_efficient_attention_on_rocm_names_no_cutlass():
+    events = [ev("cpu_op", "aten::_scaled_dot_product_efficient_attention", 0, 50),
+              ev("cuda_runtime", "hipLaunchKernel", 5, 5, correlation=1), gpu_kernel("attn_fwd", 20, 30, 1)]
+    assert "  efficient (memory-efficient), forward: 1 call" in report(explain(trace_of(*events, props=MI300X)))
+    events[1]["name"] = "cudaLaunchKernel"
+    assert "  efficient (memory-efficient, xFormers/CUTLASS), forward: 1 call" in report(explain(trace_of(*events)))
+
+
+def renamed(field, old, new):
+    return lambda t: [e.update({field: new}) for e in t["traceEvents"] if e[field] == old]
+
+
+@pytest.mark.parametrize("sign", [
+    renamed("name", "cudaLaunchKernel", "hipLaunchKernel"),
+    renamed("name", "cudaStreamSynchronize", "hipMemcpyWithStream"),
+    lambda t: t.update(deviceProperties=[MI300X]),
+    lambda t: t.update(hip_runtime_version="60443484"),
+    renamed("cat", "cuda_runtime", "hip_runtime"),
+], ids=["hip-launch", "hip-synchronize", "rocm-device-properties", "hip-version", "hip-runtime-category"])
+def test_each_sign_of_rocm_in_the_trace_tells_it(sign):
+    """What Kineto's ROCm build writes: HIP's calls (RocprofActivity.h), ROCm's deviceProperties
+    (DeviceProperties.cpp), its HIP versions (RocmActivityProfiler.cpp); and hip_runtime, as other
+    writers name the category. Any one of them alone, on a trace that is NVIDIA's otherwise."""
+    trace = one_step(CUDA_CALLS, None)
+    assert explain(trace)["platform"] == "cuda"
+    sign(trace)
+    assert explain(trace)["platform"] == "rocm"
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["msgspec-or-kineto", "pure-python"])
+def test_the_streamed_reader_tells_rocm_as_the_dict_does(fast, tmp_path, monkeypatch):
+    trace = one_step(ROCM_CALLS, MI300X)
+    path = tmp_path / "rocm.json"
+    path.write_text(json.dumps(trace), encoding="utf-8")
+    monkeypatch.setattr(explain_read, "FAST_DECODER", fast and explain_read.FAST_DECODER)
+    streamed = explain(read_trace(path))
+    assert streamed["platform"] == "rocm" and report(streamed) == report(explain(trace))
+    trace = dict(one_step(CUDA_CALLS, None), hip_runtime_version="60443484")  # the version at the top alone
+    path.write_text(json.dumps(trace), encoding="utf-8")
+    assert explain(read_trace(path))["platform"] == "rocm"
+
+
+def test_a_cpu_only_rocm_trace_asks_for_an_amd_gpu():
+    trace = trace_of(ev("cpu_op", "aten::mm", 0, 5), ev("cuda_runtime", "hipGetDevicePropertiesR0600", 1, 1),
+                     props=MI300X)
+    with pytest.raises(TraceError, match=r"only 1 CPU events: record it with ProfilerActivity.CUDA on a machine "
+                                         r"with an AMD GPU$"):
+        explain(trace)
+
+
+def test_numsms_on_rdna_is_named_as_hip_names_it():
+    """On gfx10 and later (RDNA) HIP's multiProcessorCount counts workgroup processors in WGP
+    mode, the default, so the text does not call them CUs."""
+    rdna = dict(MI300X, name="AMD Radeon RX 7900 XTX", computeMajor=11, computeMinor=0, numSms=48, warpSize=32)
+    text = report(explain(one_step(ROCM_CALLS, rdna)))
+    assert "AMD Radeon RX 7900 XTX (compute capability 11.0, 48 multiprocessors, ROCm properties)" in text
+    assert "16 blocks on 48 multiprocessors: 32 multiprocessors get no block" in text
+    assert "per multiprocessor with its own shared memory" in text and not re.search(r"\bCUs?\b", text)
 
 
 def test_an_mtia_trace_is_told_it_is_one(tmp_path, capsys):

@@ -41,12 +41,13 @@ from pathlib import Path
 
 from ..limits import parse_json
 from .explain_attention import attention
-from .explain_events import MAX_TIME_US
+from .explain_events import LAUNCH_CATS, MAX_TIME_US
 from .explain_format import us as _us
 from .explain_kernels import add_occupancy, devices, kernel_rows
 from .explain_read import ReadError, Trace, from_dict
 from .explain_read import read_trace as _read_stream
 from .explain_timeline import HIP_SYNC_CALLS, SYNC_CALLS, Timeline, idle_causes, window
+from .explain_words import WORDS, platform
 from .names import short_kernel_name
 from .stats import stats
 
@@ -172,12 +173,14 @@ def _no_gpu(data):
     if any("mtia" in c for c in cats):
         return ("the trace is from an MTIA accelerator: --explain reads CUDA and ROCm GPU activity "
                 "(kernel, gpu_memcpy, gpu_memset categories), and this trace has none")
+    # ProfilerActivity.CUDA is a ROCm build's GPU activity too (explain_words.py)
+    gpu = WORDS[platform(data.categories, data.meta, (e.name for e in data.events if e.cat in LAUNCH_CATS))]["gpu"]
     ops = sum(1 for e in data.events if e.cat in ("cpu_op", "user_annotation"))
     if ops:
         return (f"the trace has no GPU activity (kernels, memcpy, memset), only {ops:,} CPU events: "
-                "record it with ProfilerActivity.CUDA on a machine with a CUDA GPU")
+                f"record it with ProfilerActivity.CUDA on a machine with {gpu}")
     return ("the trace has no GPU activity (kernels, memcpy, memset) and no CPU operations: record "
-            "it with ProfilerActivity.CPU and ProfilerActivity.CUDA on a machine with a CUDA GPU")
+            f"it with ProfilerActivity.CPU and ProfilerActivity.CUDA on a machine with {gpu}")
 
 
 def _instances(acts_by_launch, launch_ts, ranges):
@@ -329,11 +332,15 @@ def _explain(data):
     # shares are of the activities' own time added up: with overlapping streams they still
     # add up to 100 %, where shares of the busy time (the union) would go past it
     activity_us = sum(a.e.dur for a in timeline.acts)
+    # NVIDIA's or AMD's words (explain_words.py): the first launch call's name, the synchronize
+    # calls', the categories and the top-level fields tell
+    first = next((a.launch.name for a in timeline.acts if a.launch is not None), "")
+    found_on = platform(data.categories, data.meta, [first] + [s.name for s in timeline.syncs])
     kernels = kernel_rows(timeline.acts)
     devs = devices(data.meta)
     for device, (limits, _) in devs.items():
         if limits is not None:
-            add_occupancy([k for k in kernels if k["device"] in (device, None) and k["block"]], limits)
+            add_occupancy([k for k in kernels if k["device"] in (device, None) and k["block"]], limits, found_on)
 
     groups = {}
     for e in data.events:
@@ -370,14 +377,14 @@ def _explain(data):
     streams = idle_causes(timeline)
     for row in streams:
         row["verdict"] = _stream_verdict(row)
-    return {"devices": {d: (lim.name if lim else None) for d, (lim, _) in devs.items()},
+    return {"platform": found_on, "devices": {d: (lim.name if lim else None) for d, (lim, _) in devs.items()},
             "limits": {d: lim for d, (lim, _) in devs.items() if lim},
             "schemas": {d: schema for d, (lim, schema) in devs.items() if lim},
             "activities": len(timeline.acts), "busy_us": busy_us,
             "stream_busy_sum_us": sum(s["busy_us"] for s in streams), "kinds_us": kinds,
             "streams": streams, "kernels": kernels, "ranges": ranges,
             "ranges_left_out": len(order) - len(ranges),
-            "activity_us": activity_us, "attention": attention(timeline, data.events, activity_us)}
+            "activity_us": activity_us, "attention": attention(timeline, data.events, activity_us, found_on)}
 
 
 def report(found):

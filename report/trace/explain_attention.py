@@ -2,8 +2,8 @@
 share of GPU time, hand-written attention (matmul, softmax, matmul), and backward passes
 matched to their forward.
 
-    attention(timeline, events, activity_us)   the summary as a dict (shares of activity_us,
-                                               the GPU activities' time added up)
+    attention(timeline, events, activity_us, platform)   the summary as a dict (shares of
+                                               activity_us, the GPU activities' time added up)
 
 A GPU activity belongs to an attention call through the ATen ops open around its launch
 call (its op stack). The backend is read off the ops first (the SDPA dispatcher calls one
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from .explain_words import WORDS
 from .names import backend_of_kernels
 
 SDPA = "aten::scaled_dot_product_attention"
@@ -40,8 +41,7 @@ MATH_REASONS = ("inputs in float32 (the fused kernels want float16 or bfloat16)"
                 "the fused backends disabled (torch.backends.cuda.enable_flash_sdp(False), sdpa_kernel)",
                 "a CPU tensor or a GPU the fused kernels were not built for")
 MATH_CHECK = ("run the call under `with torch.nn.attention.sdpa_kernel(SDPBackend.FLASH_ATTENTION):` "
-              "(or EFFICIENT_ATTENTION, CUDNN_ATTENTION): it raises if the backend cannot run, and "
-              "the warnings it prints say why")
+              "(or {backends}): it raises if the backend cannot run, and the warnings it prints say why")
 
 
 def _backend(stack, name):
@@ -99,9 +99,10 @@ def _chains(events, sdpa_spans):
     return chains
 
 
-def attention(timeline, events, activity_us):
+def attention(timeline, events, activity_us, platform="cuda"):
     """{"backends": {(backend, direction): {calls, gpu_us, activities}}, "hand_written": ...,
-    "math_fallback": bool, ...}; empty lists where the trace has no attention."""
+    "math_fallback": bool, ...}; empty lists where the trace has no attention. The check of a
+    math fallback names the fused backends the platform's build has (explain_words.py)."""
     sdpa_calls = [e for e in events if e.cat == "cpu_op" and e.name == SDPA]
     spans = {}
     for e in sdpa_calls:
@@ -145,4 +146,4 @@ def attention(timeline, events, activity_us):
             "compiled_backend": compiled if not rows else None,
             "math_fallback": any(r["backend"] == "math" for r in rows),
             "backward_matched": matched,
-            "math_reasons": MATH_REASONS, "math_check": MATH_CHECK}
+            "math_reasons": MATH_REASONS, "math_check": MATH_CHECK.format(backends=WORDS[platform]["backends"])}

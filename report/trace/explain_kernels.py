@@ -5,8 +5,9 @@ reason.
                          schema, or ROCm's reduced one), None where unusable
     kernel_rows(acts)    one row per (name, grid, block, registers, shared memory), longest
                          total first, with the ATen ops that launched it counted
-    add_occupancy(rows, limits)  theoretical occupancy per SM (warps), Kineto's estimate by
-                         its own rule, the waves, and why the two differ
+    add_occupancy(rows, limits, platform)  theoretical occupancy per SM (warps), Kineto's
+                         estimate by its own rule, the waves, and why the two differ (on an AMD
+                         GPU, per CU: explain_words.unit)
 
 Kineto's "est. achieved occupancy %" takes at most the grid's blocks per SM (a grid smaller
 than the SM count leaves SMs empty) and applies the default 48 KiB shared-memory limit per
@@ -20,6 +21,7 @@ from collections import Counter
 
 from .. import snippets
 from .explain_events import hashable as _hashable
+from .explain_words import unit
 from .names import short_kernel_name
 
 KINDS = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
@@ -123,10 +125,13 @@ def kernel_rows(acts):
     return out
 
 
-def add_occupancy(rows, limits):
+def add_occupancy(rows, limits, platform="cuda"):
     """Theoretical occupancy (warps per SM, the kernel's opt-in), Kineto's rule, waves, and
-    the reasons the figures differ, for each kernel row with launch resources."""
+    the reasons the figures differ, for each kernel row with launch resources. The reasons
+    name what numSms counts (unit: SMs, CUs); on ROCm, where Kineto makes no estimate, none
+    names Kineto's rule."""
     blocks_per_sm = snippets.load("occupancy").blocks_per_sm
+    one, many = unit(platform, limits.compute_capability)
     for k in rows:
         if k["kind"] != "kernel" or not k.get("block"):
             continue
@@ -138,13 +143,13 @@ def add_occupancy(rows, limits):
         fit_default, _ = blocks_per_sm(limits, k["registers_per_thread"], threads, smem, opted_in=False)
         max_warps = limits.max_threads_per_sm // limits.warp_size
         k["theoretical_pct"] = 100.0 * fit * warps / max_warps
-        k["blocks_per_sm"], k["limited_by"] = fit, limited_by
+        k["blocks_per_sm"], k["limited_by"], k["unit"] = fit, limited_by, one
         k["kineto_rule_pct"] = 100.0 * min(fit_default, grid / limits.sm_count) * warps / max_warps
         reasons = []
         if grid < limits.sm_count * SMALL_GRID:
-            reasons.append(f"{grid:,} {'block' if grid == 1 else 'blocks'} on {limits.sm_count} SMs: "
-                           f"{limits.sm_count - grid:,} SMs get no block")
-        if smem > limits.smem_per_block:
+            reasons.append(f"{grid:,} {'block' if grid == 1 else 'blocks'} on {limits.sm_count} {many}: "
+                           f"{limits.sm_count - grid:,} {many} get no block")
+        if smem > limits.smem_per_block and platform != "rocm":
             reasons.append(f"{smem / 1024:,.1f} KiB shared memory per block, over the default "
                            f"{limits.smem_per_block / 1024:g} KiB limit: Kineto's rule fits no block")
         if fit:

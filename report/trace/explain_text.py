@@ -1,14 +1,16 @@
 """The plain English text of an explanation (explain.py's dict): what
-`build_tables.py --explain` prints. Numbers in en format, times in µs, never "-0.0"."""
+`build_tables.py --explain` prints. Numbers in en format, times in µs, never "-0.0". A trace
+of PyTorch's ROCm build gets AMD's words where NVIDIA's differ (explain_words.py)."""
 from __future__ import annotations
 
 from .explain import BUSY_SHARE, HOST_SHARE, MAX_GAPS, MAX_KERNELS, WHOLE_TRACE
 from .explain_format import pct as _pct
 from .explain_format import us as _us
+from .explain_words import WORDS, unit
 
 MAX_STREAMS = 8
-BACKEND_NAMES = {"flash": "flash (FlashAttention)", "efficient": "efficient (memory-efficient, xFormers/CUTLASS)",
-                 "cudnn": "cuDNN", "math": "math (unfused: matmul, softmax, matmul)",
+# and "efficient", whose kernels differ by platform: WORDS
+BACKEND_NAMES = {"flash": "flash (FlashAttention)", "cudnn": "cuDNN", "math": "math (unfused: matmul, softmax, matmul)",
                  "flex": "Flex attention (Triton kernels)", "overrideable": "a backend's own (overrideable)"}
 
 
@@ -38,10 +40,12 @@ def _ops(k):
     return f" ({shown}{', …' if len(ops) > 3 else ''})"
 
 
-def _kernel_lines(i, k, activity_us):
+def _kernel_lines(i, k, activity_us, on):
+    words = WORDS[on]
     configs = f", one of {k['configs_of_name']} launch configurations" if k["configs_of_name"] > 1 else ""
+    collectives = f" ({words['collectives']} communication)" if k["work"] == "communication" else ""
     lines = [f"{i:>2}. {k['short_name']}{_ops(k)}",
-             f"    {k['kind']}{' (NCCL communication)' if k['work'] == 'communication' else ''}, "
+             f"    {k['kind']}{collectives}, "
              f"{_plural(k['calls'], 'call', 'calls')}, {_us(k['avg_us'])} per call, {_us(k['total_us'])} in all "
              f"({_pct(100 * k['total_us'] / activity_us, 0)} of GPU activity time){configs}"]
     if k["kind"] != "kernel":
@@ -49,17 +53,20 @@ def _kernel_lines(i, k, activity_us):
     if not k["block"]:
         return lines + ["    occupancy: the trace has no launch resources for it"]
     kineto = k.get("kineto_occupancy_pct")
+    # Kineto makes its estimate with CUPTI only: on ROCm, a trace without one gets no word of it
+    silent = on == "rocm" and not isinstance(kineto, (int, float))
     kineto = f"{kineto:g}%" if isinstance(kineto, (int, float)) else "not recorded"
     if len(k["kineto"]) > 1:
         kineto += f" (most calls; {len(k['kineto'])} values)"
     lines.append(f"    launch: {_launch(k)}")
     if "theoretical_pct" not in k:
-        return lines + [f"    occupancy: Kineto {kineto}; theoretical: no device properties for its device "
-                        "in the trace"]
+        return lines + [f"    occupancy: {'' if silent else f'Kineto {kineto}; '}theoretical: no device "
+                        "properties for its device in the trace"]
+    limited_by = ", ".join(words["warps"] if x == "warps" else x for x in k["limited_by"])
+    rule = "" if silent else f"; Kineto {kineto} (its rule gives {_pct(k['kineto_rule_pct'])})"
     lines.append(f"    occupancy: theoretical {_pct(k['theoretical_pct'])} "
-                 f"({_plural(k['blocks_per_sm'], 'block', 'blocks')} per SM with its own shared memory, "
-                 f"limited by {', '.join(k['limited_by'])}); Kineto {kineto} "
-                 f"(its rule gives {_pct(k['kineto_rule_pct'])})")
+                 f"({_plural(k['blocks_per_sm'], 'block', 'blocks')} per {k['unit']} with its own shared memory, "
+                 f"limited by {limited_by}){rule}")
     for reason in k["reasons"]:
         lines.append(f"    why: {reason}")
     return lines
@@ -132,15 +139,16 @@ def _stream_lines(found):
     return lines
 
 
-def _attention_lines(att):
+def _attention_lines(att, on):
     lines = ["", "Attention:"]
     if not att["backends"] and not att["hand_written"]:
-        what = (f"kernels launched with no ATen op around them (a CUDA graph's replay, compiled code) "
+        what = (f"kernels launched with no ATen op around them ({WORDS[on]['graph']}, compiled code) "
                 f"show the {att['compiled_backend']} backend" if att["compiled_backend"]
                 else "no scaled_dot_product_attention call and no matmul-softmax-matmul chain")
         return lines + [f"  {what}"]
+    names = BACKEND_NAMES | {"efficient": WORDS[on]["efficient"]}
     for b in att["backends"]:
-        lines.append(f"  {BACKEND_NAMES.get(b['backend'], b['backend'])}, {b['direction']}: "
+        lines.append(f"  {names.get(b['backend'], b['backend'])}, {b['direction']}: "
                      f"{_plural(b['calls'], 'call', 'calls')}, {_us(b['gpu_us'] / max(b['calls'], 1))} per call, "
                      f"{_us(b['gpu_us'])} in all ({_pct(100 * b['share'])} of GPU activity time); "
                      f"main kernel {_clip(b['top_kernel'], 70)}")
@@ -168,8 +176,9 @@ def _devices(found):
     trace lists all eight)."""
     counts = {}
     for d, lim in sorted(found["limits"].items(), key=lambda kv: str(kv[0])):
+        many = unit(found["platform"], lim.compute_capability)[1]
         text = (f"{lim.name} (compute capability {lim.compute_capability[0]}.{lim.compute_capability[1]}, "
-                f"{lim.sm_count} SMs{', ROCm properties' if found['schemas'].get(d) == 'rocm' else ''})")
+                f"{lim.sm_count} {many}{', ROCm properties' if found['schemas'].get(d) == 'rocm' else ''})")
         counts[text] = counts.get(text, 0) + 1
     return ", ".join(text if n == 1 else f"{n} × {text}" for text, n in counts.items())
 
@@ -187,11 +196,11 @@ def report(found):
              f"busy by kind: {kinds}", "",
              "GPU activities, longest total first (one row per name and launch configuration):"]
     for i, k in enumerate(found["kernels"][:MAX_KERNELS], start=1):
-        lines += _kernel_lines(i, k, found["activity_us"])
+        lines += _kernel_lines(i, k, found["activity_us"], found["platform"])
     more = found["kernels"][MAX_KERNELS:]
     if more:
         lines.append(f"    … and {len(more):,} more ({_us(sum(k['total_us'] for k in more))} in all)")
-    lines += _attention_lines(found["attention"])
+    lines += _attention_lines(found["attention"], found["platform"])
     lines += _stream_lines(found)
     lines += ["", f"Ranges (record_function). CPU-bound: the GPU waits for the host for at least "
               f"{HOST_SHARE:.0%} of the range's time; GPU-bound: otherwise, with the GPU busy for at "

@@ -404,6 +404,20 @@ def test_the_page_states_the_rule_the_code_applies():
         assert "`ProfilerStep#*`" in page
 
 
+def test_the_page_names_the_words_a_rocm_trace_gets():
+    """The command prints in English; both pages say which of its words a ROCm trace changes."""
+    from report.trace.explain_words import WORDS, unit
+
+    rocm = WORDS["rocm"]
+    printed = [unit("rocm", (9, 4))[1], unit("rocm", (11, 0))[1], rocm["warps"], rocm["graph"].split()[1],
+               rocm["collectives"]]
+    assert printed == ["CUs", "multiprocessors", "wavefronts", "HIP", "RCCL"]
+    for lang, left in {"nb": "«", "en": '"'}.items():
+        page = (ROOT / "docs" / f"read-your-trace.{lang}.md").read_text(encoding="utf-8")
+        for word in ("CUs", "multiprocessors", "wavefronts", "HIP graph", "RCCL"):
+            assert f"{left}{word}" in page, (lang, word)
+
+
 def test_the_page_walks_through_the_real_models_trace():
     """The model's --explain output, generated from the corpus trace the tests read."""
     from report.paths import MODEL_TRACE

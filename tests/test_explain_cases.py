@@ -264,6 +264,23 @@ def test_a_synchronize_that_opened_a_gap_is_named_with_the_op_around_it():
     assert r["single_gaps"][0]["cause"] == "host" and r["single_gaps"][0]["gap_us"] == pytest.approx(200.0)
 
 
+@pytest.mark.parametrize("memcpy, says", [
+    ("Memcpy DtoH (Device -> Pageable)", "cudaStreamSynchronize in a copy to the host (.cpu(), .to())"),
+    ("Memcpy HtoD (Pageable -> Device)", "cudaStreamSynchronize in a copy to the GPU (.to(), .cuda())"),
+    ("Memcpy DtoD (Device -> Device)", "cudaStreamSynchronize in a copy on the GPU (.copy_(), .to())"),
+    (None, "cudaStreamSynchronize in a copy (.to(), .cpu(), .copy_())"),  # it launched no copy
+])
+def test_a_copy_that_opened_a_gap_says_which_way_it_copied(memcpy, says):
+    """aten::copy_ waits the same way whichever way it copies: the trace's own copy says which."""
+    copy = [launch(20, 3, "cudaMemcpyAsync"), ev("gpu_memcpy", memcpy, 110, 2, correlation=3, device=0,
+                                                 stream=7)] if memcpy else []
+    found = explain(trace_of(ev("user_annotation", "step", 0, 400), launch(1, 1), kernel("k1", 5, 100, 1),
+                             ev("cpu_op", "aten::copy_", 10, 110), *copy,
+                             ev("cuda_runtime", "cudaStreamSynchronize", 25, 95),
+                             launch(300, 2), kernel("k2", 305, 10, 2)))
+    assert found["ranges"][0]["single_gaps"][0]["opened_by"] == says
+
+
 @pytest.mark.parametrize("cuda, hip, cat", [
     ("cudaStreamSynchronize", "hipStreamSynchronize", "cuda_runtime"),
     ("cudaDeviceSynchronize", "hipDeviceSynchronize", "cuda_runtime"),

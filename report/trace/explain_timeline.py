@@ -38,9 +38,14 @@ HIP_SYNC_CALLS = ("hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynch
                   "hipMemcpyWithStream")
 ALL_SYNC_CALLS = frozenset(SYNC_CALLS + HIP_SYNC_CALLS)
 # the ATen operations that wait for the GPU because the host needs a value
+COPY = "a copy (.to(), .cpu(), .copy_())"  # which way it went: COPY_WAYS, from the copy it launched
 HOST_READS = {"aten::item": ".item()", "aten::_local_scalar_dense": ".item()",
-              "aten::to": "a copy to the host (.cpu(), .to())", "aten::_to_copy": "a copy to the host (.cpu(), .to())",
-              "aten::copy_": "a copy to the host (.cpu(), .to())", "aten::nonzero": "aten::nonzero (its size)"}
+              "aten::to": COPY, "aten::_to_copy": COPY, "aten::copy_": COPY,
+              "aten::nonzero": "aten::nonzero (its size)"}
+# Kineto names a GPU copy by its direction ("Memcpy DtoH (Device -> Pageable)"); a copy op
+# whose launches hold none of these stays COPY
+COPY_WAYS = (("DtoH", "a copy to the host (.cpu(), .to())"), ("HtoD", "a copy to the GPU (.to(), .cuda())"),
+             ("DtoD", "a copy on the GPU (.copy_(), .to())"))
 CAUSES = ("host", "stream", "other")
 
 
@@ -204,6 +209,10 @@ class Timeline:
         self.syncs = sorted(syncs, key=_end_of)
         self.sync_ends = [e.end for e in self.syncs]
         self.host_reads = sorted(host_reads, key=_first)
+        # the GPU copies by the start of their launch call: which way a copy op copied
+        self.copy_launches = sorted(((a.launch.ts, a.launch.tid, a.e.name) for a in acts
+                                     if a.launch is not None and a.e.cat == "gpu_memcpy"), key=_first)
+        self.copy_starts = [c[0] for c in self.copy_launches]
         self.steps = sorted(steps)
         self.streams = sorted(set(streams.values()), key=str)
         self.busy = {s: [] for s in self.streams}
@@ -272,11 +281,21 @@ class Timeline:
         while i >= 0:
             ts, end, what, tid = self.host_reads[i]
             if tid == sync.tid and end >= sync.end:
-                return f"{sync.name} in {what}"
+                return f"{sync.name} in {self._which_copy(ts, end, tid) if what == COPY else what}"
             if sync.ts - ts > 1e7:
                 break
             i -= 1
         return None
+
+    def _which_copy(self, ts, end, tid):
+        """The copy op's direction, from the GPU copy it launched between ts and end."""
+        i = bisect.bisect_left(self.copy_starts, ts)
+        while i < len(self.copy_launches) and self.copy_launches[i][0] <= end:
+            _, launch_tid, name = self.copy_launches[i]
+            if launch_tid == tid:
+                return next((label for way, label in COPY_WAYS if way in name), COPY)
+            i += 1
+        return COPY
 
 
 def idle_causes(timeline):

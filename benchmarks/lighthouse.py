@@ -19,8 +19,9 @@ score, with the lowest run's performance, and the median total blocking time; fo
 it keeps the load average before it and Lighthouse's own estimate of the machine's speed
 (benchmarkIndex), since a busy machine lowers the performance score without any change to
 the page (Lighthouse's docs/variability.md: the median of five runs is about twice as
-stable as one run). `--json` writes every run. Exit status 0 whatever the scores; a bad
-argument, a missing site, Lighthouse or browser: one line, exit 2, before any run starts.
+stable as one run). `--json` writes every run to a new file, never over one that exists.
+Exit status 0 whatever the scores; a bad argument, a missing site, Lighthouse or browser:
+one line, exit 2, before any run starts.
 """
 from __future__ import annotations
 
@@ -176,6 +177,8 @@ def main(argv=None) -> int:
         lighthouse, browser = find_lighthouse(args.lighthouse), find_browser()
         if args.json and not args.json.parent.is_dir():
             raise UsageError(f"--json {args.json}: no folder {args.json.parent}")
+        if args.json and (args.json.exists() or args.json.is_symlink()):
+            raise UsageError(f"--json {args.json}: it exists; name a new file (nothing is overwritten)")
     except UsageError as exc:
         print(f"benchmarks/lighthouse.py: {exc}", file=sys.stderr)
         return 2

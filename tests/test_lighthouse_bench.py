@@ -90,6 +90,7 @@ def test_a_failed_run_is_counted_not_scored():
     (["--pages", "nb:occupancy"], "has no page nb:occupancy: build it first"),
     (["--lighthouse", os.devnull], "not an executable file"),
     (["--json", "/no/such/folder/x.json"], "no folder /no/such/folder"),
+    (["--json", __file__], "it exists; name a new file"),  # a finished file is never overwritten
 ])
 def test_bad_input_is_one_line_before_any_run(args, says, tiny_site, fake_lighthouse, capsys,
                                                monkeypatch):

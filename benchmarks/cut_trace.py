@@ -112,6 +112,8 @@ def main(argv=None):
             per_name[name] = int(n)
         else:
             steps = int(n)
+    if args.source.resolve() == args.target.resolve():
+        p.error(f"{args.target}: the same as the source; the cut would replace the whole trace")
     pairs = [(args.source, args.target)]
     if args.all:
         args.target.mkdir(parents=True, exist_ok=True)

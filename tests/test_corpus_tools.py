@@ -68,3 +68,14 @@ def test_the_recorder_refuses_an_unknown_case_in_one_line(tmp_path):
     assert done.returncode == 2 and "unknown case(s): nope" in done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith("record_traces.py: error:")
     assert not (tmp_path / "out").exists()
+
+
+def test_the_cutter_refuses_to_cut_a_trace_onto_itself(tmp_path):
+    """cut_trace.py SRC SRC (or --all DIR DIR) would replace the recorded traces with cut ones."""
+    trace = tmp_path / "t.json.gz"
+    trace.write_bytes(TRACE.read_bytes())
+    for args in ([str(trace), str(trace)], ["--all", str(tmp_path), str(tmp_path) + "/."]):
+        done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "cut_trace.py"), *args],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 2 and "the same as the source" in done.stderr
+    assert trace.read_bytes() == TRACE.read_bytes()

@@ -67,6 +67,8 @@ def _findings(files, results, ref, lang):
 def extra(results, ref, lang):
     """name -> (Markdown body, the functions that wrote it), for the --all and --shapes files."""
     out = _findings(findings.EXTRA_FILES, results, ref, lang)
+    out.update({name: (findings.render_answer(results, ref, lang, keys), findings.writers(keys))
+                for name, keys in findings.ANSWER_FILES.items()})
     sweep = results.get("sweep")
     for d in sweep["head_dims"] if sweep else ():
         cap = t("page.sweep_caption", lang).format(**sweep)

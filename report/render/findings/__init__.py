@@ -8,6 +8,7 @@ seed's shape (their files carry the shape note) and those of --all and --shapes.
 """
 from ...text.catalog import t
 from . import (
+    answers,
     compiled,
     decode_findings,
     first_call_findings,
@@ -26,6 +27,7 @@ from .registry import FINDINGS, files_of
 FILES = files_of(naive_math, fused, occupancy_findings, recommendations, home)
 EXTRA_FILES = files_of(scaling, first_call_findings, overhead_findings, training, compiled,
                         decode_findings, shape_findings)
+ANSWER_FILES = files_of(answers)  # answer-<page>: the paragraph each main page opens with
 
 
 def writers(names):
@@ -37,3 +39,9 @@ def render_findings(results, ref, lang, names):
     """A Markdown list of the findings' lines, or the "not measured" line."""
     lines = [line for name in names for line in FINDINGS[name](results, ref, lang)]
     return "\n".join(f"- {line}" for line in lines) if lines else t("finding.missing", lang)
+
+
+def render_answer(results, ref, lang, names):
+    """One paragraph of the answers' sentences, or the line that the run lacks them."""
+    lines = [line for name in names for line in FINDINGS[name](results, ref, lang)]
+    return " ".join(lines) if lines else t("finding.answer_missing", lang)

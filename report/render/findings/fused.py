@@ -11,7 +11,7 @@ from .common import cuda, ok, ran_fused
 from .registry import finding
 
 
-def _ranking(results, names, key, lang):
+def ranking(results, names, key, lang):
     """"cuDNN (57.8 µs) < flash (92.4 µs) ≈ …" by the figure `key`, and whether any pair
     was within noise: one backend is put before the next (<) only where the order holds
     in every round beyond the spread between rounds (trace/stats.py rows_differ; for a
@@ -36,9 +36,9 @@ def fused_rank(results, ref, lang):
     ours = [n for n in ran_fused(results) if v[n].get("kernel_sum_us")]
     if not ours:
         return []
-    by_kernel, tied = _ranking(results, ours, "kernel_sum_us", lang)
+    by_kernel, tied = ranking(results, ours, "kernel_sum_us", lang)
     walled = [n for n in ours if (v[n].get("wall_time_us") or {}).get("median")]
-    by_wall, tied_wall = _ranking(results, walled, "wall_time_us", lang) if walled else ("–", False)
+    by_wall, tied_wall = ranking(results, walled, "wall_time_us", lang) if walled else ("–", False)
     line = t("finding.fused_rank", lang, gpu=results["provenance"]["gpu_name"], kernel=by_kernel, wall=by_wall)
     return [line + (" " + t("finding.rank_noise", lang) if tied or tied_wall else "")]
 

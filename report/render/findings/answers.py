@@ -8,12 +8,13 @@ it); an answer says nothing the run has no figure for.
 import statistics
 
 from ...text.catalog import t
-from ...text.format import fmt_num, fmt_pct, fmt_ratio, fmt_us, fmt_us_range
+from ...text.format import fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us, fmt_us_range, unit
 from ...trace.stats import differ, median
 from ...variants import BACKEND_NAMES, FUSED
 from ..extra_tables import fresh_rounds, us_range
 from ..keyed import keyed
 from ..markdown import label
+from ..memory_model import sizes
 from ..shape_points import points
 from .common import eager_over_kernel, ok, samples
 from .fused import ranking
@@ -156,7 +157,14 @@ def answer_occupancy(results, ref, lang):
                    if k["kind"] == "kernel" and k.get("kineto_occupancy_pct") == 0 and k.get("our_optin_pct")})
     if zero:
         lines.append(t("finding.answer_occ_zero", lang, n=len(zero)))
-    lines.append(t("finding.answer_occ_use", lang))
+    roof = (results.get("roof") or {}).get("tflops")
+    flops = sizes(results["config"])["flops_causal"]  # per kernel time, not the profiled GPU span
+    reached = [(n, flops / _kernel(results, n)["median"] / 1e6) for n in FUSED if _kernel(results, n)]
+    if roof and reached:
+        listed = ", ".join(f"{BACKEND_NAMES[n]} {unit(fmt_tflops(x, lang), 'TFLOP/s', lang)} "
+                           f"({fmt_pct(100 * x / roof, lang, 0)})" for n, x in reached)
+        lines.append(t("finding.answer_occ_roof", lang, roof=unit(fmt_tflops(roof, lang), "TFLOP/s", lang),
+                       list=listed))
     return lines
 
 

@@ -193,6 +193,11 @@ def answer_recommendations(results, ref, lang):
         name, eager, replay = graph
         lines.append(t("finding.answer_rec_graph", lang, variant=label(name, lang), eager=fmt_us(eager, lang),
                        graph=fmt_us(replay, lang)))
+    ran = (results["variants"].get("auto") or {}).get("backend_ran")
+    if ran in FUSED and _kernel(results, ran) and _kernel(results, "naive_inplace"):
+        lines.append(t("finding.answer_rec_by_hand", lang, backend=BACKEND_NAMES[ran],
+                       fused=fmt_us(_kernel(results, ran)["median"], lang),
+                       naive=fmt_us(_kernel(results, "naive_inplace")["median"], lang)))
     return lines
 
 

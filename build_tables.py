@@ -120,8 +120,10 @@ def _parser():
                            "(about 30 s more; not part of --all)")
     more.add_argument("--all", action="store_true",
                       help="--extra --sweep --overhead --backward --first-calls --shapes")
-    more.add_argument("--sweep-max-seq", type=positive_int, default=16384)
-    more.add_argument("--sweep-steps", type=positive_int, default=5)
+    more.add_argument("--sweep-max-seq", type=positive_int, default=16384,
+                      help="longest sequence length of the sweep (default 16384)")
+    more.add_argument("--sweep-steps", type=positive_int, default=5,
+                      help="profiled steps per sweep and shape point (default 5)")
     more.add_argument("--sweep-timer-seconds", type=positive_seconds, default=0.05,
                       help="wall timer per sweep and shape point (default 0.05; about 20 blocks of calls)")
     p.add_argument("--steps", type=positive_int, default=50,
@@ -136,7 +138,9 @@ def _parser():
                         "turn per round: kernel time from a short profile, wall time, host "
                         "overhead, the small shape, and (with --first-calls) first calls, each "
                         "in a fresh process (default 3)")
-    p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
+    p.add_argument("--device", choices=("cuda", "cpu"), default="cuda",
+                   help="measure on the GPU (default cuda) or, as a preview of the pipeline, on the "
+                        "CPU; a CPU run writes to build-out/ unless --out says otherwise")
     p.add_argument("--out", type=out_folder, default=None,
                    help="parent folder; results go to <out>/<gpu-slug>/ (default docs/generated "
                         "on a GPU, build-out/ for --device cpu, which git ignores)")

@@ -101,6 +101,7 @@ def test_site_dry_run_build_only_does_not_serve(repo_copy):
     proc = run_script(repo_copy, "site.sh", "--dry-run", "--build-only")
     assert proc.returncode == 0, proc.stderr
     assert "build: mkdocs build --strict" in proc.stdout and "serve:" not in proc.stdout
+    assert "open: python3 scripts/serve.py, then http://127.0.0.1:8000/" in proc.stdout
 
 
 @pytest.mark.parametrize(
@@ -143,6 +144,7 @@ def test_site_gpu_names_the_run_it_builds(repo_with_runs, args, shown):
     proc = run_script(repo_with_runs, "site.sh", "--dry-run", *args)
     assert proc.returncode == 0, proc.stderr
     assert f"build: mkdocs build --strict --site-dir site (showing {shown})\n" in proc.stdout
+    assert f"site/: replaced by the pages of {shown}" in proc.stdout  # a preview says what it overwrites
 
 
 @pytest.mark.parametrize("args, needle", [

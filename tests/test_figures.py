@@ -1,5 +1,6 @@
-"""Issue 30, item 6: every committed figure reads on a phone. Shrunk to the 358 px column
-of a 390 px screen, its smallest text is at least MIN_TEXT_PX, the body's small print."""
+"""Issue 30, item 6: every committed figure reads on a phone. Shrunk to the narrowest
+column of a 390 px screen (PHONE_COLUMN_PX, inside an opened collapsed block), its smallest
+text is at least MIN_TEXT_PX, the body's small print."""
 import re
 
 import pytest

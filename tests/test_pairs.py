@@ -144,3 +144,4 @@ def test_a_group_that_fails_says_why_and_the_others_still_run(torch, monkeypatch
     assert list(found["groups"]) == ["seed_wall", "seed_host", "training"]
     assert found["groups"]["training"]["rounds"][0]["error"] == "ValueError: a broken group"
     assert set(found["groups"]["seed_wall"]["rounds"][0]["ratio"]) == {"math"}
+

@@ -13,7 +13,7 @@ from . import backward, first_calls, ncu, overhead, pair_groups, rounds, seed, s
 from .callables import make_inputs, reference_output
 from .guard import first_line
 from .provenance import gpu_slug, provenance
-from .roof import measure_roof
+from .roof import measure_exp_roof, measure_roof
 
 SECTIONS = (  # (results key, args flag, title); measured in this order
     ("first_calls", "first_calls", "first calls: process, same shape, new shape"),
@@ -192,6 +192,12 @@ def run_measurements(args, argv, out_dir, progress=print, check=None):
     results = {"schema_version": SCHEMA_VERSION, "generated_by": "build_tables.py",
                "provenance": prov, "config": cfg, "roof": roof, "variants": {}}
     phases.done("setup")
+    if getattr(args, "extra", False):  # torch.compile runs in this run anyway (flex, compiled_naive)
+        results["exp_roof"] = e = measure_exp_roof(torch, device)
+        progress(f"exp roof: {e['exps_per_s'] / 1e12:.2f} T exp/s ({e['exps_per_element']} per element, "
+                 f"{e['median_ms']:.3f} ms; a copy of the tensor {e['copy_ms']:.3f} ms)"
+                 if e["status"] == "ok" else f"exp roof: {e['reason']}")
+        phases.done("exp_roof")
     fresh = _fresh_processes(results, args, progress)
     if fresh is not None:
         phases.done("first_call_processes")

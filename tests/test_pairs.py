@@ -145,3 +145,10 @@ def test_a_group_that_fails_says_why_and_the_others_still_run(torch, monkeypatch
     assert found["groups"]["training"]["rounds"][0]["error"] == "ValueError: a broken group"
     assert set(found["groups"]["seed_wall"]["rounds"][0]["ratio"]) == {"math"}
 
+
+
+def test_decode_is_paired_at_batch_one_only_without_math(torch):
+    groups = pair_groups._decode_groups(torch, _args())
+    assert [g.name for g in groups] == ["decode_q1_kv64", "decode_q1_kv256", "decode_q4_kv64", "decode_q4_kv256"]
+    assert all(g.shape["batch"] == 1 and g.metric == "wall" for g in groups)
+    assert list(groups[0].build()) == ["auto", "flash", "efficient", "cudnn"]  # no GPU: no graphs

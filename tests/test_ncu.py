@@ -98,6 +98,9 @@ def test_the_table_shows_dram_bytes_and_the_busier_tensor_pipe_where_the_run_has
     run = h200()
     old = {lang: tables.ncu_occupancy(run, lang) for lang in ("nb", "en")}
     assert "DRAM" not in old["en"]  # a run without the metrics: the table as before
+    run["ncu"]["rows"]["math"] = {"status": "ok", "kernels": {"void at::native::elementwise_kernel<128, 2>()": {
+        "theoretical_pct": 100.0, "dram_read_bytes": 1e9, "dram_write_bytes": 1e9}}}
+    assert tables.ncu_occupancy(run, "en") == old["en"]  # math's kernels are for the findings, not this table
     flash = next(iter(run["ncu"]["rows"]["flash"]["kernels"].values()))
     flash.update(dram_read_bytes=12_582_912, dram_write_bytes=4_194_304, tensor_hmma_pct=41.5, tensor_gmma_pct=0.0)
     run["ncu"]["metrics"] = {"dram_read_bytes": "dram__bytes_read.sum",

@@ -20,6 +20,7 @@ from ..text.format import (
 )
 from ..trace.names import short_kernel_name
 from ..trace.stats import median, round_range
+from ..variants import FUSED
 from .datasheets import beside_matmul
 from .kernel_names import brief_names, kernel_cell
 from .markdown import (
@@ -261,7 +262,8 @@ TENSOR_KEYS = ("tensor_hmma_pct", "tensor_gmma_pct")  # measure/ncu.py: mma.sync
 def _ncu_work(section):
     """Whether the run's ncu rows carry DRAM bytes and tensor-pipe figures (newer runs)."""
     return any("dram_read_bytes" in m or any(k in m for k in TENSOR_KEYS)
-               for r in section.get("rows", {}).values() for m in r.get("kernels", {}).values())
+               for name, r in section.get("rows", {}).items() if name in FUSED
+               for m in r.get("kernels", {}).values())
 
 
 def _work_cells(m, lang):
@@ -275,9 +277,11 @@ def _work_cells(m, lang):
 
 def _ncu_rows(results, lang, work=False):
     rows = []
-    briefs = brief_names([short_kernel_name(kernel) for r in results["ncu"].get("rows", {}).values()
-                          for kernel in r.get("kernels", {})], lang)
+    briefs = brief_names([short_kernel_name(kernel) for name, r in results["ncu"].get("rows", {}).items()
+                          if name in FUSED for kernel in r.get("kernels", {})], lang)
     for name, r in results["ncu"].get("rows", {}).items():
+        if name not in FUSED:  # math's and naive's kernels are read by the findings, not listed here
+            continue
         # ncu and Kineto spell kernels differently (namespaces, template arguments)
         ours = {base_name(k["name"]): k for k in results["variants"][name]["kernels"] if k["kind"] == "kernel"}
         if r["status"] != "ok":

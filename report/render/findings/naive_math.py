@@ -1,8 +1,8 @@
 """Findings of the naive-vs-math page: ratio, the copy, the Memset, matmuls, extra ops."""
 from ...text.catalog import t
 from ...text.format import fmt_error, fmt_num, fmt_pct, fmt_ratio, fmt_us
-from ...trace.stats import median
 from ...variants import MATH_SWITCHES
+from ...verdict import median
 from ..keyed import keyed
 from ..markdown import label
 from .common import cuda, ok

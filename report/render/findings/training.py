@@ -1,7 +1,7 @@
 """Findings of the training page: forward + backward against forward, kernels, memory."""
 from ...text.catalog import t
 from ...text.format import fmt_bytes, fmt_ratio
-from ...trace.stats import median
+from ...verdict import median
 from ..markdown import label
 from .registry import finding
 

@@ -20,9 +20,8 @@ from pathlib import Path
 
 from report.measure.host import PER_SLICE, WARM
 from report.output import checks, signals
-from report.output.folders import SLUG
 from report.output.write import publish_run, render_only, short_error
-from report.paths import DEFAULT_OUT, SCRATCH_OUT
+from report.paths import DEFAULT_OUT, SCRATCH_OUT, SLUG
 from report.results import UsageError
 from report.variants import DTYPES, EXTRA_VARIANTS, SWEEP_SEQ_LENS, VARIANTS
 

@@ -14,8 +14,9 @@ from report.render.figures import render_figures
 from report.render.header import written_by
 from report.render.site import render_all
 from report.results import code_hashes, load_reference, load_results, snippet_hashes
+from report.text.display import LANGS
 from report.text.format import fmt_num, fmt_pct, fmt_ratio, fmt_us
-from report.variants import LANGS, SNIPPET_FILES
+from report.variants import SNIPPET_FILES
 
 
 def test_number_formats_follow_the_locale():

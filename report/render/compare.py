@@ -14,8 +14,9 @@ import math
 from dataclasses import dataclass
 
 from ..text.catalog import t
+from ..text.display import BACKEND_NAMES, LANGS
 from ..text.format import fmt_num, fmt_pct, fmt_ratio, fmt_us
-from ..variants import BACKEND_NAMES, EXTRA_VARIANTS, FUSED, LANGS, VARIANTS
+from ..variants import EXTRA_VARIANTS, FUSED, VARIANTS
 from ..verdict import differ, median, point_figure
 from .findings.common import compute_kernel
 from .header import header

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..schema import ShapePoint, Sweep, SweepPoint
 from ..text.catalog import t
+from ..text.display import BACKEND_NAMES
 from ..text.format import (
     fmt_mib,
     fmt_num,
@@ -14,7 +15,7 @@ from ..text.format import (
     fmt_us_range,
     fmt_us_sig,
 )
-from ..variants import BACKEND_NAMES, FUSED
+from ..variants import FUSED
 from ..verdict import differ, median, point_figure, round_range
 from .markdown import label, md_table, not_run_row, status_text
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 
 from ..schema import Results, ShapePoint
+from ..text.display import BACKEND_NAMES
 from ..text.format import fmt_num, unit
-from ..variants import BACKEND_NAMES
 from .extra_tables import point_time
 
 # the lines of a refusal that say nothing about why: headers and the other backends

@@ -3,8 +3,9 @@ GPU span, idle time inside the span, first call, how busy the GPU is."""
 from itertools import pairwise
 
 from ...text.catalog import t
+from ...text.display import BACKEND_NAMES
 from ...text.format import fmt_num, fmt_pct, fmt_us, fmt_us_sig
-from ...variants import BACKEND_NAMES, FUSED
+from ...variants import FUSED
 from ...verdict import median, rows_differ
 from ..markdown import GAP_SHOWN, host_figures, idle_gap, label
 from .common import cuda, ok, ran_fused

@@ -1,7 +1,8 @@
 """Findings behind the three recommendations."""
 from ...text.catalog import t
+from ...text.display import BACKEND_NAMES
 from ...text.format import fmt_num, fmt_pct, fmt_us
-from ...variants import BACKEND_NAMES, FUSED
+from ...variants import FUSED
 from ...verdict import differ, median, noise, order_holds, round_median, spread
 from ..markdown import host_figures, label
 from .common import cuda, lost_or_noise, ok, rounds_verdict

@@ -2,8 +2,9 @@
 import statistics
 
 from ...text.catalog import t
+from ...text.display import BACKEND_NAMES
 from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us, fmt_us_range
-from ...variants import BACKEND_NAMES, FUSED
+from ...variants import FUSED
 from ...verdict import below, host_floor, samples, small_rows
 from .. import extra_tables
 from ..datasheets import beside_matmul

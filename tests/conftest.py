@@ -38,6 +38,23 @@ def pytest_generate_tests(metafunc):
     metafunc.parametrize("shown_block", params)
 
 
+# --------------------------------------------------------------------------- markers
+
+# `pytest -m "not browser and not site"` runs the logic tests alone (pyproject.toml registers
+# the markers). browser: the files whose tests drive Chromium; site: every test that needs a
+# `mkdocs build --strict` (a fixture of these names builds one, or depends on one that does).
+BROWSER_FILES = {"test_browser.py", "test_trace_reader.py"}
+SITE_FIXTURES = {"site_build", "hostile_site", "made_up_site", "cpu_site"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.path.name in BROWSER_FILES:
+            item.add_marker(pytest.mark.browser)
+        if SITE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.site)
+
+
 # --------------------------------------------------------------------------- report
 
 _REPORT: list[str] = []

@@ -17,6 +17,7 @@ from ...verdict import (
     rounds_of,
     samples,
 )
+from ..kernel_names import in_name_order
 from .common import ok
 from .registry import finding
 
@@ -30,7 +31,7 @@ def compiled(results, ref, lang):
     fused = backend_of_kernels([k["name"] for k in c["kernels"]]) != "math"
     return [t("finding.compiled", lang, n=fmt_num(median(c["gpu_activities_per_forward"]), lang, 0),
               eager_n=fmt_num(median(e["gpu_activities_per_forward"]), lang, 0),
-              kernels=", ".join(f"`{k['short_name']}`" for k in c["kernels"]),
+              kernels=", ".join(f"`{k['short_name']}`" for k in in_name_order(c["kernels"])),
               verdict=t("finding.compiled_found" if fused else "finding.compiled_not_found", lang),
               cuda=fmt_us(median(c["cuda_time_us"]), lang), eager=fmt_us(median(e["cuda_time_us"]), lang))]
 
@@ -95,7 +96,7 @@ def flex(results, ref, lang):
     if not (ok(results, "flex") and ok(results, "flash")):
         return []
     fx, fl = v["flex"], v["flash"]
-    kernels = ", ".join(f"`{k['short_name']}`" for k in fx["kernels"] if k["kind"] == "kernel")
+    kernels = ", ".join(f"`{k['short_name']}`" for k in in_name_order(fx["kernels"]) if k["kind"] == "kernel")
     parts = [t("finding.flex", lang, kernels=kernels, first=fmt_us(fx["first_call_ms"] * 1000, lang))]
     if fx.get("kernel_sum_us") and fl.get("kernel_sum_us"):
         parts.append(t("finding.flex_kernel", lang, verdict=_verdict(versus(fx, fl, "kernel_sum_us", lang), lang)))

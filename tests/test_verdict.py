@@ -7,11 +7,13 @@ from report.verdict import (
     MIN_EFFECT,
     Verdict,
     by_floor,
+    by_group,
     by_pairs,
     by_round_medians,
     by_spread,
     compare_rows,
     differ,
+    pair_ratios,
     rows_differ,
     sign_test_interval,
     spread,
@@ -147,3 +149,29 @@ def test_kernel_time_is_decided_on_the_rounds_medians():
 def test_no_pairs_is_no_verdict():
     verdict = by_pairs([[], [float("nan"), -1.0]])
     assert verdict.order is None and verdict.ratio is None and verdict.interval is None
+
+
+def test_a_pair_group_of_results_json_gives_each_pair_s_ratio_between_any_two_entries():
+    """measure/pairs.py's shape: per round, each entry's blocks (µs per call, one per pair)."""
+    group = {"metric": "wall", "rounds": [
+        {"blocks_us": {"auto": [50.0, 52.0], "efficient": [30.0, 31.2], "cudnn": [49.0, 55.0]},
+         "ratio": {"efficient": [0.6, 0.6], "cudnn": [0.98, 55 / 52]}},
+        {"error": "out of memory"},
+        {"blocks_us": {"auto": [51.0], "efficient": [30.6]}},        # cudnn refused this round
+    ]}
+    assert pair_ratios(group, "auto", "efficient") == [[0.6, 0.6], [0.6]]
+    assert pair_ratios(group, "efficient", "cudnn") == [[49.0 / 30.0, 55.0 / 31.2]]
+    assert pair_ratios({"rounds": []}, "auto", "cudnn") == [] and by_group(None, "a", "b").order is None
+
+
+def test_the_small_shape_s_never_overlapping_ranges_are_called_from_pairs():
+    """Issue 29: efficient 25.5-34.9 µs against cuDNN 46.8-55.3 µs over four measurements,
+    'within noise' by the run's floor; interleaved pairs call it."""
+    rng = random.Random(5)
+    rounds = []
+    for drift in (1.0, 1.3, 1.35, 1.25):  # the machine's state moves both sides of a pair
+        eff = [28.0 * drift * (1 + rng.uniform(-0.05, 0.05)) for _ in range(40)]
+        cud = [49.0 * drift * (1 + rng.uniform(-0.05, 0.05)) for _ in range(40)]
+        rounds.append({"blocks_us": {"efficient": eff, "cudnn": cud}})
+    verdict = by_group({"rounds": rounds}, "efficient", "cudnn")
+    assert verdict.order == "<" and 1.6 < verdict.ratio < 1.9 and verdict.confidence >= 0.95

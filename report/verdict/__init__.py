@@ -2,9 +2,10 @@
 noise"), at render time: one interface, each rule returning a typed `Verdict`.
 
 The rules, by what the run holds:
-- `by_pairs` (paired.py): paired, interleaved measurements, per-pair ratios per round; the
-  rule every comparison moves to once the runs hold pairs (issue 29), and `by_round_medians`,
-  the same rule on kernel time's rounds;
+- `by_pairs` (paired.py): paired, interleaved measurements, per-pair ratios per round
+  (`by_group` reads them off a group of results.json's "pairs"); the rule every comparison
+  moves to once the runs hold pairs (issue 29), and `by_round_medians`, the same rule on
+  kernel time's rounds;
 - `compare_rounds` / `order_holds` / `rows_differ` (across_rounds.py): figures measured in
   several rounds: the same order in every round, the gap beyond the rounds' ranges;
 - `by_floor` / `below` (run_floor.py): figures the CPU paces, against the run's floor
@@ -36,7 +37,7 @@ from .one_run import (
     within_noise,
 )
 from .outcome import Verdict
-from .paired import CONFIDENCE, MIN_EFFECT, by_pairs, by_round_medians, sign_test_interval
+from .paired import CONFIDENCE, MIN_EFFECT, by_group, by_pairs, by_round_medians, pair_ratios, sign_test_interval
 from .run_floor import below, by_floor, floor, host_floor, samples, small_rows
 
 
@@ -52,8 +53,9 @@ def compare_rows(a_row, b_row, key, part=None) -> Verdict:
 
 
 __all__ = [
-    "CONFIDENCE", "MIN_EFFECT", "Verdict", "below", "by_floor", "by_pairs", "by_round_medians", "by_spread",
-    "by_walls", "compare_rounds", "compare_rows", "differ", "floor", "host_floor", "median", "noise",
-    "order_holds", "point_figure", "round_median", "round_range", "round_values", "rounds_of", "rows_differ",
-    "samples", "sign_test_interval", "small_rows", "spread", "wall_figure", "walls_differ", "within_noise",
+    "CONFIDENCE", "MIN_EFFECT", "Verdict", "below", "by_floor", "by_group", "by_pairs",
+    "by_round_medians", "by_spread", "by_walls", "compare_rounds", "compare_rows", "differ",
+    "floor", "host_floor", "median", "noise", "order_holds", "pair_ratios", "point_figure",
+    "round_median", "round_range", "round_values", "rounds_of", "rows_differ", "samples",
+    "sign_test_interval", "small_rows", "spread", "wall_figure", "walls_differ", "within_noise",
 ]

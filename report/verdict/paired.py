@@ -2,7 +2,9 @@
 
 Input: for each round, the ratios of the pairs measured in it, B's time over A's (a pair
 is one block of A and the block of B beside it, in the same process and thread, so the
-machine's drift moves both and cancels in the ratio). For kernel time, whose rounds are
+machine's drift moves both and cancels in the ratio); `pair_ratios` reads them off a group
+of results.json's "pairs" (measure/pairs.py: per round, each entry's blocks in µs per call,
+one per pair). For kernel time, whose rounds are
 not paired call by call, each round gives one ratio: the round's median of B over A's.
 
 The rule: "A faster by x (interval lo–hi)" only when
@@ -75,6 +77,27 @@ def by_pairs(rounds, minimum=MIN_EFFECT, confidence=CONFIDENCE) -> Verdict:
         and (all(m > 1 for m in per_round) or all(m < 1 for m in per_round))
     order = ("<" if mid > 1 else ">") if called else None
     return Verdict(order, None, None, y, interval=(lo, hi), rule="pairs", confidence=reached, median_ratio=mid)
+
+
+def pair_ratios(group, a, b):
+    """Per-round lists of the pair ratios b / a of one group of results.json's "pairs"
+    (measure/pairs.py): each pair's block of b over the block of a measured beside it
+    ("blocks_us", µs per call, one per pair in the order measured; any two entries of a
+    group pair up, the reference among them). Rounds that failed or lack either are left
+    out; a pair where either block is missing or not positive is left out."""
+    out = []
+    for rnd in (group or {}).get("rounds") or []:
+        blocks = rnd.get("blocks_us") if isinstance(rnd, dict) and "error" not in rnd else None
+        if not blocks or a not in blocks or b not in blocks:
+            continue
+        out.append([y / x for x, y in zip(blocks[a], blocks[b], strict=False)
+                    if isinstance(x, (int, float)) and isinstance(y, (int, float)) and x > 0 and y > 0])
+    return [r for r in out if r]
+
+
+def by_group(group, a, b, minimum=MIN_EFFECT) -> Verdict:
+    """by_pairs on entries a and b of one pair group: "<" where a is faster."""
+    return by_pairs(pair_ratios(group, a, b), minimum)
 
 
 def by_round_medians(a_rounds, b_rounds, minimum=MIN_EFFECT) -> Verdict:

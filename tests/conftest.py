@@ -41,17 +41,19 @@ def pytest_generate_tests(metafunc):
 # --------------------------------------------------------------------------- markers
 
 # `pytest -m "not browser and not site"` runs the logic tests alone (pyproject.toml registers
-# the markers). browser: the files whose tests drive Chromium; site: every test that needs a
-# `mkdocs build --strict` (a fixture of these names builds one, or depends on one that does).
-BROWSER_FILES = {"test_browser.py", "test_trace_reader.py"}
+# the markers), by the fixtures a test uses, at any depth: browser, every test that drives
+# Chromium (test_browser.py's and test_trace_reader.py's `browser` fixture); site, every test
+# that needs a `mkdocs build --strict` (each fixture named here builds one).
+BROWSER_FIXTURES = {"browser"}
 SITE_FIXTURES = {"site_build", "hostile_site", "made_up_site", "cpu_site"}
 
 
 def pytest_collection_modifyitems(items):
     for item in items:
-        if item.path.name in BROWSER_FILES:
+        used = set(getattr(item, "fixturenames", ()))
+        if BROWSER_FIXTURES & used:
             item.add_marker(pytest.mark.browser)
-        if SITE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if SITE_FIXTURES & used:
             item.add_marker(pytest.mark.site)
 
 

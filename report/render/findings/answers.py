@@ -8,15 +8,16 @@ it); an answer says nothing the run has no figure for.
 import statistics
 
 from ...text.catalog import t
+from ...text.display import BACKEND_NAMES
 from ...text.format import fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us, fmt_us_range, unit
-from ...trace.stats import differ, median
-from ...variants import BACKEND_NAMES, FUSED
+from ...variants import FUSED
+from ...verdict import differ, median, samples
 from ..extra_tables import fresh_rounds, us_range
 from ..keyed import keyed
 from ..markdown import label
 from ..memory_model import sizes
 from ..shape_points import points
-from .common import eager_over_kernel, ok, samples
+from .common import eager_over_kernel, ok
 from .fused import ranking
 from .naive_math import cause_diffs
 from .overhead_findings import KERNEL_PACED

@@ -3,15 +3,17 @@
 Every key is optional unless marked Required (old files lack newer keys, and a row that
 did not run holds only its status and reason); keys not named here are kept and not
 checked. report/schema_check.py walks a loaded file against these types (check). Every number
-must be finite and non-negative; a time (Time) at most MAX_TIME, any other number at most
-MAX_NUMBER.
+must be finite, non-negative and never subnormal; a time (Time) positive, since the renderers
+divide by times, and at most MAX_TIME (a spread of times, Spread, may be zero); any other
+number at most MAX_NUMBER.
 """
 from typing import Annotated, Any, Required, TypedDict
 
 MAX_TIME = 1e12  # µs or ms: more than eleven days in µs; a real figure is far below
 MAX_NUMBER = 1e18  # bytes, FLOPs, counts, percentages: an exabyte
 
-Time = Annotated[float, "time"]  # a duration in the unit its key names (_us, _ms)
+Time = Annotated[float, "time"]  # a duration in the unit its key names (_us, _ms): positive
+Spread = Annotated[float, "spread"]  # how far durations lie apart, in the same unit: may be zero
 Number = Annotated[float, "number"]  # any other figure: a count, a ratio, bytes, TFLOP/s, %
 
 
@@ -40,7 +42,7 @@ class HostStats(Stats, total=False):
 class Wall(TypedDict, total=False):
     """measure/timing.py: wall time per call over timed runs."""
     median: Time
-    iqr: Time
+    iqr: Spread
     runs: int
     calls_per_run: int
 

@@ -1,10 +1,13 @@
 """Checking a loaded results.json against its types (report/schema.py): `check(results)`
 raises SchemaError naming the dotted path of the first bad field, e.g.
 "results.variants.flash.cuda_time_us.median: expected a number, got 'x'". Every number must
-be finite and non-negative (none of the file's figures can be below zero); a time (Time)
-must also be at most MAX_TIME, any other number at most MAX_NUMBER.
+be finite and non-negative (none of the file's figures can be below zero) and never subnormal
+(5e-324 is no measured figure); a time (Time) must be positive (renderers divide by it: 0 and
+-0.0 are refused) and at most MAX_TIME, a spread of times at most MAX_TIME, any other number at
+most MAX_NUMBER.
 """
 import math
+import sys
 import types
 from functools import cache
 from typing import (
@@ -35,7 +38,7 @@ def _bad(where, expected, value):
     raise SchemaError(f"{where}: expected {expected}, got {shown}")
 
 
-def _number(value, where, limit, what):
+def _number(value, where, limit, what, positive=False):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         _bad(where, what, value)
     if not math.isfinite(value):
@@ -44,6 +47,10 @@ def _number(value, where, limit, what):
         raise SchemaError(f"{where}: {value!r} is negative")
     if value > limit:
         raise SchemaError(f"{where}: {value!r} is larger than {limit:g}, not a real figure")
+    if 0 < value < sys.float_info.min:
+        raise SchemaError(f"{where}: {value!r} is subnormal, not a real figure")
+    if positive and value == 0:
+        raise SchemaError(f"{where}: {value!r} is no duration: a time must be positive")
 
 
 @cache
@@ -59,7 +66,8 @@ def check(value, kind=Results, where="results"):
         return
     if origin is Annotated:
         _, meta = get_args(kind)
-        _number(value, where, MAX_TIME if meta == "time" else MAX_NUMBER, "a number")
+        _number(value, where, MAX_TIME if meta in ("time", "spread") else MAX_NUMBER, "a number",
+                positive=meta == "time")
     elif origin in (Union, types.UnionType):
         options = get_args(kind)
         if value is None and type(None) in options:

@@ -16,7 +16,7 @@ ALLOWED = {
     "text": {"text"},
     "measure": {"measure", "trace", "results", "schema", "variants", "snippets", "paths"},
     "render": {"render", "text", "trace", "schema", "variants"},
-    "output": {"output", "render", "measure", "results", "paths"},
+    "output": {"output", "render", "measure", "results", "paths", "limits"},
 }
 
 

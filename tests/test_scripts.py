@@ -129,11 +129,13 @@ def test_site_bad_arguments_get_one_line_and_exit_2(repo_copy, args):
 
 @pytest.fixture(scope="module")
 def repo_with_runs(tmp_path_factory) -> Path:
-    """scripts/, hooks/ and one run folder: what site.sh --gpu checks against."""
+    """scripts/, hooks/, report/ and one run folder: what site.sh --gpu checks against."""
     root = tmp_path_factory.mktemp("repo-runs")
-    for part in ("scripts", "hooks"):
+    for part in ("scripts", "hooks", "report"):
         shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
     (root / "docs" / "generated" / "h200").mkdir(parents=True)
+    for part in ("tables", "figures"):
+        (root / "docs" / "generated" / "h200" / part).mkdir()
     (root / "docs" / "generated" / "h200" / "results.json").write_text("{}", encoding="utf-8")
     return root
 

@@ -3,17 +3,20 @@
 Every key is optional unless marked Required (old files lack newer keys, and a row that
 did not run holds only its status and reason); keys not named here are kept and not
 checked. report/schema_check.py walks a loaded file against these types (check). Every number
-must be finite, non-negative and never subnormal; a time (Time) positive, since the renderers
-divide by times, and at most MAX_TIME (a spread of times, Spread, may be zero); any other
-number at most MAX_NUMBER.
+must be finite, non-negative and never subnormal; a time (Time), and a size or rate that the
+renderers divide by (Positive), at least MIN_DIVISOR; a time or a spread of times (Spread,
+which may be zero) at most MAX_TIME; any other number at most MAX_NUMBER.
 """
 from typing import Annotated, Any, Required, TypedDict
 
 MAX_TIME = 1e12  # µs or ms: more than eleven days in µs; a real figure is far below
 MAX_NUMBER = 1e18  # bytes, FLOPs, counts, percentages: an exabyte
+MIN_DIVISOR = 1e-6  # a picosecond in µs; a real time, size or rate is far above, and any
+# figure divided by it stays finite (MAX_NUMBER / MIN_DIVISOR = 1e24)
 
 Time = Annotated[float, "time"]  # a duration in the unit its key names (_us, _ms): positive
 Spread = Annotated[float, "spread"]  # how far durations lie apart, in the same unit: may be zero
+Positive = Annotated[float, "positive"]  # a size or rate the renderers divide by: bytes, FLOPs, GB/s
 Number = Annotated[float, "number"]  # any other figure: a count, a ratio, bytes, TFLOP/s, %
 
 
@@ -235,9 +238,9 @@ class ShapePoint(TypedDict, total=False):
     kv_len: int
     head_dim: int
     window: int | None
-    kv_bytes: Number
-    io_bytes: Number
-    flops: Number
+    kv_bytes: Positive
+    io_bytes: Positive
+    flops: Positive
     first_call_ms: Time | None
     rel_error: Number | None
     peak_extra_mib: Number | None
@@ -253,11 +256,11 @@ class ShapePoint(TypedDict, total=False):
 
 
 class CopyRoof(TypedDict, total=False):
-    bytes: Number
+    bytes: Positive
     median_ms: Time
     min_ms: Time
     max_ms: Time
-    gb_per_s: Number
+    gb_per_s: Positive
 
 
 class Shapes(TypedDict, total=False):
@@ -270,7 +273,7 @@ class Roof(TypedDict, total=False):
     """measure/roof.py: the matmul roof of this GPU."""
     shape: list[int]
     dtype: str
-    tflops: Number
+    tflops: Positive
     median_ms: Time
 
 

@@ -2,8 +2,9 @@
 raises SchemaError naming the dotted path of the first bad field, e.g.
 "results.variants.flash.cuda_time_us.median: expected a number, got 'x'". Every number must
 be finite and non-negative (none of the file's figures can be below zero) and never subnormal
-(5e-324 is no measured figure); a time (Time) must be positive (renderers divide by it: 0 and
--0.0 are refused) and at most MAX_TIME, a spread of times at most MAX_TIME, any other number at
+(5e-324 is no measured figure); a time (Time) and a size or rate that renderers divide by
+(Positive) at least MIN_DIVISOR (0 and -0.0 are refused: a division by them fails, and one by
+a smaller number overflows); a time or a spread of times at most MAX_TIME, any other number at
 most MAX_NUMBER.
 """
 import math
@@ -22,7 +23,7 @@ from typing import (
     is_typeddict,
 )
 
-from .schema import MAX_NUMBER, MAX_TIME, Results
+from .schema import MAX_NUMBER, MAX_TIME, MIN_DIVISOR, Results
 
 
 class SchemaError(ValueError):
@@ -38,7 +39,7 @@ def _bad(where, expected, value):
     raise SchemaError(f"{where}: expected {expected}, got {shown}")
 
 
-def _number(value, where, limit, what, positive=False):
+def _number(value, where, limit, what, least=0.0, noun="figure"):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         _bad(where, what, value)
     if not math.isfinite(value):
@@ -47,10 +48,15 @@ def _number(value, where, limit, what, positive=False):
         raise SchemaError(f"{where}: {value!r} is negative")
     if value > limit:
         raise SchemaError(f"{where}: {value!r} is larger than {limit:g}, not a real figure")
+    if value < least:
+        raise SchemaError(f"{where}: {value!r} is below {least:g}, no real {noun} (renderers divide by it)")
     if 0 < value < sys.float_info.min:
         raise SchemaError(f"{where}: {value!r} is subnormal, not a real figure")
-    if positive and value == 0:
-        raise SchemaError(f"{where}: {value!r} is no duration: a time must be positive")
+
+
+# Annotated kinds of schema.py: (the most, the least, what the least is for)
+KINDS = {"time": (MAX_TIME, MIN_DIVISOR, "duration"), "spread": (MAX_TIME, 0.0, "figure"),
+         "positive": (MAX_NUMBER, MIN_DIVISOR, "size or rate"), "number": (MAX_NUMBER, 0.0, "figure")}
 
 
 @cache
@@ -66,8 +72,8 @@ def check(value, kind=Results, where="results"):
         return
     if origin is Annotated:
         _, meta = get_args(kind)
-        _number(value, where, MAX_TIME if meta in ("time", "spread") else MAX_NUMBER, "a number",
-                positive=meta == "time")
+        most, least, noun = KINDS[meta]
+        _number(value, where, most, "a number", least, noun)
     elif origin in (Union, types.UnionType):
         options = get_args(kind)
         if value is None and type(None) in options:

@@ -252,14 +252,16 @@ def test_files_that_are_links_or_fifos_are_left_out_of_the_site(tmp_path, outsid
 
 # --- numbers: a time a renderer divides by ----------------------------------------------------
 
-@pytest.mark.parametrize("value", [0.0, -0.0, 5e-324])
-@pytest.mark.parametrize("where", [
-    ("variants", "flash", "kernel_sum_us", "median"),       # findings/fused.py: gpu_busy
-    ("variants", "flash", "wall_time_us", "median"),
-    ("shapes", "points", 0, "kernel_sum_us", "median"),     # render/shape_points.py: gb_per_s
-    ("roof", "median_ms"),
+@pytest.mark.parametrize("value", [0.0, -0.0, 5e-324, 1e-300])
+@pytest.mark.parametrize("where, noun", [
+    (("variants", "flash", "kernel_sum_us", "median"), "duration"),    # findings/fused.py: gpu_busy
+    (("variants", "flash", "wall_time_us", "median"), "duration"),
+    (("shapes", "points", 0, "kernel_sum_us", "median"), "duration"),  # render/shape_points.py: gb_per_s
+    (("roof", "median_ms"), "duration"),
+    (("shapes", "copy_roof", "gb_per_s"), "size or rate"),              # findings/decode_findings.py
+    (("shapes", "points", 0, "io_bytes"), "size or rate"),              # render/page_models.py
 ])
-def test_a_time_of_zero_or_subnormal_is_refused_with_its_path(tmp_path, value, where):
+def test_a_time_or_rate_too_small_to_divide_by_is_refused_with_its_path(tmp_path, value, where, noun):
     data = shape_results()
     target = data
     for key in where[:-1]:
@@ -267,7 +269,7 @@ def test_a_time_of_zero_or_subnormal_is_refused_with_its_path(tmp_path, value, w
     target[where[-1]] = value
     write_results(data, tmp_path / "results.json")
     path = "results." + ".".join(map(str, where))
-    with pytest.raises(UsageError, match=rf"{path}: {value!r} is (no duration|subnormal)"):
+    with pytest.raises(UsageError, match=rf"{path}: {value!r} is below 1e-06, no real {noun} "):
         load_results(tmp_path / "results.json")
 
 
@@ -291,7 +293,7 @@ def test_render_only_of_a_zero_time_is_one_line(tmp_path, capsys):
     before = listing(folder)
     code, out = run_main(["--render-only", "--out", str(folder.parent)], capsys)
     assert code == 2 and out.err.count("\n") == 1
-    assert "results.variants.flash.kernel_sum_us.median: 0 is no duration" in out.err
+    assert "results.variants.flash.kernel_sum_us.median: 0 is below 1e-06, no real duration" in out.err
     assert listing(folder) == before
 
 

@@ -4,8 +4,9 @@ Every key is optional unless marked Required (old files lack newer keys, and a r
 did not run holds only its status and reason); keys not named here are kept and not
 checked. report/schema_check.py walks a loaded file against these types (check). Every number
 must be finite, non-negative and never subnormal; a time (Time), and a size or rate that the
-renderers divide by (Positive), at least MIN_DIVISOR; a time or a spread of times (Spread,
-which may be zero) at most MAX_TIME; any other number at most MAX_NUMBER.
+renderers divide by (Positive), at least MIN_DIVISOR; a whole number (int: a count or a size)
+at least 1, unless it is a Whole; a time or a spread of times (Spread, which may be zero) at
+most MAX_TIME; any other number at most MAX_NUMBER.
 """
 from typing import Annotated, Any, Required, TypedDict
 
@@ -17,6 +18,7 @@ MIN_DIVISOR = 1e-6  # a picosecond in µs; a real time, size or rate is far abov
 Time = Annotated[float, "time"]  # a duration in the unit its key names (_us, _ms): positive
 Spread = Annotated[float, "spread"]  # how far durations lie apart, in the same unit: may be zero
 Positive = Annotated[float, "positive"]  # a size or rate the renderers divide by: bytes, FLOPs, GB/s
+Whole = Annotated[int, "whole"]  # a whole number that may be zero; a plain int is at least 1
 Number = Annotated[float, "number"]  # any other figure: a count, a ratio, bytes, TFLOP/s, %
 
 
@@ -35,7 +37,7 @@ class HostStats(Stats, total=False):
     """measure/host.py: host overhead per call, and what it was measured beside."""
     calls: int
     slices: int
-    warm: int
+    warm: Whole
     per_small_op: Stats
     small_op_us: Stats
     first_calls: dict[str, Stats]
@@ -64,14 +66,14 @@ class Kernel(TypedDict, total=False):
     per_forward: Number
     avg_us: Time
     registers_per_thread: int | None
-    shared_memory: int | None
+    shared_memory: Whole | None
     block: list[int] | None
     grid: list[int] | None
     kineto_occupancy_pct: Number | None
     kineto_occupancy: Number | None
     our_kineto_rule_pct: Number
     our_optin_pct: Number
-    our_optin_blocks: int
+    our_optin_blocks: Whole
     our_optin_limited_by: list[str]
 
 

@@ -4,8 +4,9 @@ raises SchemaError naming the dotted path of the first bad field, e.g.
 be finite and non-negative (none of the file's figures can be below zero) and never subnormal
 (5e-324 is no measured figure); a time (Time) and a size or rate that renderers divide by
 (Positive) at least MIN_DIVISOR (0 and -0.0 are refused: a division by them fails, and one by
-a smaller number overflows); a time or a spread of times at most MAX_TIME, any other number at
-most MAX_NUMBER.
+a smaller number overflows); a whole number (int: a count or a size, which renderers divide
+by too) at least 1, unless it is a Whole; a time or a spread of times at most MAX_TIME, any
+other number at most MAX_NUMBER.
 """
 import math
 import sys
@@ -23,7 +24,7 @@ from typing import (
     is_typeddict,
 )
 
-from .schema import MAX_NUMBER, MAX_TIME, MIN_DIVISOR, Results
+from .schema import MAX_NUMBER, MAX_TIME, MIN_DIVISOR, Results, Whole
 
 
 class SchemaError(ValueError):
@@ -70,7 +71,7 @@ def check(value, kind=Results, where="results"):
     origin = get_origin(kind)
     if kind is Any:
         return
-    if origin is Annotated:
+    if origin is Annotated and kind != Whole:
         _, meta = get_args(kind)
         most, least, noun = KINDS[meta]
         _number(value, where, most, "a number", least, noun)
@@ -100,10 +101,10 @@ def check(value, kind=Results, where="results"):
         (sub,) = get_args(kind)
         for i, item in enumerate(value):
             check(item, sub, f"{where}.{i}")
-    elif kind is int:
+    elif kind is int or kind == Whole:
         if isinstance(value, bool) or not isinstance(value, int):
             _bad(where, "a whole number", value)
-        _number(value, where, MAX_NUMBER, "a whole number")
+        _number(value, where, MAX_NUMBER, "a whole number", *((1, "count or size") if kind is int else ()))
     elif kind is str:
         if not isinstance(value, str):
             _bad(where, "a string", value)

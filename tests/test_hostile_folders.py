@@ -285,6 +285,43 @@ def test_a_spread_of_zero_and_a_count_of_zero_are_real_figures(tmp_path):
         load_results(tmp_path / "results.json")
 
 
+def at_extremes(data):
+    """data with every time and every size or rate set to the least the schema allows and
+    every other figure to zero: what the renderers must take without a division failing."""
+    from report import schema_check
+
+    leaves = []
+    real = schema_check._number
+
+    def note(value, where, most, what, least=0.0, noun="figure"):
+        leaves.append((where, least))
+
+    schema_check._number = note
+    try:
+        schema_check.check(data)
+    finally:
+        schema_check._number = real
+    for where, least in leaves:
+        *parents, last = where.split(".")[1:]
+        target = data
+        for key in parents:
+            target = target[int(key)] if isinstance(target, list) else target[key]
+        key = int(last) if isinstance(target, list) else last
+        target[key] = least if least or isinstance(target[key], float) else 0  # a whole number stays one
+    schema_check.check(data)
+    return data
+
+
+def test_the_smallest_figures_the_schema_allows_render(tmp_path):
+    from report.paths import MODEL_TRACE
+    from report.render.site import render_all
+    from report.results import load_reference
+
+    render_all(at_extremes(shape_results()), load_reference(), tmp_path / "tables", tmp_path / "figures",
+               GENERATED / "h200" / "traces", MODEL_TRACE)
+    assert (tmp_path / "tables" / "headline.en.md").is_file()
+
+
 def test_render_only_of_a_zero_time_is_one_line(tmp_path, capsys):
     folder = fresh_run(tmp_path / "generated")
     data = load_results(folder / "results.json")

@@ -107,6 +107,16 @@ def test_a_link_inside_a_run_is_refused(tmp_path, outside):
     assert listing(generated) == before
 
 
+def test_a_comparison_that_is_a_link_is_refused(tmp_path, outside):
+    generated = tmp_path / "generated"
+    fresh_run(generated)
+    (generated / "compare").symlink_to(outside, target_is_directory=True)
+    before, outside_before = listing(generated), listing(outside)
+    err = one_error_line(render_only_cli(generated))
+    assert f"{str(generated / 'compare')!r} is a symbolic link" in err
+    assert listing(outside) == outside_before and listing(generated) == before
+
+
 def special_file(path, kind):
     if kind == "fifo":
         os.mkfifo(path)

@@ -162,6 +162,17 @@ def test_site_gpu_without_a_run_is_refused_before_anything(repo_with_runs, args,
     assert not (repo_with_runs / ".venv").exists() and not (repo_with_runs / "site").exists()
 
 
+def test_site_gpu_that_is_a_link_is_refused_before_anything(repo_with_runs, tmp_path):
+    link = repo_with_runs / "docs" / "generated" / "linked"
+    link.symlink_to(repo_with_runs / "docs" / "generated" / "h200", target_is_directory=True)
+    try:
+        proc = run_script(repo_with_runs, "site.sh", "--dry-run", "--gpu", "linked")
+    finally:
+        link.unlink()
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "linked' is a symbolic link to" in one_line(proc.stderr)
+
+
 def test_site_needs_a_python(repo_copy):
     proc = run_script(repo_copy, "site.sh", "--dry-run", python="/nonexistent/python3")
     assert proc.returncode == 1

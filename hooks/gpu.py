@@ -17,11 +17,11 @@ name no run can have). A CPU run gets a note at the top of every page saying so.
 notebook page, executed by the build, gets the folder in SDPA_GPU_DIR.
 
 A setting that names no results folder stops the build with one line that lists the
-folders there are; so does a run's folder that is a symbolic link or holds one, a FIFO or a
-device (the pages would include what lies outside it, or wait on it forever), and one whose
-results.json has no tables/ or figures/ beside it (a render that was cut short: the pages
-would say "not in this run" everywhere). `python hooks/gpu.py SETTING` makes the same check without building
-(scripts/site.sh runs it before installing anything).
+folders there are; so does a run's folder that is a symbolic link or holds one, a FIFO or
+a device (the pages would include what lies outside it, or wait on it forever), and one
+whose results.json has no tables/ or figures/ beside it (a render that was cut short: the
+pages would say "not in this run" everywhere). `python hooks/gpu.py SETTING` makes the
+same check without building (scripts/site.sh runs it before installing anything).
 """
 
 from __future__ import annotations
@@ -71,8 +71,9 @@ def check_run(setting, folder):
     found = _foreign_entry(folder)
     if found:
         path, what = found
-        raise SettingError(f"{setting}: {str(path)!r} is {what}: a results folder the site shows holds only "
-                           "folders and regular files of its own; replace it with a real copy")
+        raise SettingError(f"{setting}: {str(path)!r} is {what}: a results folder the site shows holds "
+                           "only folders and regular files of its own (copy what a link points to in "
+                           "its place)")
     missing = [part for part in RENDERED if not (folder / part).is_dir()]
     if (folder / "results.json").is_file() and missing:
         raise SettingError(f"{setting}: {folder} has a results.json but no {'/, '.join(missing)}/ (a "

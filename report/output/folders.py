@@ -107,8 +107,9 @@ def refuse_foreign(folder):
     found = foreign_entry(folder)
     if found:
         path, what = found
-        raise UsageError(f"{str(path)!r} is {what}: a results folder holds only folders and regular files "
-                         "of its own; replace it with a real copy (nothing was rendered or changed)")
+        raise UsageError(f"{str(path)!r} is {what}: a results folder holds only folders and regular "
+                         "files of its own (copy what a link points to in its place); nothing was "
+                         "rendered or changed")
 
 
 def refuse_foreign_results(out, folders=()):

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from report.measure.host import PER_SLICE, WARM
+from report.measure.pairs import PAIRS
 from report.output import checks, signals
 from report.output.folders import MAX_SLUG, SLUG
 from report.output.write import publish_run, render_only, short_error
@@ -32,7 +33,8 @@ MIN_STEPS = 3  # a median of fewer means little
 # the most each option takes: far beyond any real run, small enough that no figure derived
 # from them overflows and no run is planned to last for years
 MOST = {"batch": 4096, "heads": 1024, "seq_len": 2**20, "head_dim": 2**20, "steps": 10_000,
-        "host_calls": 100_000, "rounds": 100, "sweep_max_seq": 2**20, "sweep_steps": 10_000}
+        "host_calls": 100_000, "rounds": 100, "sweep_max_seq": 2**20, "sweep_steps": 10_000,
+        "pairs": 10_000}
 MOST_SECONDS = 600  # --timer-seconds and --sweep-timer-seconds: ten minutes a variant or point
 ALL_SECTIONS = tuple(key for key in checks.SECTION_FLAGS if key != "ncu")  # what --all turns on
 RENDER_OPTIONS = {"out", "slug", "render_only"}  # what --render-only uses; the rest measure
@@ -164,6 +166,10 @@ def _parser():
                         "turn per round: kernel time from a short profile, wall time, host "
                         "overhead, the small shape, and (with --first-calls) first calls, each "
                         "in a fresh process (default 3)")
+    p.add_argument("--pairs", type=whole_number(MOST["pairs"]), default=PAIRS,
+                   help="alternating blocks of calls per paired comparison and round: every "
+                        "variant compared on wall time or host overhead is timed in blocks, "
+                        f"order shuffled per pair, against unpinned SDPA (default {PAIRS})")
     p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     p.add_argument("--out", type=out_folder, default=None,
                    help="parent folder; results go to <out>/<gpu-slug>/ (default docs/generated "

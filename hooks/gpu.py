@@ -33,14 +33,18 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # `mkdocs` and `python hooks/gpu.py` have not the repository on it
+    sys.path.insert(0, str(ROOT))
+
+from report.limits import foreign_entry  # noqa: E402  (standard library only: runs before any install)
+from report.paths import COMPARE, SLUG  # noqa: E402
+from report.text.display import LANGS  # noqa: E402
+
 GENERATED = ROOT / "docs" / "generated"
 PLACEHOLDER = "generated/GPU/"
 PREVIEW = "_preview"  # never a slug: build_tables.py's slugs have no '_'
-SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")  # a results folder's name, as build_tables.py writes it
-COMPARE = "compare"   # docs/generated/compare: every GPU side by side, not one run
 ENV = "SDPA_GPU"
 RENDERED = ("tables", "figures")  # what build_tables.py renders beside every results.json
-LANGS = ("nb", "en")
 
 
 class SettingError(Exception):
@@ -56,19 +60,10 @@ def gpu_folders(generated=GENERATED):
                   and (d / "results.json").is_file())
 
 
-def _foreign_entry(folder):
-    """report/limits.py's foreign_entry (the rule for what a results folder may hold)."""
-    if str(ROOT) not in sys.path:  # `python hooks/gpu.py` has only hooks/ on it
-        sys.path.insert(0, str(ROOT))
-    from report.limits import foreign_entry
-
-    return foreign_entry(folder)
-
-
 def check_run(setting, folder):
     """SettingError where the run's folder holds anything but its own folders and regular
     files, or holds a results.json without the tables rendered from it."""
-    found = _foreign_entry(folder)
+    found = foreign_entry(folder)
     if found:
         path, what = found
         raise SettingError(f"{setting}: {str(path)!r} is {what}: a results folder the site shows holds "
@@ -233,9 +228,7 @@ on_files.mkdocs_priority = -200  # after mkdocs-static-i18n's on_files (-100)
 
 def _catalog(key, config):
     """A string of report/text/catalog.toml in the language being built."""
-    if str(ROOT) not in sys.path:  # `mkdocs` run as a script has not the repository on it
-        sys.path.insert(0, str(ROOT))
-    from report.text.catalog import t
+    from report.text.catalog import t  # tomllib: imported where a page is built
 
     return t(key, _language(config)[0])
 

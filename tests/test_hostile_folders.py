@@ -366,7 +366,7 @@ def test_an_option_out_of_range_is_one_line_before_any_work(argv, says, tmp_path
 
 
 def test_the_longest_slug_fits_with_its_staging_and_old_names(tmp_path):
-    from report.output.folders import MAX_SLUG
+    from report.paths import MAX_SLUG
 
     slug = "a" * MAX_SLUG
     assert build_tables.slug_name(slug) == slug

@@ -12,15 +12,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..limits import foreign_entry
-from ..paths import COMPARE, DEFAULT_OUT, ROOT
+from ..paths import COMPARE, DEFAULT_OUT, ROOT, SLUG
 from ..results import SCHEMA_VERSION, UsageError
 
 MARKER = ".build_tables"  # in every folder build_tables.py writes: results, comparison, staging
 MARKER_FORMAT = 1
 WRITER = "build_tables.py"
-SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")  # a results folder's name; staging and .old never match
-MAX_SLUG = 64  # characters of that name: its staging folder and .old must stay below NAME_MAX (255)
-STAGING = re.compile(r"\.(render|[a-z0-9][a-z0-9-]*)-[a-z0-9_]{8}")  # tempfile.mkdtemp's names
+STAGING = re.compile(rf"\.(render|{SLUG.pattern})-[a-z0-9_]{{8}}")  # tempfile.mkdtemp's names
 MAX_MARKER = 4096
 
 

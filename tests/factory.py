@@ -258,6 +258,32 @@ def said(finding, run, ref=None):
     return en
 
 
+def found(finding, run, ref=None):
+    """What a finding of a file with a template finds in the run: its fact, or None. First
+    renders that fact alone through the file's template in both languages, so that every
+    field the sentences read is there (StrictUndefined) and every figure has a format."""
+    from report.render import prose
+    from report.render.findings.registry import FILE_OF
+    from report.results import load_reference
+
+    fact = finding(run, ref if ref is not None else load_reference())
+    file = FILE_OF[finding.__name__]
+    for lang in ("nb", "en"):
+        prose.render(file, lang, {n: (fact if n == finding.__name__ else None) for n, f in FILE_OF.items() if f == file})
+    return fact
+
+
+def speaks(finding, run):
+    """True where a finding has something to say of the run: a fact (a file with a
+    template: found), else lines (said)."""
+    from report.render import prose
+    from report.render.findings.registry import FILE_OF
+
+    if prose.has_template(FILE_OF[finding.__name__]):
+        return found(finding, run) is not None
+    return bool(said(finding, run))
+
+
 def nothing_measured():
     """A run where every variant was refused and no section was measured."""
     run = h200()

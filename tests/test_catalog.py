@@ -70,12 +70,12 @@ def test_no_key_of_the_catalog_goes_unused():
 
 def test_the_check_sees_an_unused_key_and_a_missing_one(tmp_path):
     code = tmp_path / "made_up.py"
-    code.write_text('t("finding.home_math", lang)\nt("finding.no_such_key", lang)\nkeyed("variant.", n, lang)\n')
+    code.write_text('t("col.variant", lang)\nt("finding.no_such_key", lang)\nkeyed("variant.", n, lang)\n')
     used = literal_keys([code])
-    assert used == {"finding.home_math", "finding.no_such_key"}
+    assert used == {"col.variant", "finding.no_such_key"}
     assert missing(used, catalog()) == {"finding.no_such_key"}
-    assert missing({"finding.home_math"}, {"finding.home_math": {"nb": "", "en": "x"}}) == {"finding.home_math"}
-    assert "finding.home_auto" in unused(used, catalog()) and "finding.home_math" not in unused(used, catalog())
+    assert missing({"col.variant"}, {"col.variant": {"nb": "", "en": "x"}}) == {"col.variant"}
+    assert "value.none" in unused(used, catalog()) and "col.variant" not in unused(used, catalog())
 
 
 def test_no_key_is_built_from_parts_outside_keyed_py():

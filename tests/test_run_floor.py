@@ -2,7 +2,7 @@
 floor, below, host_floor), and the findings that judge by it: the small shape's pinning
 verdict, the fastest CUDA-graph replay, the decode wall time at batch 1, flex's wall time,
 and the idle gap listed only where every round has it."""
-from factory import h200, overhead, overhead_row, results, said, stats, wall
+from factory import found, h200, overhead, overhead_row, results, said, stats, wall
 
 from report.render.findings import common, compiled, fused, overhead_findings, scaling
 
@@ -47,16 +47,15 @@ def test_the_floor_is_the_largest_change_of_one_variant_and_below_needs_more_tha
 def test_pinning_wins_only_beyond_the_runs_floor_and_names_the_fastest_only_when_it_stands_apart():
     clear = small({"auto": (40.0, 41.0, 39.0), "efficient": (20.0, 21.0, 19.0), "flash": (30.0, 31.0, 29.0),
                    "cudnn": (40.0, 41.0, 39.0)})
-    found = scaling.small_shape_pinning(clear, "en")
-    assert found["best"] == "SDPA efficient pinned" and found["verdict"].startswith("Here pinning wins by 2.0×")
-    (line,) = said(scaling.auto_small, clear)
-    assert "an eager call takes 39.0–41.0 µs with auto (cuDNN) and 19.0–21.0 µs with SDPA efficient pinned" in line
+    pin = found(scaling.auto_small, clear)
+    assert (pin.best, pin.wins, pin.ratio, pin.ran) == ("efficient", True, 2.0, "cudnn")
+    assert (pin.auto_range, pin.best_range, pin.n) == ((39.0, 41.0), (19.0, 21.0), 3)
     # the machine moved one variant's figure by 1.6x between measurements: nothing stands apart
     noisy = small({"auto": (40.0, 41.0, 39.0), "efficient": (20.0, 32.0, 19.0), "flash": (30.0, 31.0, 29.0),
                    "cudnn": (40.0, 41.0, 39.0)})
-    found = scaling.small_shape_pinning(noisy, "en")
-    assert found["best"] == "the pinned fused backends" and found["best_range"] == (19.0, 41.0)
-    assert found["verdict"].startswith("No pinned backend was faster beyond noise: a figure the CPU paces moved by up to 65%")
+    pin = found(scaling.auto_small, noisy)
+    assert pin.best is None and pin.best_range == (19.0, 41.0)  # all of them
+    assert not pin.wins and round(pin.floor_pct) == 65
 
 
 def test_the_fastest_graph_replay_is_named_only_beyond_the_floor_of_the_replays():

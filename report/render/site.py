@@ -55,18 +55,22 @@ def seed_tables(results, ref, lang, split=None):
     })
     out.update(call_writers({f"profiler-{name}": (tables.profiler_table, results, name, lang)
                              for name in results["variants"]}))
-    out.update(_findings(findings.FILES, results, ref, lang))
     return out
 
 
-def _findings(files, results, ref, lang):
-    return {name: (findings.render_findings(results, ref, lang, keys), findings.writers(keys))
+def findings_files(plain, results, ref, lang):
+    """name -> (Markdown body, the functions and template that wrote it), for every findings
+    file (findings.FILES and EXTRA_FILES). A file with a template gets its facts from the
+    plain results (the template's filters escape each string from them); the others get
+    results whose strings are already made safe (safe_provenance)."""
+    files = {**findings.FILES, **findings.EXTRA_FILES}
+    return {name: (findings.render_findings(name, keys, plain, results, ref, lang), findings.writers(name, keys, lang))
             for name, keys in files.items()}
 
 
 def extra(results, ref, lang):
     """name -> (Markdown body, the functions that wrote it), for the --all and --shapes files."""
-    out = _findings(findings.EXTRA_FILES, results, ref, lang)
+    out = {}
     sweep = results.get("sweep")
     for d in sweep["head_dims"] if sweep else ():
         cap = t("page.sweep_caption", lang).format(**sweep)
@@ -157,6 +161,7 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
     for lang in LANGS:
         bodies = dict(seed_tables(results, ref, lang, split))
         bodies.update(extra(results, ref, lang))
+        bodies.update(findings_files(plain, results, ref, lang))
         bodies.update(explanations)
         bodies["traces"] = (trace_links(results, traces_dir, lang), (trace_links,))
         # what the run was measured on, once per page (each page includes it at its end)

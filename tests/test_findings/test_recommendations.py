@@ -1,14 +1,14 @@
 """report/render/findings/recommendations.py: the findings behind the three recommendations."""
 import pytest
-from factory import another_gpu, findings_of, h200, host, nothing_measured, results, row, said
+from factory import another_gpu, findings_of, found, h200, host, nothing_measured, results, row, said, speaks
 
 from report.render.findings import FINDINGS, recommendations
 
 
 @pytest.mark.parametrize("name", findings_of(recommendations))
 def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name):
-    assert said(FINDINGS[name], h200())
-    assert said(FINDINGS[name], nothing_measured()) == []
+    assert speaks(FINDINGS[name], h200())
+    assert not speaks(FINDINGS[name], nothing_measured())
 
 
 def made_up(per_op, spread, kernel=100.0):
@@ -34,16 +34,20 @@ def test_an_order_is_stated_only_outside_the_spread(per_op, spread, says):
 
 def test_auto_is_said_to_lose_only_beyond_noise():
     lost = results({"flash": row(100.0, wall_us=100.0), "auto": row(150.0, wall_us=150.0, backend_ran="efficient")})
-    assert "auto loses by 1.5×" in said(recommendations.rec_auto, lost)[0]
+    pick = found(recommendations.rec_auto, lost)
+    assert (pick.ran, pick.best, pick.verdict.lost, pick.verdict.ratio) == ("efficient", "flash", True, 1.5)
+    assert pick.verdict.rounds is None and pick.verdict.spread > 0  # no rounds: the timers' spread
     even = results({"flash": row(100.0, wall_us=100.0), "auto": row(101.0, wall_us=101.0, backend_ran="efficient")})
     even["variants"]["auto"]["wall_time_us"]["iqr"] = 5.0
-    assert "within noise" in said(recommendations.rec_auto, even)[0]
+    assert not found(recommendations.rec_auto, even).verdict.lost
     same = results({"flash": row(100.0, wall_us=100.0), "auto": row(101.0, wall_us=101.0, backend_ran="flash")})
-    assert "auto picked the fastest" in said(recommendations.rec_auto, same)[0]
+    assert found(recommendations.rec_auto, same).verdict is None  # auto ran the fastest itself
+    unsaid = results({"flash": row(100.0, wall_us=100.0), "auto": row(101.0, wall_us=101.0)})
+    assert found(recommendations.rec_auto, unsaid) is None  # the run does not say what auto ran
 
 
 def test_another_gpu_is_named():
-    assert "NVIDIA A100-SXM4-80GB" in said(recommendations.rec_auto, another_gpu())[0]
+    assert found(recommendations.rec_auto, another_gpu()).gpu == "NVIDIA A100-SXM4-80GB"
 
 
 def with_host_rounds(r, hosts_us, kernels_us, small_op_us=7.0):
@@ -58,8 +62,8 @@ def test_the_highest_host_share_holds_in_every_round_or_is_within_noise():
                      "flash": with_host_rounds(row(100.0, host_us=37.0), [37, 38, 36], [100, 100, 100])})
     (line,) = said(recommendations.rec_cpu, clear)
     assert line.startswith("SDPA cuDNN has a host overhead") and "in every round" in line
-    (home,) = said(FINDINGS["home_cpu"], clear)
-    assert "(52–55% of it over the 3 rounds)" in home
+    home = found(FINDINGS["home_cpu"], clear)
+    assert home.variant == "cudnn" and home.rounds == (32 / 60, 33 / 60, 31 / 60)
     # a round where flash's share is the larger: within noise, and the name does not follow
     # whichever median came out larger (FUSED's order names flash first)
     mixed = results({"cudnn": with_host_rounds(row(60.0, host_us=32.0), [32, 47, 31], [60, 60, 60]),
@@ -72,12 +76,10 @@ def test_the_highest_host_share_holds_in_every_round_or_is_within_noise():
 
 
 def test_auto_loses_only_when_it_is_slower_in_every_round_beyond_their_spread():
-    from report.render.findings.common import rounds_verdict
+    from report.render.findings.common import versus
 
     def walls(*medians):
         return {"rounds": [{"wall_time_us": {"median": m, "iqr": 0.0, "runs": 1}} for m in medians]}
-    lost = rounds_verdict(walls(120, 121, 119), walls(100, 101, 99), "wall_time_us", "finding.rec_auto_lost_rounds", "en")
-    assert lost.startswith("Here auto loses by 1.2× in every round") and "119–121 µs against 99.0–101 µs" in lost
-    even = rounds_verdict(walls(120, 99, 119), walls(100, 101, 99), "wall_time_us", "finding.rec_auto_lost_rounds", "en")
-    assert even.startswith("The difference is within noise")
-    assert rounds_verdict({}, walls(1, 2, 3), "wall_time_us", "finding.rec_auto_lost_rounds", "en") is None
+    lost = versus(walls(120, 121, 119), walls(100, 101, 99), "wall_time_us")
+    assert (lost.lost, lost.ratio, lost.rounds, lost.a_range, lost.b_range) == (True, 1.2, 3, (119, 121), (99, 101))
+    assert not versus(walls(120, 99, 119), walls(100, 101, 99), "wall_time_us").lost

@@ -1,7 +1,7 @@
 """report/render/findings/scaling.py: the --all sweep: out of memory, growth, the fastest,
 auto against the fastest pinned backend."""
 import pytest
-from factory import findings_of, h200, nothing_measured, results, said, stats, sweep, sweep_point
+from factory import findings_of, found, h200, nothing_measured, results, said, speaks, stats, sweep, sweep_point
 
 from report.render.extra_tables import auto_vs_best as auto_vs_best_rows
 from report.render.findings import FINDINGS, scaling
@@ -9,8 +9,8 @@ from report.render.findings import FINDINGS, scaling
 
 @pytest.mark.parametrize("name", findings_of(scaling))
 def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name):
-    assert said(FINDINGS[name], h200())
-    assert said(FINDINGS[name], nothing_measured()) == []
+    assert speaks(FINDINGS[name], h200())
+    assert not speaks(FINDINGS[name], nothing_measured())
 
 
 def point(variant, seq, median, lo, hi, ran=None):
@@ -27,9 +27,7 @@ def test_auto_is_called_slower_only_beyond_noise():
     rows = {s: slower for s, _, _, slower in auto_vs_best_rows(run["sweep"], 64)}
     # 512: the ranges overlap, so within noise; 1024: auto ran flash itself, the same kernels
     assert rows == {256: True, 512: False, 1024: False}
-    assert said(scaling.auto_vs_best, run) == [
-        "Head dimension 64: auto was slower than the fastest pinned backend, beyond noise, "
-        "at 256 (12.0 µs vs 10.0 µs for flash)."]
+    assert found(scaling.auto_vs_best, run) == (scaling.HeadDimSlower(64, (scaling.Slower(256, 12.0, 10.0, "flash"),)),)
 
 
 def test_time_growth_is_over_the_last_doubling_and_skips_a_variant_that_did_not_run_at_both():

@@ -1,8 +1,11 @@
 """Findings of the scaling page: where variants run out of memory, growth, the fastest."""
+from __future__ import annotations
+
 import statistics
+from dataclasses import dataclass
 
 from ...text.catalog import t
-from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us, fmt_us_range
+from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops
 from ...variants import BACKEND_NAMES, FUSED
 from .. import extra_tables
 from ..datasheets import beside_matmul
@@ -132,38 +135,62 @@ def best_tflops(results, ref, lang):
     return [line + (f" {sheet}" if sheet else "")]
 
 
+@dataclass(frozen=True)
+class Slower:
+    """One sequence length of the sweep where auto was slower than the fastest pinned
+    backend beyond noise: both kernel times and that backend."""
+    seq: int
+    auto_us: float
+    best_us: float
+    backend: str
+
+
+@dataclass(frozen=True)
+class HeadDimSlower:
+    """One head dimension of the sweep: the sequence lengths where auto lost (none: it never did)."""
+    d: int
+    slower: tuple[Slower, ...]
+
+
 @finding("findings-auto-vs-best")
-def auto_vs_best(results, ref, lang):
-    """Where SDPA's own choice was slower than the fastest pinned backend, beyond noise."""
+def auto_vs_best(results, ref) -> tuple[HeadDimSlower, ...] | None:
+    """Where SDPA's own choice was slower than the fastest pinned backend, beyond noise
+    (extra_tables.auto_vs_best), per head dimension of the sweep."""
     sweep = results.get("sweep")
     if not sweep or not any(p.get("backend_ran") for p in sweep["points"]):
-        return []
-    lines = []
-    for d in sweep["head_dims"]:
-        slower = [t("finding.auto_vs_best_item", lang, seq=fmt_num(s, lang, 0), auto=fmt_us(point_time(a), lang),
-                    best=fmt_us(point_time(b), lang), backend=BACKEND_NAMES[b["variant"]])
-                  for s, a, b, is_slower in extra_tables.auto_vs_best(sweep, d) if is_slower]
-        if slower:
-            lines.append(t("finding.auto_vs_best", lang, d=d, slower=", ".join(slower)))
-        else:
-            lines.append(t("finding.auto_vs_best_none", lang, d=d))
-    return lines
+        return None
+    return tuple(HeadDimSlower(d, tuple(Slower(s, point_time(a), point_time(b), b["variant"])
+                                        for s, a, b, is_slower in extra_tables.auto_vs_best(sweep, d) if is_slower))
+                 for d in sweep["head_dims"])
 
 
-def small_shape_pinning(results, lang):
-    """At the small shape of the overhead section, where the CPU sets the pace: auto's
-    eager wall time against the pinned fused backends', by the run's floor for host-paced
-    figures (common.below, host_floor). {"auto": auto's range over every measurement,
-    "best": the fastest pinned backend's label where it is faster than every other pinned
-    one beyond that floor, else the words for all of them, "best_range": its (or their)
-    range, "verdict": pinning wins, or within noise with the floor}, or None where the run
-    lacks them."""
+@dataclass(frozen=True)
+class SmallPinning:
+    """At the small shape of the overhead section, where the CPU sets the pace: auto's eager
+    wall time against the pinned fused backends', by the run's floor for host-paced figures
+    (common.below, host_floor). `best`: the fastest pinned variant where it is faster than
+    every other pinned one beyond that floor, else None (all of them, `best_range` their
+    range); `wins`: it is below auto beyond the floor, by `ratio`; each range over every
+    measurement of the run (`n` of each)."""
+    ran: str
+    auto_range: tuple[float, float]
+    best: str | None
+    best_range: tuple[float, float]
+    wins: bool
+    ratio: float | None
+    floor_pct: float
+    n: int
+
+
+def small_shape_pinning(results) -> SmallPinning | None:
+    """Auto against the pinned fused backends at the small shape (SmallPinning), or None
+    where the run lacks them."""
     rows = small_rows(results)
     auto = rows.get("auto")
     key = "eager_wall_us"
     pinned = {n: r for n, r in rows.items() if n in FUSED and samples(r, key)}
-    if auto is None or not pinned or not samples(auto, key) \
-            or not results["variants"].get("auto", {}).get("backend_ran"):
+    ran = results["variants"].get("auto", {}).get("backend_ran")
+    if auto is None or not pinned or not samples(auto, key) or not ran:
         return None
     noise_floor = host_floor(results)
     best = min(pinned, key=lambda n: statistics.median(samples(pinned[n], key)))
@@ -171,25 +198,13 @@ def small_shape_pinning(results, lang):
     chosen = [pinned[best]] if distinct else list(pinned.values())
     a = samples(auto, key)
     b = [x for r in chosen for x in samples(r, key)]
-    ranges = t("finding.floor_ranges", lang, n=len(a))
-    floor_pct = fmt_pct(100 * noise_floor, lang, 0)
-    if distinct and below(pinned[best], auto, key, noise_floor):
-        ratio = statistics.median(a) / statistics.median(samples(pinned[best], key))
-        verdict = t("finding.pinning_wins_floor", lang, ratio=fmt_ratio(ratio, lang), floor=floor_pct, ranges=ranges)
-    else:
-        verdict = t("finding.pinning_noise_floor", lang, floor=floor_pct, ranges=ranges)
-    name = (t("finding.small_best_pinned", lang, variant=label(best, lang)) if distinct
-            else t("finding.small_pinned_all", lang))
-    return {"auto": (min(a), max(a)), "best": name, "best_range": (min(b), max(b)), "verdict": verdict}
+    wins = distinct and below(pinned[best], auto, key, noise_floor)
+    ratio = statistics.median(a) / statistics.median(samples(pinned[best], key)) if wins else None
+    return SmallPinning(ran=ran, auto_range=(min(a), max(a)), best=best if distinct else None,
+                        best_range=(min(b), max(b)), wins=wins, ratio=ratio, floor_pct=100 * noise_floor, n=len(a))
 
 
 @finding("findings-auto-vs-best")
-def auto_small(results, ref, lang):
+def auto_small(results, ref) -> SmallPinning | None:
     """At the small shape, where the CPU sets the pace: auto against the pinned backends."""
-    found = small_shape_pinning(results, lang)
-    if found is None:
-        return []
-    return [t("finding.auto_small", lang, shape=t("finding.shape_small", lang),
-              backend=BACKEND_NAMES[results["variants"]["auto"]["backend_ran"]],
-              auto=fmt_us_range(found["auto"], lang), best=found["best"],
-              best_time=fmt_us_range(found["best_range"], lang), verdict=found["verdict"])]
+    return small_shape_pinning(results)

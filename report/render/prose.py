@@ -1,0 +1,83 @@
+"""Whole sentences over facts: a findings file's prose is one Jinja2 template per language,
+report/text/templates/<file>.<lang>.md.j2, rendered over the facts its findings return.
+
+A finding returns a small typed fact (numbers, verdicts, which case holds), never text; the
+template holds the sentences, with {% if %} over the facts and filters that write a number
+in the language's format (report/text/format.py): us, us_range, pct, pct_range, ratio, num;
+and the names: variant, cause (the catalog's), backend, backends.
+
+A string from results.json may come from a stranger's GPU folder: a fact carries it as a
+Data, and a template prints a Data only through a filter that escapes it for its place
+(text: plain Markdown text, code: a code span; report/render/markdown.py). Printing a Data,
+a float or None as it is fails the render (a number is always printed through a format).
+"""
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from ..text import format as fmt
+from ..variants import BACKEND_NAMES
+from .keyed import keyed
+from .markdown import code_safe, label, markdown_safe
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "text" / "templates"
+
+
+class Data(str):
+    """A string from results.json, which a template prints only through text or code."""
+
+
+def _finalize(value):
+    if isinstance(value, Data):
+        raise TypeError(f"a string from results.json is printed through | text or | code, not as it is: {value!r}")
+    if value is None or isinstance(value, float):
+        raise TypeError(f"a number is printed through a filter that formats it, not as it is: {value!r}")
+    return value
+
+
+def template_name(file, lang):
+    return f"{file}.{lang}.md.j2"
+
+
+def template_path(file, lang):
+    """The template's path in the repository, for the header of the file it writes."""
+    return (TEMPLATES / template_name(file, lang)).relative_to(TEMPLATES.parent.parent.parent).as_posix()
+
+
+def has_template(file):
+    return all((TEMPLATES / template_name(file, lang)).is_file() for lang in ("nb", "en"))
+
+
+def filters(lang):
+    """The filters a template of `lang` has: numbers in its format, names in its words."""
+    return {
+        "us": lambda us: fmt.fmt_us(us, lang),
+        "us_range": lambda low_high: fmt.fmt_us_range(low_high, lang),
+        "pct": lambda p, decimals=1: fmt.fmt_pct(p, lang, decimals),
+        "pct_range": lambda shares: fmt.fmt_pct_range(shares, lang),
+        "ratio": lambda r: fmt.fmt_ratio(r, lang),
+        "num": lambda x, decimals=1: fmt.fmt_num(x, lang, decimals),
+        "variant": lambda name: label(name, lang),
+        "cause": lambda name: keyed("cause.", name, lang),
+        "backend": lambda name: BACKEND_NAMES[name],
+        "backends": lambda names: ", ".join(BACKEND_NAMES[n] for n in names),
+        "text": markdown_safe,
+        "code": lambda s: f"`{code_safe(s)}`",
+    }
+
+
+@cache
+def environment(lang):
+    env = Environment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined, keep_trailing_newline=True,
+                      autoescape=False, trim_blocks=True, lstrip_blocks=True, finalize=_finalize)
+    env.filters.update(filters(lang))
+    return env
+
+
+def render(file, lang, facts):
+    """The template of `file` in `lang` over `facts` ({name: its fact, or None}), without
+    its last line break."""
+    return environment(lang).get_template(template_name(file, lang)).render(**facts).removesuffix("\n")

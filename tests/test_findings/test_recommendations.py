@@ -1,6 +1,6 @@
 """report/render/findings/recommendations.py: the findings behind the three recommendations."""
 import pytest
-from factory import another_gpu, findings_of, found, h200, host, nothing_measured, results, row, said, speaks
+from factory import another_gpu, findings_of, found, h200, host, nothing_measured, results, row, speaks
 
 from report.render.findings import FINDINGS, recommendations
 
@@ -22,14 +22,16 @@ def made_up(per_op, spread, kernel=100.0):
     return results({n: fused(h) for n, h in zip(("flash", "efficient", "cudnn"), per_op, strict=True)})
 
 
-@pytest.mark.parametrize("per_op, spread, says", [
-    ((3.0, 3.1, 6.0), 10.0, "highest host overhead"),  # 6.0 vs 3.1: far outside 10 %
-    ((3.0, 5.5, 6.0), 10.0, "within noise"),           # 6.0 vs 5.5: 9 % apart, spread 10 %
-    ((3.0, 5.5, 6.0), 5.0, "highest host overhead"),   # the same, with a tighter spread
+@pytest.mark.parametrize("per_op, spread, holds", [
+    ((3.0, 3.1, 6.0), 10.0, True),   # 6.0 vs 3.1: far outside 10 %
+    ((3.0, 5.5, 6.0), 10.0, False),  # 6.0 vs 5.5: 9 % apart, spread 10 %
+    ((3.0, 5.5, 6.0), 5.0, True),    # the same, with a tighter spread
 ])
-def test_an_order_is_stated_only_outside_the_spread(per_op, spread, says):
-    (line,) = said(recommendations.rec_cpu, made_up(per_op, spread))
-    assert says in line and "SDPA cuDNN" in line
+def test_an_order_is_stated_only_outside_the_spread(per_op, spread, holds):
+    leader = found(recommendations.rec_cpu, made_up(per_op, spread))
+    # within noise, the two are named in FUSED's order, whichever median came out larger
+    assert (leader.variant, leader.other, leader.holds) == (("cudnn", "efficient") if holds else ("efficient", "cudnn")) + (holds,)
+    assert leader.rounds is None and leader.spread > 0  # no rounds: by the figures' own noise
 
 
 def test_auto_is_said_to_lose_only_beyond_noise():
@@ -46,6 +48,13 @@ def test_auto_is_said_to_lose_only_beyond_noise():
     assert found(recommendations.rec_auto, unsaid) is None  # the run does not say what auto ran
 
 
+def test_the_in_place_version_removes_the_copy_the_out_of_place_one_makes():
+    copy = found(recommendations.rec_inplace, h200())
+    naive = h200()["variants"]["naive"]
+    memcpy = next(k for k in naive["kernels"] if k["kind"] == "memcpy")
+    assert copy.memcpy_us == memcpy["avg_us"] and 0 < copy.share < 100
+
+
 def test_another_gpu_is_named():
     assert found(recommendations.rec_auto, another_gpu()).gpu == "NVIDIA A100-SXM4-80GB"
 
@@ -60,19 +69,20 @@ def with_host_rounds(r, hosts_us, kernels_us, small_op_us=7.0):
 def test_the_highest_host_share_holds_in_every_round_or_is_within_noise():
     clear = results({"cudnn": with_host_rounds(row(60.0, host_us=32.0), [32, 33, 31], [60, 60, 60]),
                      "flash": with_host_rounds(row(100.0, host_us=37.0), [37, 38, 36], [100, 100, 100])})
-    (line,) = said(recommendations.rec_cpu, clear)
-    assert line.startswith("SDPA cuDNN has a host overhead") and "in every round" in line
+    leader = found(recommendations.rec_cpu, clear)
+    assert (leader.variant, leader.other, leader.holds) == ("cudnn", "flash", True)
+    assert len(leader.rounds) == 3 and min(leader.rounds) > max(leader.other_rounds)  # in every round
     home = found(FINDINGS["home_cpu"], clear)
     assert home.variant == "cudnn" and home.rounds == (32 / 60, 33 / 60, 31 / 60)
     # a round where flash's share is the larger: within noise, and the name does not follow
     # whichever median came out larger (FUSED's order names flash first)
     mixed = results({"cudnn": with_host_rounds(row(60.0, host_us=32.0), [32, 47, 31], [60, 60, 60]),
                      "flash": with_host_rounds(row(100.0, host_us=37.0), [37, 90, 36], [100, 100, 100])})
-    (line,) = said(recommendations.rec_cpu, mixed)
-    assert line.startswith("SDPA flash has") and "Against SDPA cuDNN the difference is within noise" in line
+    leader = found(recommendations.rec_cpu, mixed)
+    assert (leader.variant, leader.other, leader.holds) == ("flash", "cudnn", False)
     swapped = results({"cudnn": with_host_rounds(row(60.0, host_us=32.0), [32, 95, 31], [60, 60, 60]),
                        "flash": with_host_rounds(row(100.0, host_us=37.0), [37, 38, 36], [100, 100, 100])})
-    assert said(recommendations.rec_cpu, swapped)[0].startswith("SDPA flash has")
+    assert found(recommendations.rec_cpu, swapped).variant == "flash"
 
 
 def test_auto_loses_only_when_it_is_slower_in_every_round_beyond_their_spread():

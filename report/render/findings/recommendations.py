@@ -3,11 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...text.catalog import t
-from ...text.format import fmt_pct, fmt_pct_range, fmt_us
 from ...trace.stats import differ, median, noise, order_holds, round_median, spread
 from ...variants import FUSED
-from ..markdown import host_figures, label
+from ..markdown import host_figures
 from ..prose import Data
 from .common import Versus, cuda, ok, versus
 from .registry import finding
@@ -101,40 +99,61 @@ def host_leader(results):
     return first, second, False
 
 
+@dataclass(frozen=True)
+class CpuLeader:
+    """The fused backend whose host overhead is largest next to its kernel time
+    (host_leader), with its host overhead, kernel time and first call; against the
+    runner-up (`other`, None where it is the only one): whether the order holds beyond
+    noise, across the rounds where both have them (`rounds`, `other_rounds`: each one's
+    share per round, in small ops against kernel time), else by the two figures' noise
+    (`spread`, in %, with the runner-up's host overhead)."""
+    variant: str
+    host_us: float
+    kernel_us: float
+    first_us: float
+    other: str | None
+    holds: bool
+    rounds: tuple[float | None, ...] | None
+    other_rounds: tuple[float | None, ...] | None
+    spread: float | None
+    other_host_us: float | None
+
+
 @finding("finding-rec-cpu")
-def rec_cpu(results, ref, lang):
+def rec_cpu(results, ref) -> CpuLeader | None:
     """The fused backend whose host overhead is largest next to its kernel time; the order
     is stated only where it is beyond noise."""
     v = results["variants"]
     leader = host_leader(results)
     if leader is None:
-        return []
+        return None
     n, other, holds = leader
-    host = fmt_us(median(v[n]["host_time_us"]), lang)
-    order = ""
+    ra = rb = spread_pct = other_host = None
     if other is not None:
         ra, rb = share_rounds(v[n]), share_rounds(v[other])
-        if ra and rb:
-            ranges = t("finding.round_pct_ranges", lang, a=fmt_pct_range(ra, lang), b=fmt_pct_range(rb, lang),
-                       other=label(other, lang), n=len(ra))
-            order = t("finding.rec_cpu_highest_rounds" if holds else "finding.rec_cpu_noise_rounds", lang,
-                      other=label(other, lang), ranges=ranges)
-        else:
-            spread_text = fmt_pct(100 * noise(host_share(v[n]), host_share(v[other])), lang, 0)
-            order = (t("finding.rec_cpu_highest", lang, spread=spread_text) if holds else
-                     t("finding.rec_cpu_noise", lang, other=label(other, lang),
-                       other_host=fmt_us(median(v[other]["host_time_us"]), lang), spread=spread_text))
-    return [t("finding.rec_cpu", lang, variant=label(n, lang), host=host,
-              kernel=fmt_us(median(v[n]["kernel_sum_us"]), lang), first=fmt_us(v[n]["first_call_ms"] * 1000, lang),
-              order=order).rstrip()]
+        if not (ra and rb):
+            ra = rb = None
+            spread_pct = 100 * noise(host_share(v[n]), host_share(v[other]))
+            other_host = median(v[other]["host_time_us"])
+    return CpuLeader(variant=n, host_us=median(v[n]["host_time_us"]), kernel_us=median(v[n]["kernel_sum_us"]),
+                     first_us=v[n]["first_call_ms"] * 1000, other=other, holds=holds,
+                     rounds=tuple(ra) if ra else None, other_rounds=tuple(rb) if rb else None,
+                     spread=spread_pct, other_host_us=other_host)
+
+
+@dataclass(frozen=True)
+class InPlace:
+    """The Memcpy that masked_fill_ removed: its time per forward pass and its share (%) of
+    the out-of-place version's GPU span."""
+    memcpy_us: float
+    share: float
 
 
 @finding("finding-rec-inplace")
-def rec_inplace(results, ref, lang):
+def rec_inplace(results, ref) -> InPlace | None:
     if not ok(results, "naive"):
-        return []
+        return None
     copies = [k for k in results["variants"]["naive"]["kernels"] if k["kind"] == "memcpy"]
     if not copies:
-        return []
-    return [t("finding.rec_inplace", lang, memcpy=fmt_us(copies[0]["avg_us"], lang),
-              share=fmt_pct(100 * copies[0]["avg_us"] / cuda(results, "naive"), lang, 0))]
+        return None
+    return InPlace(memcpy_us=copies[0]["avg_us"], share=100 * copies[0]["avg_us"] / cuda(results, "naive"))

@@ -3,12 +3,12 @@ report/text/templates/<file>.<lang>.md.j2, rendered over the facts its findings 
 
 A finding returns a small typed fact (numbers, verdicts, which case holds), never text; the
 template holds the sentences, with {% if %} over the facts and filters that write a number
-in the language's format (report/text/format.py): us, us_range, pct, pct_range, ratio, num;
-and the names: variant, cause (the catalog's), backend, backends.
+in the language's format (report/text/format.py): us, us_range, pct, pct_range, ratio, num,
+error; and the names: variant, cause (the catalog's), backend, backends.
 
 A string from results.json may come from a stranger's GPU folder: a fact carries it as a
 Data, and a template prints a Data only through a filter that escapes it for its place
-(text: plain Markdown text, code: a code span; report/render/markdown.py). Printing a Data,
+(text: plain Markdown text, code: a code span, codes: a list of them; report/render/markdown.py). Printing a Data,
 a float or None as it is fails the render (a number is always printed through a format).
 """
 from __future__ import annotations
@@ -60,12 +60,14 @@ def filters(lang):
         "pct_range": lambda shares: fmt.fmt_pct_range(shares, lang),
         "ratio": lambda r: fmt.fmt_ratio(r, lang),
         "num": lambda x, decimals=1: fmt.fmt_num(x, lang, decimals),
+        "error": lambda x: fmt.fmt_error(x, lang),
         "variant": lambda name: label(name, lang),
         "cause": lambda name: keyed("cause.", name, lang),
         "backend": lambda name: BACKEND_NAMES[name],
         "backends": lambda names: ", ".join(BACKEND_NAMES[n] for n in names),
         "text": markdown_safe,
         "code": lambda s: f"`{code_safe(s)}`",
+        "codes": lambda names: ", ".join(f"`{code_safe(s)}`" for s in names),
     }
 
 

@@ -4,7 +4,7 @@ report/text/templates/<file>.<lang>.md.j2, rendered over the facts its findings 
 A finding returns a small typed fact (numbers, verdicts, which case holds), never text; the
 template holds the sentences, with {% if %} over the facts and filters that write a number
 in the language's format (report/text/format.py): us, us_sig, us_range, pct, pct_range, ratio, num,
-error; and the names: variant, cause (the catalog's), backend, backends.
+error, bytes, blocks; and the names: variant, cause, limits (the catalog's), backend, backends.
 
 A string from results.json may come from a stranger's GPU folder: a fact carries it as a
 Data, and a template prints a Data only through a filter that escapes it for its place
@@ -21,7 +21,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from ..text import format as fmt
 from ..variants import BACKEND_NAMES
 from .keyed import keyed
-from .markdown import code_safe, label, markdown_safe
+from .markdown import code_safe, label, limits_text, markdown_safe
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "text" / "templates"
 
@@ -62,8 +62,11 @@ def filters(lang):
         "ratio": lambda r: fmt.fmt_ratio(r, lang),
         "num": lambda x, decimals=1: fmt.fmt_num(x, lang, decimals),
         "error": lambda x: fmt.fmt_error(x, lang),
+        "bytes": lambda n: fmt.fmt_bytes(n, lang),
+        "blocks": lambda n: fmt.blocks_text(n, lang),
         "variant": lambda name: label(name, lang),
         "cause": lambda name: keyed("cause.", name, lang),
+        "limits": lambda limited_by: limits_text(limited_by, lang),
         "backend": lambda name: BACKEND_NAMES[name],
         "backends": lambda names: ", ".join(BACKEND_NAMES[n] for n in names),
         "text": markdown_safe,

@@ -4,7 +4,7 @@ report/text/templates/<file>.<lang>.md.j2, rendered over the facts its findings 
 A finding returns a small typed fact (numbers, verdicts, which case holds), never text; the
 template holds the sentences, with {% if %} over the facts and filters that write a number
 in the language's format (report/text/format.py): us, us_sig, us_range, pct, pct_range, ratio, num,
-error, bytes, blocks; and the names: variant, cause, limits (the catalog's), backend, backends.
+error, bytes, blocks, tflops; and the names: variant, cause, limits (the catalog's), backend, backends.
 
 A string from results.json may come from a stranger's GPU folder: a fact carries it as a
 Data, and a template prints a Data only through a filter that escapes it for its place
@@ -20,6 +20,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ..text import format as fmt
 from ..variants import BACKEND_NAMES
+from .datasheets import beside_matmul
 from .keyed import keyed
 from .markdown import code_safe, label, limits_text, markdown_safe
 
@@ -51,6 +52,11 @@ def has_template(file):
     return all((TEMPLATES / template_name(file, lang)).is_file() for lang in ("nb", "en"))
 
 
+def backend(name):
+    """A backend's name ("cuDNN"); another variant's (naive wins at some lengths) as text."""
+    return BACKEND_NAMES[name] if name in BACKEND_NAMES else markdown_safe(name)
+
+
 def filters(lang):
     """The filters a template of `lang` has: numbers in its format, names in its words."""
     return {
@@ -64,14 +70,18 @@ def filters(lang):
         "error": lambda x: fmt.fmt_error(x, lang),
         "bytes": lambda n: fmt.fmt_bytes(n, lang),
         "blocks": lambda n: fmt.blocks_text(n, lang),
+        "tflops": lambda x: fmt.fmt_tflops(x, lang),
         "variant": lambda name: label(name, lang),
         "cause": lambda name: keyed("cause.", name, lang),
         "limits": lambda limited_by: limits_text(limited_by, lang),
-        "backend": lambda name: BACKEND_NAMES[name],
-        "backends": lambda names: ", ".join(BACKEND_NAMES[n] for n in names),
+        "backend": backend,
+        "backends": lambda names: ", ".join(backend(n) for n in names),
         "text": markdown_safe,
         "code": lambda s: f"`{code_safe(s)}`",
         "codes": lambda names: ", ".join(f"`{code_safe(s)}`" for s in names),
+        # the datasheet's figure beside a measured matmul roof: report/render/datasheets.py's sentence
+        "beside_matmul": lambda roof, gpu: beside_matmul({"roof": roof, "provenance": {"gpu_name": markdown_safe(gpu)}},
+                                                         lang),
     }
 
 

@@ -3,7 +3,7 @@ report/text/templates/<file>.<lang>.md.j2, rendered over the facts its findings 
 
 A finding returns a small typed fact (numbers, verdicts, which case holds), never text; the
 template holds the sentences, with {% if %} over the facts and filters that write a number
-in the language's format (report/text/format.py): us, us_sig, us_range, pct, pct_range, ratio, num,
+in the language's format (report/text/format.py): us, us_sig, us_range, pct, pct_range, ratio, ratio_sig, num,
 error, bytes, blocks, tflops; and the names: variant, cause, limits (the catalog's), backend, backends.
 
 A string from results.json may come from a stranger's GPU folder: a fact carries it as a
@@ -66,6 +66,7 @@ def filters(lang):
         "pct": lambda p, decimals=1: fmt.fmt_pct(p, lang, decimals),
         "pct_range": lambda shares: fmt.fmt_pct_range(shares, lang),
         "ratio": lambda r: fmt.fmt_ratio(r, lang),
+        "ratio_sig": lambda r: fmt.fmt_ratio_sig(r, lang),
         "num": lambda x, decimals=1: fmt.fmt_num(x, lang, decimals),
         "error": lambda x: fmt.fmt_error(x, lang),
         "bytes": lambda n: fmt.fmt_bytes(n, lang),

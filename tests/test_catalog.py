@@ -12,7 +12,8 @@ from report.render.keyed import NAMES
 from report.text.catalog import CATALOG_FILE, catalog, placeholders, t
 from report.variants import LANGS
 
-CODE = [*PACKAGE.rglob("*.py"), ROOT / "build_tables.py", *(ROOT / "hooks").glob("*.py")]
+# the code, and the findings' templates (a label there is t("value.oom"))
+CODE = [*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.j2"), ROOT / "build_tables.py", *(ROOT / "hooks").glob("*.py")]
 GROUPS = sorted({key.split(".")[0] for key in catalog()})
 KEY = re.compile(r"""["']((?:""" + "|".join(GROUPS) + r""")\.[a-z0-9_]+)["']""")
 KEYED = ROOT / "report" / "render" / "keyed.py"

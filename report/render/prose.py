@@ -3,12 +3,14 @@ report/text/templates/<file>.<lang>.md.j2, rendered over the facts its findings 
 
 A finding returns a small typed fact (numbers, verdicts, which case holds), never text; the
 template holds the sentences, with {% if %} over the facts and filters that write a number
-in the language's format (report/text/format.py): us, us_sig, us_range, pct, pct_range, ratio, ratio_sig, num,
-error, bytes, blocks, tflops; and the names: variant, cause, limits (the catalog's), backend, backends.
+in the language's format (report/text/format.py): us, us_sig, us_range, pct, pct_range,
+ratio, ratio_sig, num, error, bytes, blocks, tflops, gbs, unit, bandwidth; and the names:
+variant, cause, family, limits (the catalog's), backend, backends.
 
 A string from results.json may come from a stranger's GPU folder: a fact carries it as a
 Data, and a template prints a Data only through a filter that escapes it for its place
-(text: plain Markdown text, code: a code span, codes: a list of them; report/render/markdown.py). Printing a Data,
+(text: plain Markdown text, code: a code span, codes: a list of them; report/render/markdown.py).
+A label of the catalog (a unit, a value such as "out of memory") is t("group.key"). Printing a Data,
 a float or None as it is fails the render (a number is always printed through a format).
 """
 from __future__ import annotations
@@ -19,8 +21,9 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ..text import format as fmt
+from ..text.catalog import t
 from ..variants import BACKEND_NAMES
-from .datasheets import beside_matmul
+from .datasheets import bandwidth_text, beside_matmul
 from .keyed import keyed
 from .markdown import code_safe, label, limits_text, markdown_safe
 
@@ -72,8 +75,12 @@ def filters(lang):
         "bytes": lambda n: fmt.fmt_bytes(n, lang),
         "blocks": lambda n: fmt.blocks_text(n, lang),
         "tflops": lambda x: fmt.fmt_tflops(x, lang),
+        "unit": lambda value, name: fmt.unit(value, name, lang),
+        "gbs": lambda x: fmt.unit(fmt.fmt_num(x, lang, 0), "GB/s", lang),
+        "bandwidth": lambda sheet: bandwidth_text(sheet, lang),
         "variant": lambda name: label(name, lang),
         "cause": lambda name: keyed("cause.", name, lang),
+        "family": lambda name: keyed("word.shapes_", name, lang),
         "limits": lambda limited_by: limits_text(limited_by, lang),
         "backend": backend,
         "backends": lambda names: ", ".join(backend(n) for n in names),
@@ -91,6 +98,7 @@ def environment(lang):
     env = Environment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined, keep_trailing_newline=True,
                       autoescape=False, trim_blocks=True, lstrip_blocks=True, finalize=_finalize)
     env.filters.update(filters(lang))
+    env.globals["t"] = lambda key, **values: t(key, lang, **values)  # a label of the catalog: t("value.oom")
     return env
 
 

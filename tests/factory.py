@@ -246,18 +246,6 @@ def findings_of(module):
     return [name for name, fn in FINDINGS.items() if fn.__module__ == module.__name__]
 
 
-def said(finding, run, ref=None):
-    """What a finding says of the run, in English; first checks that the Norwegian says as
-    many lines and that both languages fill every placeholder."""
-    from report.results import load_reference
-
-    ref = ref if ref is not None else load_reference()
-    en, nb = finding(run, ref, "en"), finding(run, ref, "nb")
-    assert len(en) == len(nb), (finding.__name__, en, nb)
-    assert not any("{" in line and "}" in line for line in en + nb), (finding.__name__, en, nb)
-    return en
-
-
 def found(finding, run, ref=None):
     """What a finding of a file with a template finds in the run: its fact, or None. First
     renders that fact alone through the file's template in both languages, so that every
@@ -271,17 +259,6 @@ def found(finding, run, ref=None):
     for lang in ("nb", "en"):
         prose.render(file, lang, {n: (fact if n == finding.__name__ else None) for n, f in FILE_OF.items() if f == file})
     return fact
-
-
-def speaks(finding, run):
-    """True where a finding has something to say of the run: a fact (a file with a
-    template: found), else lines (said)."""
-    from report.render import prose
-    from report.render.findings.registry import FILE_OF
-
-    if prose.has_template(FILE_OF[finding.__name__]):
-        return found(finding, run) is not None
-    return bool(said(finding, run))
 
 
 def nothing_measured():

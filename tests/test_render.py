@@ -9,7 +9,7 @@ from pagecode import committed_result_dirs, comparable, generated_by
 
 from report.paths import DEFAULT_OUT as GENERATED
 from report.paths import MODEL_TRACE, ROOT
-from report.render import findings, prose, tables
+from report.render import findings, tables
 from report.render.figures import render_figures
 from report.render.header import written_by
 from report.render.site import render_all
@@ -118,7 +118,7 @@ def test_every_generated_header_names_functions_that_exist():
         first = (GENERATED / "h200" / "tables" / f"{file}.en.md").read_text(encoding="utf-8").splitlines()[0]
         assert [n for _, ns in generated_by(first, "en") for n in ns] == list(names), file
         templates = [m for m, ns in generated_by(first, "en") if m.endswith(".j2")]
-        assert templates == ([f"report/text/templates/{file}.en.md.j2"] if prose.has_template(file) else []), file
+        assert templates == [f"report/text/templates/{file}.en.md.j2"], file
 
 
 def test_a_header_groups_its_functions_by_module():

@@ -58,13 +58,13 @@ def seed_tables(results, ref, lang, split=None):
     return out
 
 
-def findings_files(plain, results, ref, lang):
+def findings_files(plain, ref, lang):
     """name -> (Markdown body, the functions and template that wrote it), for every findings
-    file (findings.FILES and EXTRA_FILES). A file with a template gets its facts from the
-    plain results (the template's filters escape each string from them); the others get
-    results whose strings are already made safe (safe_provenance)."""
+    file (findings.FILES and EXTRA_FILES): facts from the plain results, whose strings the
+    templates' filters escape where a sentence prints them (the tables get results made safe
+    beforehand: safe_provenance)."""
     files = {**findings.FILES, **findings.EXTRA_FILES}
-    return {name: (findings.render_findings(name, keys, plain, results, ref, lang), findings.writers(name, keys, lang))
+    return {name: (findings.render_findings(name, keys, plain, ref, lang), findings.writers(name, keys, lang))
             for name, keys in files.items()}
 
 
@@ -161,7 +161,7 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
     for lang in LANGS:
         bodies = dict(seed_tables(results, ref, lang, split))
         bodies.update(extra(results, ref, lang))
-        bodies.update(findings_files(plain, results, ref, lang))
+        bodies.update(findings_files(plain, ref, lang))
         bodies.update(explanations)
         bodies["traces"] = (trace_links(results, traces_dir, lang), (trace_links,))
         # what the run was measured on, once per page (each page includes it at its end)

@@ -1,13 +1,13 @@
 """The sentences the pages' prose cites, generated so that no number is typed by hand.
 
 Each finding is one small function decorated with @finding("<file>") (registry.py): it is
-registered under its own name, goes into tables/<file>.<lang>.md, and returns its lines for
-this run, or [] when the run lacks what it needs. A file's findings appear in the order its
-module defines them. FILES and EXTRA_FILES are read off the registry: the findings of the
-seed's shape (their files carry the shape note) and those of --all and --shapes.
-
-A file with a template (report/render/prose.py) is written from facts: each of its findings
-returns one typed fact, or None, and the template in each language holds the sentences.
+registered under its own name, goes into tables/<file>.<lang>.md, and returns its fact for
+this run (a small typed object: numbers, verdicts, which case holds), or None when the run
+lacks what it needs. The file's template in each language
+(report/text/templates/<file>.<lang>.md.j2, rendered by report/render/prose.py) holds the
+sentences, in the order of the findings. FILES and EXTRA_FILES are read off the registry:
+the findings of the seed's shape (their files carry the shape note) and those of --all and
+--shapes.
 """
 from ...text.catalog import t
 from .. import prose
@@ -33,10 +33,9 @@ EXTRA_FILES = files_of(scaling, first_call_findings, overhead_findings, training
 
 
 def writers(file, names, lang):
-    """The functions of the findings `names` and the template of `file` in `lang` where it
-    has one, for the header of the file."""
-    fns = tuple(FINDINGS[name] for name in names)
-    return (*fns, prose.template_path(file, lang)) if prose.has_template(file) else fns
+    """The functions of the findings `names` and the template of `file` in `lang`, for the
+    header of the file."""
+    return (*(FINDINGS[name] for name in names), prose.template_path(file, lang))
 
 
 def facts(names, results, ref):
@@ -44,11 +43,8 @@ def facts(names, results, ref):
     return {name: FINDINGS[name](results, ref) for name in names}
 
 
-def render_findings(file, names, plain, results, ref, lang):
-    """A Markdown list of the findings' lines, or the "not measured" line. A file with a
-    template: the template over the facts from the plain results, whose filters escape
-    each string from them; the others: lines from results already made safe."""
-    if prose.has_template(file):
-        return prose.render(file, lang, facts(names, plain, ref)) or t("finding.missing", lang)
-    lines = [line for name in names for line in FINDINGS[name](results, ref, lang)]
-    return "\n".join(f"- {line}" for line in lines) if lines else t("finding.missing", lang)
+def render_findings(file, names, results, ref, lang):
+    """The file's template in `lang` over its findings' facts, or the "not measured" line
+    where none has one. `results` as loaded: the template's filters escape each string of
+    it that a sentence prints (report/render/prose.py)."""
+    return prose.render(file, lang, facts(names, results, ref)) or t("finding.missing", lang)

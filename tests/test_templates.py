@@ -13,6 +13,7 @@ from report.variants import LANGS
 
 TEMPLATED = sorted(f for f in set(FILE_OF.values()) if prose.has_template(f))
 NAMES = {**findings.FILES, **findings.EXTRA_FILES}  # file -> its findings, in order
+PROSE = ["model"]  # a page's prose beside the findings: report/render/memory_model.py
 SHARED = sorted({p.name.split(".")[0] for p in prose.TEMPLATES.glob("_*.j2")})
 
 
@@ -39,7 +40,7 @@ def test_every_findings_file_is_written_from_a_template():
     assert set(TEMPLATED) == set(NAMES) and "_verdicts" in SHARED
 
 
-@pytest.mark.parametrize("name", TEMPLATED + SHARED)
+@pytest.mark.parametrize("name", TEMPLATED + PROSE + SHARED)
 def test_both_languages_read_the_same_facts(name):
     assert facts_read(source(name, "nb")) == facts_read(source(name, "en"))
 
@@ -59,11 +60,11 @@ def test_a_template_reads_only_the_findings_of_its_file(name):
         assert top <= own, (name, lang, top - own)
 
 
-def test_every_template_is_a_findings_files_or_shared():
+def test_every_template_is_a_findings_files_a_pages_prose_or_shared():
     for path in prose.TEMPLATES.iterdir():
         stem, lang, *rest = path.name.split(".")
         assert rest == ["md", "j2"] and lang in LANGS, path.name
-        assert stem in TEMPLATED or stem in SHARED, path.name
+        assert stem in TEMPLATED or stem in PROSE or stem in SHARED, path.name
 
 
 def test_a_data_string_is_printed_only_escaped_and_a_number_only_formatted():

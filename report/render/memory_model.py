@@ -10,13 +10,16 @@ floor for each; the measured kernels are then read in units of that floor.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..text.catalog import t
-from ..text.format import fmt_bytes, fmt_num, fmt_ratio, fmt_sig, fmt_us
+from ..text.format import fmt_num, fmt_ratio, fmt_sig, fmt_us
 from ..trace.causes import CAUSES
 from ..trace.stats import median
-from .datasheets import beside_copy, beside_matmul
+from . import prose
 from .keyed import keyed
 from .markdown import label, md_table
+from .prose import Data
 
 DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4}
 HAND_WRITTEN = "naive"  # the five operations of the page, with masked_fill
@@ -46,46 +49,40 @@ def ceilings(results):
     return (copy * 1e3 if copy else None), (roof * 1e6 if roof else None)
 
 
-def _gflop(flops, lang):
-    return f"{fmt_sig(flops / 1e9, lang)} GFLOP"
+@dataclass(frozen=True)
+class Model:
+    """The model at the run's shape (`config`, `sizes`), with the copy bandwidth (`copy`:
+    results' copy_roof, None where not measured) and the matmul roof (`roof`: results'
+    roof, None where not measured) it is read against: the time of one pass over the score
+    matrix, of a fused kernel's bytes, of the square and causal arithmetic (µs; None
+    without the ceiling); `gpu` for the datasheet's figures beside the ceilings."""
+    config: dict
+    sizes: dict
+    copy: dict | None
+    roof: dict | None
+    pass_us: float | None
+    fused_us: float | None
+    square_us: float | None
+    causal_us: float | None
+    gpu: Data
+
+
+def model(results) -> Model:
+    z = sizes(results["config"])
+    bandwidth, roof = ceilings(results)
+    return Model(config=results["config"], sizes=z, copy=results["shapes"]["copy_roof"] if bandwidth else None,
+                 roof=results["roof"] if roof else None,
+                 pass_us=z["pass_bytes"] / bandwidth if bandwidth else None,
+                 fused_us=z["fused_bytes"] / bandwidth if bandwidth else None,
+                 square_us=z["flops_square"] / roof if roof else None,
+                 causal_us=z["flops_causal"] / roof if roof else None,
+                 gpu=Data(results["provenance"].get("gpu_name") or "?"))
 
 
 def model_text(results, lang):
     """The model in three short paragraphs: sizes, bytes, arithmetic (each with its floor
-    where the run measured the ceiling)."""
-    c = results["config"]
-    z = sizes(c)
-    bandwidth, roof = ceilings(results)
-    out = [t("model.sizes", lang, batch=c["batch"], heads=c["heads"], seq_len=c["seq_len"],
-             head_dim=c["head_dim"], dtype=c["dtype"], x=fmt_sig(z["x"] / 1e6, lang),
-             x_bytes=fmt_bytes(z["x_bytes"], lang), s=fmt_sig(z["s"] / 1e6, lang),
-             s_bytes=fmt_bytes(z["s_bytes"], lang), ratio=fmt_num(z["s"] / z["x"], lang, 0))]
-    if bandwidth:
-        copy = results["shapes"]["copy_roof"]
-        out.append(t("model.bytes", lang, pass_bytes=fmt_bytes(z["pass_bytes"], lang),
-                     bandwidth=fmt_sig(copy["gb_per_s"] / 1e3, lang),
-                     copy=fmt_bytes(copy["bytes"], lang),
-                     pass_us=fmt_us(z["pass_bytes"] / bandwidth, lang),
-                     fused_bytes=fmt_bytes(z["fused_bytes"], lang),
-                     fused_us=fmt_us(z["fused_bytes"] / bandwidth, lang))
-                   + " " + beside_copy(results, lang))
-    else:
-        out.append(t("model.bytes_unmeasured", lang, pass_bytes=fmt_bytes(z["pass_bytes"], lang),
-                     fused_bytes=fmt_bytes(z["fused_bytes"], lang)))
-    if roof:
-        r = results["roof"]
-        square_us = z["flops_square"] / roof
-        text = t("model.flops", lang, square=_gflop(z["flops_square"], lang),
-                 causal=_gflop(z["flops_causal"], lang), roof=fmt_sig(r["tflops"], lang),
-                 n=r["shape"][0], dtype=r["dtype"], square_us=fmt_us(square_us, lang),
-                 causal_us=fmt_us(z["flops_causal"] / roof, lang))
-        if bandwidth:
-            pass_us = z["pass_bytes"] / bandwidth
-            verdict = "model.memory_bound" if pass_us > square_us else "model.compute_bound"
-            text += " " + t(verdict, lang, pass_us=fmt_us(pass_us, lang), square_us=fmt_us(square_us, lang))
-        sheet = beside_matmul(results, lang)
-        out.append(text + (f" {sheet}" if sheet else ""))
-    return "\n\n".join(out)
+    where the run measured the ceiling); the sentences are in report/text/templates/model.<lang>.md.j2."""
+    return prose.render("model", lang, {"model": model(results)})
 
 
 def _ok(results, name):

@@ -23,7 +23,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from ..text import format as fmt
 from ..text.catalog import t
 from ..variants import BACKEND_NAMES
-from .datasheets import bandwidth_text, beside_matmul
+from .datasheets import bandwidth_text, beside_copy, beside_matmul
 from .keyed import keyed
 from .markdown import code_safe, label, limits_text, markdown_safe
 
@@ -90,6 +90,9 @@ def filters(lang):
         # the datasheet's figure beside a measured matmul roof: report/render/datasheets.py's sentence
         "beside_matmul": lambda roof, gpu: beside_matmul({"roof": roof, "provenance": {"gpu_name": markdown_safe(gpu)}},
                                                          lang),
+        "beside_copy": lambda copy, gpu: beside_copy({"shapes": {"copy_roof": copy},
+                                                      "provenance": {"gpu_name": markdown_safe(gpu)}}, lang),
+        "sig": lambda x: fmt.fmt_sig(x, lang),
     }
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from ..text.catalog import t
 from ..trace.explain import TraceError, explain, load_trace, report
 from ..variants import FUSED, LANGS
-from . import attribution, extra_tables, figures, findings, shape_figures, shape_tables, tables
+from . import attribution, extra_tables, figures, findings, prose, shape_figures, shape_tables, tables
 from .downloads import trace_links
 from .header import call_writers, header
 from .kernel_names import kernel_names
@@ -38,7 +38,6 @@ def seed_tables(results, ref, lang, split=None):
         "kernels-naive-math": (tables.kernels, results, lang, naive_math),
         "kernels-fused": (tables.kernels, results, lang, fused),
         "kernel-names": (kernel_names, results, lang, fused),
-        "model": (model_text, results, lang),
         "model-hand-written": (hand_written_check, results, lang),
         "model-fused": (fused_check, results, lang, list(FUSED)),
         "model-occupancy": (occupancy_model, results, lang),
@@ -162,6 +161,8 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
         bodies = dict(seed_tables(results, ref, lang, split))
         bodies.update(extra(results, ref, lang))
         bodies.update(findings_files(plain, ref, lang))
+        # prose over facts from the plain results, like the findings: its template escapes
+        bodies["model"] = (model_text(plain, lang), (model_text, prose.template_path("model", lang)))
         bodies.update(explanations)
         bodies["traces"] = (trace_links(results, traces_dir, lang), (trace_links,))
         # what the run was measured on, once per page (each page includes it at its end)

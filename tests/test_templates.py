@@ -13,7 +13,7 @@ from report.variants import LANGS
 
 TEMPLATED = sorted(f for f in set(FILE_OF.values()) if prose.has_template(f))
 NAMES = {**findings.FILES, **findings.EXTRA_FILES}  # file -> its findings, in order
-PROSE = ["model"]  # a page's prose beside the findings: report/render/memory_model.py
+PROSE = ["model", "model-hand-written", "model-fused"]  # the model's prose: report/render/memory_model.py
 SHARED = sorted({p.name.split(".")[0] for p in prose.TEMPLATES.glob("_*.j2")})
 
 

@@ -90,10 +90,24 @@ def _ok(results, name):
     return row if row and row.get("status") == "ok" and row.get("kernel_sum_us") else None
 
 
+@dataclass(frozen=True)
+class HandWritten:
+    """The hand-written version's kernel time per forward pass, in passes over the score
+    matrix at the copy bandwidth and against its arithmetic at the matmul roof (`arithmetic`,
+    None without the roof); `single`: (cause, passes) for the steps whose least work is one
+    pass, in the order of the causes."""
+    variant: str
+    total_us: float
+    passes: float
+    arithmetic: float | None
+    single: tuple[tuple[str, float], ...]
+
+
 def hand_written_check(results, lang):
     """The hand-written version's kernel time per step, in passes over the score matrix at
-    the copy bandwidth: a table and the sentence it proves; the "not measured" line where
-    the run lacks the variant or the bandwidth."""
+    the copy bandwidth: a table and the sentence it proves (report/text/templates/
+    model-hand-written.<lang>.md.j2); the "not measured" line where the run lacks the
+    variant or the bandwidth."""
     row, (bandwidth, roof) = _ok(results, HAND_WRITTEN), ceilings(results)
     if not row or not bandwidth or not row.get("attribution"):
         return t("finding.missing", lang)
@@ -107,20 +121,25 @@ def hand_written_check(results, lang):
     total = median(row["kernel_sum_us"])
     table = md_table([t("col.cause", lang), t("col.per_forward", lang), t("col.kernel_sum", lang),
                       t("col.model_passes", lang, pass_us=fmt_us(one_pass, lang))], rows)
-    sentence = t("model.hand_written_check", lang, variant=label(HAND_WRITTEN, lang),
-                 total=fmt_us(total, lang), passes=fmt_sig(total / one_pass, lang),
-                 arithmetic=fmt_ratio(total / (z["flops_square"] / roof), lang) if roof else "–")
-    single = [(c, e["us_per_forward"] / one_pass) for c, e in steps if c in ONE_PASS]
-    if single:
-        sentence += " " + t("model.one_pass_steps", lang, low=fmt_sig(min(p for _, p in single), lang),
-                            high=fmt_sig(max(p for _, p in single), lang),
-                            steps=", ".join(keyed("cause.", c, lang) for c, _ in single))
-    return table + "\n\n" + sentence
+    fact = HandWritten(HAND_WRITTEN, total, total / one_pass, total / (z["flops_square"] / roof) if roof else None,
+                       tuple((c, e["us_per_forward"] / one_pass) for c, e in steps if c in ONE_PASS))
+    return prose.render("model-hand-written", lang, {"table": table, "check": fact})
+
+
+@dataclass(frozen=True)
+class FusedFloor:
+    """A fused kernel's two floors: its bytes at the copy bandwidth and its causal
+    arithmetic at the matmul roof (µs), its intensity and the ridge point (FLOP per byte)."""
+    bytes_us: float
+    flops_us: float
+    intensity: float
+    ridge: float
 
 
 def fused_check(results, lang, names):
     """The fused backends' kernel times against the two floors of a fused kernel (its bytes
-    at the copy bandwidth, its causal arithmetic at the matmul roof)."""
+    at the copy bandwidth, its causal arithmetic at the matmul roof): a table and its
+    sentence (report/text/templates/model-fused.<lang>.md.j2)."""
     bandwidth, roof = ceilings(results)
     ran = [(n, median(row["kernel_sum_us"])) for n in names if (row := _ok(results, n))]
     if not ran or not bandwidth or not roof:
@@ -132,7 +151,5 @@ def fused_check(results, lang, names):
     table = md_table([t("col.variant", lang), t("col.kernel_sum", lang),
                       t("col.model_over_bytes", lang, floor=fmt_us(bytes_us, lang)),
                       t("col.model_over_flops", lang, floor=fmt_us(flops_us, lang))], rows)
-    bound = "model.fused_memory_floor" if bytes_us >= flops_us else "model.fused_compute_floor"
-    return table + "\n\n" + t(bound, lang, bytes_us=fmt_us(bytes_us, lang), flops_us=fmt_us(flops_us, lang),
-                              intensity=fmt_num(z["flops_causal"] / z["fused_bytes"], lang, 0),
-                              ridge=fmt_num(roof / bandwidth, lang, 0))
+    fact = FusedFloor(bytes_us, flops_us, z["flops_causal"] / z["fused_bytes"], roof / bandwidth)
+    return prose.render("model-fused", lang, {"table": table, "floor": fact})

@@ -52,6 +52,9 @@ def seed_tables(results, ref, lang, split=None):
         "host-overhead": (tables.host_overhead, results, lang),
         "rounds": (tables.rounds_table, results, lang),
     })
+    for name in ("model-hand-written", "model-fused"):  # a table, then the sentences of their template
+        body, fns = out[name]
+        out[name] = (body, (*fns, prose.template_path(name, lang)))
     out.update(call_writers({f"profiler-{name}": (tables.profiler_table, results, name, lang)
                              for name in results["variants"]}))
     return out

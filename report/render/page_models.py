@@ -10,16 +10,19 @@ pages can include the file from any run.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from ..text.catalog import t
 from ..text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_sig, fmt_us
 from ..trace.kernel_occupancy import registers_per_block
 from ..trace.stats import median
 from ..variants import FUSED
+from . import prose
 from .extra_tables import point_time
 from .findings.common import compute_kernel, ok
-from .markdown import code_safe, label, md_table
+from .markdown import label, md_table
 from .memory_model import DTYPE_BYTES, ceilings, sizes
+from .prose import Data
 from .shape_points import backend_name, fastest, grouped, points
 
 GIB = 2**30
@@ -33,12 +36,33 @@ def _missing(lang):
 
 # --- occupancy -------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class OccupancyModel:
+    """The SM's registers and warps, the GPU's SMs, and for the first fused backend's
+    compute kernel: registers × threads per block (as handed out), the blocks the registers
+    alone leave room for, the calculator's blocks, warps, share of the SM's warps (%), the
+    grid and the waves it makes."""
+    regs_sm: int
+    max_warps: int
+    sms: int | None
+    kernel: Data
+    regs: int
+    threads: int
+    per_block: int
+    by_regs: int | None
+    blocks: int
+    warps: int
+    pct: float
+    grid: int
+    waves: float
+
+
 def occupancy_model(results, lang):
     """Registers × threads per block against the SM's register file, for the compute
     kernel of each fused backend at the seed's shape; blocks per SM, warps, and how many
     waves the grid makes over the SMs. The blocks per SM are the calculator's (with the
     kernel's shared-memory opt-in); the register line shows where the register limit
-    comes from."""
+    comes from. The sentences: report/text/templates/model-occupancy.<lang>.md.j2."""
     prov = results["provenance"]
     regs_sm, max_warps, sms = prov.get("regs_per_sm"), prov.get("max_warps_per_sm"), prov.get("sm_count")
     rows, first = [], None
@@ -64,20 +88,18 @@ def occupancy_model(results, lang):
     if not rows or not regs_sm or not max_warps:
         return _missing(lang)
     k, threads, per_block, by_regs, blocks, warps, grid, waves = first
-    intro = t("model.occ_intro", lang, regs_sm=fmt_num(regs_sm, lang, 0), max_warps=max_warps,
-              sms=sms, kernel=code_safe(k["short_name"]), regs=k["registers_per_thread"],
-              threads=threads, per_block=fmt_num(per_block, lang, 0), by_regs=by_regs,
-              blocks=blocks, warps=warps, pct=fmt_pct(100 * warps / max_warps, lang),
-              grid=fmt_num(grid or 0, lang, 0), waves=fmt_sig(waves or 0, lang, 2))
+    fact = OccupancyModel(regs_sm, max_warps, sms, Data(k["short_name"]), k["registers_per_thread"], threads, per_block,
+                          by_regs, blocks, warps, 100 * warps / max_warps, grid or 0, waves or 0)
     table = md_table([t("col.variant", lang), t("col.model_regs_block", lang), t("col.model_by_regs", lang),
                       t("col.blocks_sm", lang), t("col.model_warps", lang), t("col.model_occ", lang),
                       t("col.model_waves", lang)], rows)
-    return intro + "\n\n" + table + "\n\n" + t("model.occ_note", lang)
+    return prose.render("model-occupancy", lang, {"occupancy": fact, "table": table})
 
 
 def occupancy_check(results, lang):
     """Kineto's figure against the model's, kernel by kernel (the same rule: the default
-    shared-memory limit and the grid), in one sentence."""
+    shared-memory limit and the grid), in one sentence: report/text/templates/
+    model-occupancy-check.<lang>.md.j2 over (the backends that agree, those that differ)."""
     pairs = []
     for name in FUSED:
         row = ok(results, name)
@@ -86,13 +108,10 @@ def occupancy_check(results, lang):
             pairs.append((name, k))
     if not pairs:
         return _missing(lang)
-    agree = [n for n, k in pairs if math.floor(k["our_kineto_rule_pct"] + 0.5) == round(k["kineto_occupancy_pct"])]
     # Kineto rounds half up (12.5 % shows as 13 %)
-    differ = [n for n, _ in pairs if n not in agree]
-    text = t("model.occ_check", lang, agree=len(agree), total=len(pairs))
-    if differ:
-        text += " " + t("model.occ_check_differ", lang, variants=", ".join(label(n, lang) for n in differ))
-    return text
+    agree = tuple(n for n, k in pairs if math.floor(k["our_kineto_rule_pct"] + 0.5) == round(k["kineto_occupancy_pct"]))
+    return prose.render("model-occupancy-check", lang,
+                        {"agree": agree, "differ": tuple(n for n, _ in pairs if n not in agree)})
 
 
 # --- scaling ---------------------------------------------------------------------------

@@ -92,7 +92,7 @@ def filters(lang):
                                                          lang),
         "beside_copy": lambda copy, gpu: beside_copy({"shapes": {"copy_roof": copy},
                                                       "provenance": {"gpu_name": markdown_safe(gpu)}}, lang),
-        "sig": lambda x: fmt.fmt_sig(x, lang),
+        "sig": lambda x, digits=fmt.SIG: fmt.fmt_sig(x, lang, digits),
     }
 
 

@@ -52,9 +52,6 @@ def seed_tables(results, ref, lang, split=None):
         "host-overhead": (tables.host_overhead, results, lang),
         "rounds": (tables.rounds_table, results, lang),
     })
-    for name in ("model-hand-written", "model-fused"):  # a table, then the sentences of their template
-        body, fns = out[name]
-        out[name] = (body, (*fns, prose.template_path(name, lang)))
     out.update(call_writers({f"profiler-{name}": (tables.profiler_table, results, name, lang)
                              for name in results["variants"]}))
     return out
@@ -165,12 +162,14 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
         bodies.update(extra(results, ref, lang))
         bodies.update(findings_files(plain, ref, lang))
         # prose over facts from the plain results, like the findings: its template escapes
-        bodies["model"] = (model_text(plain, lang), (model_text, prose.template_path("model", lang)))
+        bodies["model"] = (model_text(plain, lang), (model_text,))
         bodies.update(explanations)
         bodies["traces"] = (trace_links(results, traces_dir, lang), (trace_links,))
         # what the run was measured on, once per page (each page includes it at its end)
         bodies["measured-on"] = (measured_on(results, lang), (measured_on,))
         for name, (body, fns) in bodies.items():
+            template = prose.template_path(name, lang) if prose.has_template(name) else None
+            fns = (*fns, template) if template and template not in fns else fns  # its sentences' template
             path = tables_dir / f"{name}.{lang}.md"
             path.write_text("\n".join([header(lang, fns), "", body]) + "\n", encoding="utf-8")
             written.append(path)

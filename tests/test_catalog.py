@@ -10,7 +10,7 @@ from nbterms import check_nb
 from report.paths import PACKAGE, ROOT
 from report.render.keyed import NAMES
 from report.text.catalog import CATALOG_FILE, catalog, placeholders, t
-from report.variants import LANGS
+from report.text.display import LANGS
 
 # the code, and the findings' templates (a label there is t("value.oom"))
 CODE = [*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.j2"), ROOT / "build_tables.py", *(ROOT / "hooks").glob("*.py")]

@@ -9,7 +9,7 @@ from jinja2 import meta, nodes
 from report.render import findings, prose
 from report.render.findings.registry import FILE_OF
 from report.render.header import written_by
-from report.variants import LANGS
+from report.text.display import LANGS
 
 TEMPLATED = sorted(f for f in set(FILE_OF.values()) if prose.has_template(f))
 NAMES = {**findings.FILES, **findings.EXTRA_FILES}  # file -> its findings, in order

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..text.catalog import t
 from ..text.format import fmt_num, fmt_ratio, fmt_sig, fmt_us
 from ..trace.causes import CAUSES
-from ..trace.stats import median
+from ..verdict import median
 from . import prose
 from .keyed import keyed
 from .markdown import label, md_table

@@ -22,7 +22,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ..text import format as fmt
 from ..text.catalog import t
-from ..variants import BACKEND_NAMES
+from ..text.display import BACKEND_NAMES
 from .datasheets import bandwidth_text, beside_copy, beside_matmul
 from .keyed import keyed
 from .markdown import code_safe, label, limits_text, markdown_safe

@@ -5,9 +5,22 @@ import statistics
 from dataclasses import dataclass
 
 from ...trace.names import backend_of_kernels
-from ...trace.stats import compare_rounds, differ, median, noise, order_holds, round_median, round_range, rounds_of
+from ...verdict import (
+    below,
+    compare_rounds,
+    differ,
+    host_floor,
+    median,
+    noise,
+    order_holds,
+    round_median,
+    round_range,
+    rounds_of,
+    samples,
+)
+from ..kernel_names import in_name_order
 from ..prose import Data
-from .common import below, host_floor, ok, samples
+from .common import ok
 from .registry import finding
 
 Range = tuple[float, float]
@@ -33,7 +46,7 @@ def compiled(results, ref) -> Compiled | None:
         return None
     c, e = v["compiled_naive"], v["naive_inplace"]
     return Compiled(n=median(c["gpu_activities_per_forward"]), eager_n=median(e["gpu_activities_per_forward"]),
-                    kernels=tuple(Data(k["short_name"]) for k in c["kernels"]),
+                    kernels=tuple(Data(k["short_name"]) for k in in_name_order(c["kernels"])),
                     fused=backend_of_kernels([k["name"] for k in c["kernels"]]) != "math",
                     span_us=median(c["cuda_time_us"]), eager_us=median(e["cuda_time_us"]))
 
@@ -64,9 +77,8 @@ def flex_versus(a_row, b_row, key) -> FlexVersus:
     a_rounds, b_rounds = rounds_of(a_row, key), rounds_of(b_row, key)
     if a_rounds is not None and b_rounds is not None:
         c = compare_rounds(a_rounds, b_rounds)
-        if c["a_range"] and c["b_range"]:
-            a, b = c["a_median"], c["b_median"]
-            return FlexVersus(c["order"], max(a, b) / min(a, b), "rounds", a_range=c["a_range"], b_range=c["b_range"],
+        if c.a_range and c.b_range:
+            return FlexVersus(c.order, max(c.a, c.b) / min(c.a, c.b), "rounds", a_range=c.a_range, b_range=c.b_range,
                               rounds=len([r for r in a_rounds if r is not None]))
     a, b = a_row[key], b_row[key]
     order = ("<" if a["median"] < b["median"] else ">") if differ(a, b) else None
@@ -76,7 +88,7 @@ def flex_versus(a_row, b_row, key) -> FlexVersus:
 
 def _wall_versus(results, fx, fl) -> FlexVersus:
     """FlexAttention against flash in wall time per call. Where the run has a floor for
-    host-paced figures (common.host_floor) and rounds, an order only where every
+    host-paced figures (report/verdict: host_floor) and rounds, an order only where every
     measurement of one is below every measurement of the other beyond that floor (flex's
     host overhead is on a par with its kernel time, so its calls are paced by the CPU);
     else flex_versus()."""
@@ -147,7 +159,7 @@ def flex(results, ref) -> Flex | None:
         if is_above:
             above = HostAbove(by_rounds, _figure(fx, "host_time_us"), _figure(fl, "host_time_us"),
                               _figure(fx, "kernel_sum_us"))
-    return Flex(kernels=tuple(Data(k["short_name"]) for k in fx["kernels"] if k["kind"] == "kernel"),
+    return Flex(kernels=tuple(Data(k["short_name"]) for k in in_name_order(fx["kernels"]) if k["kind"] == "kernel"),
                 first_us=fx["first_call_ms"] * 1000,
                 kernel=flex_versus(fx, fl, "kernel_sum_us") if fx.get("kernel_sum_us") and fl.get("kernel_sum_us")
                 else None,

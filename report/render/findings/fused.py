@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 
-from ...trace.stats import median, rows_differ
 from ...variants import FUSED
+from ...verdict import median, rows_differ
 from ..markdown import GAP_SHOWN, host_figures, idle_gap
 from ..prose import Data
 from .common import cuda, ok, ran_fused
@@ -24,7 +24,7 @@ class Ranked:
 
 def _ranking(results, names, key) -> tuple[Ranked, ...]:
     """The backends by the figure `key`, fastest first: one is put before the next only where
-    the order holds in every round beyond the spread between rounds (trace/stats.py
+    the order holds in every round beyond the spread between rounds (report/verdict:
     rows_differ; for a file without rounds, beyond the spread of its steps or timer runs)."""
     v = results["variants"]
     ours = sorted(names, key=lambda n: v[n][key]["median"])

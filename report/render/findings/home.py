@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...trace.stats import differ, median
 from ...variants import FUSED
+from ...verdict import differ, median
 from .. import extra_tables
 from .common import eager_over_kernel
 from .naive_math import cause_diffs
@@ -23,7 +23,7 @@ def home_auto(results, ref) -> AutoPick | None:
 @dataclass(frozen=True)
 class Against:
     """Math's kernel time against another's (`us`): `ratio` of the medians, and whether the
-    two differ beyond noise (trace/stats.py: differ)."""
+    two differ beyond noise (report/verdict: differ)."""
     us: float
     ratio: float
     differs: bool

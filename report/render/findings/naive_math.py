@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...trace.stats import median
 from ...variants import MATH_SWITCHES
+from ...verdict import median
+from ..kernel_names import in_name_order
 from ..prose import Data
 from .common import cuda, ok
 from .registry import finding
@@ -100,7 +101,7 @@ def math_gemms(results, ref) -> Gemms | None:
         return None
 
     def gemms(n):
-        return tuple(Data(k["short_name"]) for k in results["variants"][n]["kernels"]
+        return tuple(Data(k["short_name"]) for k in in_name_order(results["variants"][n]["kernels"])
                      if k["aten_op"] in ("aten::bmm", "aten::mm") and k["kind"] == "kernel")
     return Gemms(math=gemms("math"), naive=gemms("naive_inplace"))
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from ...trace.stats import median
-from .common import below, eager_over_kernel, floor, samples
+from ...verdict import below, floor, median, samples
+from .common import eager_over_kernel
 from .registry import finding
 
 KERNEL_PACED = 1.5  # eager wall over kernel time below this: the kernels set the pace
@@ -25,7 +25,7 @@ class BestGraph:
 
 
 def _best_graph(ok) -> BestGraph | None:
-    """The fastest CUDA-graph replay at one shape, by common.below and floor."""
+    """The fastest CUDA-graph replay at one shape, by report/verdict: below and floor."""
     # auto runs a pinned backend's kernels: it is no entry of its own, or a rounding would
     # make it the other's winner from one run to the next
     candidates = {n: r for n, r in ok.items() if n != "auto"} or ok

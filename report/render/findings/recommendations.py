@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...trace.stats import differ, median, noise, order_holds, round_median, spread
 from ...variants import FUSED
+from ...verdict import differ, median, noise, order_holds, round_median, spread
 from ..markdown import host_figures
 from ..prose import Data
 from .common import Versus, cuda, ok, versus

@@ -5,10 +5,10 @@ import statistics
 from dataclasses import dataclass
 
 from ...variants import FUSED
+from ...verdict import below, host_floor, samples, small_rows
 from .. import extra_tables
 from ..extra_tables import point_time
 from ..prose import Data
-from .common import below, host_floor, samples, small_rows
 from .registry import finding
 
 
@@ -214,7 +214,7 @@ def auto_vs_best(results, ref) -> tuple[HeadDimSlower, ...] | None:
 class SmallPinning:
     """At the small shape of the overhead section, where the CPU sets the pace: auto's eager
     wall time against the pinned fused backends', by the run's floor for host-paced figures
-    (common.below, host_floor). `best`: the fastest pinned variant where it is faster than
+    (report/verdict: below, host_floor). `best`: the fastest pinned variant where it is faster than
     every other pinned one beyond that floor, else None (all of them, `best_range` their
     range); `wins`: it is below auto beyond the floor, by `ratio`; each range over every
     measurement of the run (`n` of each)."""

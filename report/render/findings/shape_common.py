@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...trace.stats import noise
 from ...variants import SHAPE_BACKENDS
-from ..extra_tables import point_figure, point_time
-from ..shape_points import fastest, point_ok, within_noise
+from ...verdict import noise, point_figure, within_noise
+from ..extra_tables import point_time
+from ..shape_points import fastest, point_ok
 
 PINNED = tuple(n for n in SHAPE_BACKENDS if n != "auto")
 

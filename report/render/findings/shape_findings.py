@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...verdict import within_noise
 from ..extra_tables import point_time
-from ..shape_points import fastest, point_ok, points, tflops, within_noise
+from ..shape_points import fastest, point_ok, points, tflops
 from .registry import finding
 from .shape_common import (
     PINNED,

@@ -1,7 +1,8 @@
 """Findings of the training page: forward + backward against forward, kernels, memory."""
 from __future__ import annotations
 
-from ...trace.stats import median
+from ...verdict import median
+from ..kernel_names import in_name_order
 from ..prose import Data
 from .registry import finding
 
@@ -30,7 +31,7 @@ def train_kernels(results, ref) -> tuple[tuple[str, tuple[Data, ...]], ...] | No
         bwd = [k for k in rows.get(n, {}).get("kernels", [])
                if k["kind"] == "kernel" and "backward" in (k.get("aten_op") or "")]
         if bwd:
-            found.append((n, tuple(Data(k["short_name"]) for k in bwd)))
+            found.append((n, tuple(Data(k["short_name"]) for k in in_name_order(bwd))))
     return tuple(found) or None
 
 

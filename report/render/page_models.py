@@ -262,35 +262,42 @@ def decode_check(results, lang):
 
 # --- training --------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class TrainingModel:
+    """A training step's arithmetic and memory at the backward pass's shape: the forward's
+    causal FLOP, the score matrix's and the output's bytes, one float per row; the step's
+    time at the matmul roof (None without it) and the roof (TFLOP/s)."""
+    flops_causal: float
+    s_bytes: int
+    out_bytes: int
+    stats_bytes: int
+    step_us: float | None
+    roof: float | None
+
+
 def training_model(results, lang):
     """Backward does about twice the forward's matmul work (a gradient for each of the two
     inputs of every matmul), so a training step is about three forwards of arithmetic; a
     fused backward also computes the score matrix again (one matmul more). Memory: the
     hand-written version keeps the softmax output, one score matrix, for backward; a fused
-    one keeps the output and one float per row."""
+    one keeps the output and one float per row. The sentences:
+    report/text/templates/model-training.<lang>.md.j2."""
     bw = results.get("backward")
     _, roof = ceilings(results)
     if not bw:
         return _missing(lang)
     c = bw["config"]
-    cfg = dict(results["config"], **c)
-    z = sizes(cfg)
-    stats_bytes = c["batch"] * c["heads"] * c["seq_len"] * 4  # one float32 per row: the softmax sums
-    text = t("model.train_intro", lang, fwd=f"{fmt_sig(z['flops_causal'] / 1e9, lang)} GFLOP",
-             step=f"{fmt_sig(3 * z['flops_causal'] / 1e9, lang)} GFLOP",
-             fused_step=f"{fmt_sig(3.5 * z['flops_causal'] / 1e9, lang)} GFLOP",
-             s_bytes=fmt_bytes(z["s_bytes"], lang), out_bytes=fmt_bytes(z["x_bytes"], lang),
-             stats=fmt_bytes(stats_bytes, lang))
-    if roof:
-        text += " " + t("model.train_roof", lang, step_us=fmt_us(3 * z["flops_causal"] / roof, lang),
-                        step=f"{fmt_sig(3 * z['flops_causal'] / 1e9, lang)} GFLOP",
-                        roof=fmt_sig(results["roof"]["tflops"], lang))
-    return text
+    z = sizes(dict(results["config"], **c))
+    fact = TrainingModel(z["flops_causal"], z["s_bytes"], z["x_bytes"], c["batch"] * c["heads"] * c["seq_len"] * 4,
+                         3 * z["flops_causal"] / roof if roof else None, results["roof"]["tflops"] if roof else None)
+    return prose.render("model-training", lang, {"training": fact})
 
 
 def training_check(results, lang):
     """Measured: a training step's kernel time against the forward's, per variant (the
-    model's 3 to 3.5), and whether the extra memory held the score matrix."""
+    model's 3 to 3.5), and whether the extra memory held the score matrix: a table, then
+    report/text/templates/model-training-check.<lang>.md.j2 over the variants within 2.5
+    to 4 times, above and below."""
     bw = results.get("backward")
     if not bw:
         return _missing(lang)
@@ -313,14 +320,6 @@ def training_check(results, lang):
     ratios = {name: median(row["kernel_sum_us"]) / median(ok(results, name)["kernel_sum_us"])
               for name, row in bw["rows"].items()
               if row.get("status") == "ok" and ok(results, name) and row.get("kernel_sum_us")}
-    inside = [n for n, r in ratios.items() if 2.5 <= r <= 4]
-    above = [n for n, r in ratios.items() if r > 4]
-    below = [n for n, r in ratios.items() if r < 2.5]
-    parts = [t("model.train_expect", lang)]
-    if inside:
-        parts.append(t("model.train_inside", lang, variants=", ".join(label(n, lang) for n in inside)))
-    if above:
-        parts.append(t("model.train_above", lang, variants=", ".join(label(n, lang) for n in above)))
-    if below:
-        parts.append(t("model.train_below", lang, variants=", ".join(label(n, lang) for n in below)))
-    return table + "\n\n" + " ".join(parts)
+    return prose.render("model-training-check", lang, {
+        "table": table, "inside": tuple(n for n, r in ratios.items() if 2.5 <= r <= 4),
+        "above": tuple(n for n, r in ratios.items() if r > 4), "below": tuple(n for n, r in ratios.items() if r < 2.5)})

@@ -121,6 +121,23 @@ def _sweep_point(sweep, variant, seq_len, head_dim):
                  and p["head_dim"] == head_dim), None)
 
 
+@dataclass(frozen=True)
+class ScalingModel:
+    """The sweep's shape, the score matrix's bytes at the seed's length (`ref_len`) and at
+    the longest (`top`), the GPU's memory (GiB), and per quadratic variant (variant, score
+    matrices it held at ref_len, bits per element)."""
+    batch: int
+    heads: int
+    head_dim: int
+    dtype: Data
+    ref_len: int
+    ref_score: int
+    top: int
+    top_score: int
+    memory: float
+    held: tuple[tuple[str, float, int], ...]
+
+
 def scaling_model(results, lang):
     """The score matrix grows with L²: its size at each sweep length, how many score
     matrices the hand-written version and math held at the seed's length (measured), and
@@ -162,17 +179,15 @@ def scaling_model(results, lang):
     for variant in held:
         headers += [t("col.model_modelled", lang, variant=label(variant, lang)),
                     t("col.model_measured", lang, variant=label(variant, lang))]
-    intro = t("model.scale_intro", lang, batch=b, heads=h, head_dim=d, dtype=sweep.get("dtype"),
-              ref_len=fmt_num(ref_len, lang, 0), ref_score=fmt_bytes(score(ref_len, elem), lang),
-              top=fmt_num(lens[-1], lang, 0), top_score=fmt_bytes(score(lens[-1], elem), lang),
-              memory=fmt_num(memory, lang, 1),
-              held="; ".join(t("model.scale_held", lang, variant=label(v, lang), k=fmt_sig(k, lang, 2),
-                                bits=8 * size) for v, (size, k) in held.items()))
-    return intro + "\n\n" + md_table(headers, rows)
+    fact = ScalingModel(b, h, d, Data(sweep.get("dtype")), ref_len, score(ref_len, elem), lens[-1],
+                        score(lens[-1], elem), memory, tuple((v, k, 8 * size) for v, (size, k) in held.items()))
+    return prose.render("model-scaling", lang, {"scaling": fact, "table": md_table(headers, rows)})
 
 
 def scaling_check(results, lang):
-    """Where the model says each quadratic variant runs out of memory, and where it did."""
+    """Where the model says each quadratic variant runs out of memory, and where it did:
+    (variant, predicted length, measured length; None: room at every length) for
+    report/text/templates/model-scaling-check.<lang>.md.j2."""
     sweep, memory = results.get("sweep"), results["provenance"].get("gpu_memory_gib")
     if not sweep or not memory:
         return _missing(lang)
@@ -188,14 +203,8 @@ def scaling_check(results, lang):
         k = p["peak_extra_mib"] * 2**20 / (sweep["batch"] * sweep["heads"] * ref_len**2 * size)
         predicted = next((n for n in lens if k * sweep["batch"] * sweep["heads"] * n * n * size > memory * GIB), None)
         measured = next((n for n in lens if (q := _sweep_point(sweep, variant, n, d)) and q["status"] == "oom"), None)
-        name = label(variant, lang)
-        key = ("model.scale_agree" if predicted == measured else "model.scale_disagree")
-        lines.append(t(key, lang, variant=name,
-                       predicted=t("model.scale_at", lang, n=fmt_num(predicted, lang, 0)) if predicted
-                       else t("model.scale_never", lang),
-                       measured=t("model.scale_at", lang, n=fmt_num(measured, lang, 0)) if measured
-                       else t("model.scale_never", lang)))
-    return "\n".join(f"- {line}" for line in lines) if lines else _missing(lang)
+        lines.append((variant, predicted, measured))
+    return prose.render("model-scaling-check", lang, {"checks": tuple(lines)}) if lines else _missing(lang)
 
 
 # --- today's shapes: decode -------------------------------------------------------------

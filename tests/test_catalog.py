@@ -61,7 +61,7 @@ def unused(used, entries):
 
 
 def test_every_key_the_code_uses_is_in_the_catalog_in_both_languages():
-    assert len(literal_keys()) > 250
+    assert len(literal_keys()) > 200  # the search finds them (249 once the sentences moved to templates)
     assert missing(used_keys(), catalog()) == set()
 
 

@@ -233,13 +233,26 @@ def decode_model(results, lang):
     if not rows:
         return _missing(lang)
     copy = results["shapes"]["copy_roof"]
-    share = min(p["kv_bytes"] / p["io_bytes"] for p in pts if p.get("io_bytes"))
-    intro = t("model.decode_intro", lang, bandwidth=fmt_sig(copy["gb_per_s"] / 1e3, lang),
-              copy=fmt_bytes(copy["bytes"], lang), share=fmt_pct(100 * share, lang))
     table = md_table([t("col.shapes_q_len", lang), t("col.shapes_batch", lang), t("col.shapes_kv_len", lang),
                       t("col.model_bytes", lang), t("col.model_floor", lang), t("col.model_fastest", lang),
                       t("col.model_over_floor", lang), t("col.host_time", lang)], rows)
-    return intro + "\n\n" + table
+    share = 100 * min(p["kv_bytes"] / p["io_bytes"] for p in pts if p.get("io_bytes"))
+    return prose.render("model-decode", lang, {"table": table, "copy": copy, "share": share})
+
+
+@dataclass(frozen=True)
+class DecodeCheck:
+    """The fastest backend's kernel time over the floor (its bytes at the copy bandwidth):
+    lowest and highest, at the smallest and the largest cache (with their bytes); at how
+    many of the points with a host overhead (`hosted`, 0: none) it exceeded the kernel time."""
+    low: float
+    high: float
+    short: float
+    short_bytes: int
+    long: float
+    long_bytes: int
+    cpu_bound: int
+    hosted: int
 
 
 def decode_check(results, lang):
@@ -260,13 +273,10 @@ def decode_check(results, lang):
     long = max(best, key=lambda p: p["io_bytes"])
     hosted = [p for p in best if p.get("host_time_us")]
     cpu_bound = [p for p in hosted if median(p["host_time_us"]) > point_time(p)]
-    lines = [t("model.decode_check", lang, low=fmt_ratio(ratios[0], lang), high=fmt_ratio(ratios[-1], lang),
-               short=fmt_ratio(point_time(short) / (short["io_bytes"] / bandwidth), lang),
-               long=fmt_ratio(point_time(long) / (long["io_bytes"] / bandwidth), lang),
-               short_bytes=fmt_bytes(short["io_bytes"], lang), long_bytes=fmt_bytes(long["io_bytes"], lang))]
-    if hosted:
-        lines.append(t("model.decode_cpu", lang, n=len(cpu_bound), total=len(hosted)))
-    return "\n".join(f"- {line}" for line in lines)
+    floor = lambda p: point_time(p) / (p["io_bytes"] / bandwidth)  # noqa: E731
+    return prose.render("model-decode-check", lang, {"check": DecodeCheck(
+        ratios[0], ratios[-1], floor(short), short["io_bytes"], floor(long), long["io_bytes"], len(cpu_bound),
+        len(hosted))})
 
 
 # --- training --------------------------------------------------------------------------

@@ -507,3 +507,21 @@ def test_a_drop_while_reading_is_refused_with_a_word_and_a_read_can_be_cancelled
     expected, _ = cli(COMMITTED[0], ROOT)  # a fresh worker reads the next file
     shown, error, _ = reader.pick(COMMITTED[0])
     assert error is None and shown == expected
+
+
+def test_a_hostile_trace_shows_as_the_command_writes_it_out_and_as_text(reader, tmp_path):
+    """Names with markup, an escape sequence, a bidi override and a lone surrogate: the page
+    shows what the command prints (each written out: \\x1b, \\u202e, \\ud800), as text."""
+    trace = json.loads(gzip.decompress(COMMITTED[0].read_bytes()))
+    hostile = '<img src=x onerror="window.__owned=1"></pre><script>window.__owned=2</script>\x1b[2J\u202e\ud800'
+    for e in trace["traceEvents"]:
+        if e.get("cat") in ("kernel", "user_annotation"):
+            e["name"] += hostile
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(trace), encoding="utf-8")
+    expected, err = cli(path, tmp_path)
+    assert err == "" and "\\x1b[2J\\u202e\\ud800" in expected and "\x1b" not in expected
+    shown, error, _ = reader.pick(path)
+    assert error is None and shown == expected
+    assert reader.page.evaluate("() => window.__owned") is None
+    assert reader.page.locator(".trace-reader__output img, .trace-reader__output script").count() == 0

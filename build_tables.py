@@ -12,8 +12,6 @@ arguments, order of work, exit codes; the work is done by report/ (see its __ini
 """
 from __future__ import annotations
 
-import argparse
-import math
 import sys
 import time
 from pathlib import Path
@@ -21,7 +19,15 @@ from pathlib import Path
 from report.measure.host import PER_SLICE, WARM
 from report.measure.pairs import PAIRS
 from report.output import checks, signals
-from report.output.folders import SLUG
+from report.output.arguments import (
+    Parser,
+    given_options,
+    out_folder,
+    positive_int,
+    positive_seconds,
+    slug_name,
+    variant_list,
+)
 from report.output.write import publish_run, render_only, short_error
 from report.paths import DEFAULT_OUT, SCRATCH_OUT
 from report.results import UsageError
@@ -32,60 +38,6 @@ MAX_ELEMENTS = 2**34  # per tensor: impossible on any GPU
 MIN_STEPS = 3  # a median of fewer means little
 ALL_SECTIONS = tuple(key for key in checks.SECTION_FLAGS if key != "ncu")  # what --all turns on
 RENDER_OPTIONS = {"out", "slug", "render_only"}  # what --render-only uses; the rest measure
-
-
-def positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
-    return value
-
-
-def positive_seconds(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text} must be a positive, finite number of seconds")
-    return value
-
-
-def slug_name(text):
-    if not SLUG.fullmatch(text):
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a folder name of lower-case letters, digits and '-' (e.g. h200)")
-    return text
-
-
-def variant_list(text):
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    known = VARIANTS + EXTRA_VARIANTS
-    unknown = [n for n in names if n not in known]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(
-            f"unknown variant(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(known)}")
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise argparse.ArgumentTypeError(f"{', '.join(twice)} given more than once")
-    return names
-
-
-def out_folder(text):
-    if not text.strip():
-        raise argparse.ArgumentTypeError("is empty: name a folder, e.g. build-out")
-    if not text.isprintable():
-        raise argparse.ArgumentTypeError(f"{text!r} holds a line break or a control character")
-    return Path(text)
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        """One line and exit 2, instead of argparse's usage block."""
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
 def _parser():
@@ -158,18 +110,6 @@ def _parser():
                         "with occupancy, GPU idle gaps and a verdict per range; no GPU, no "
                         "other option")
     return p
-
-
-def given_options(parser, argv):
-    """The dests of the options the command line names (defaults left out)."""
-    names = set()
-    for token in argv:
-        if token.startswith("--"):
-            opt = token.split("=", 1)[0]
-            action = parser._option_string_actions.get(opt)
-            if action is not None:
-                names.add(action.dest)
-    return names
 
 
 def parse_args(argv):

@@ -30,13 +30,16 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # `mkdocs` and `python hooks/gpu.py` have not the repository on it
+    sys.path.insert(0, str(ROOT))
+
+from report.paths import COMPARE, SLUG  # noqa: E402  (standard library only: runs before any install)
+from report.text.display import LANGS  # noqa: E402
+
 GENERATED = ROOT / "docs" / "generated"
 PLACEHOLDER = "generated/GPU/"
 PREVIEW = "_preview"  # never a slug: build_tables.py's slugs have no '_'
-SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")  # a results folder's name, as build_tables.py writes it
-COMPARE = "compare"   # docs/generated/compare: every GPU side by side, not one run
 ENV = "SDPA_GPU"
-LANGS = ("nb", "en")
 
 
 class SettingError(Exception):
@@ -200,9 +203,7 @@ on_files.mkdocs_priority = -200  # after mkdocs-static-i18n's on_files (-100)
 
 def _catalog(key, config):
     """A string of report/text/catalog.toml in the language being built."""
-    if str(ROOT) not in sys.path:  # `mkdocs` run as a script has not the repository on it
-        sys.path.insert(0, str(ROOT))
-    from report.text.catalog import t
+    from report.text.catalog import t  # tomllib: imported where a page is built
 
     return t(key, _language(config)[0])
 

@@ -24,10 +24,10 @@ from nbterms import prose_lines
 
 from report.results import load_results
 from report.text.catalog import catalog
+from report.text.display import LANGS
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-LANGS = ("nb", "en")
 DEFAULT_LANG = "nb"
 GENERATED = DOCS / "generated"  # written by build_tables.py only; never by these tests
 

@@ -10,7 +10,7 @@ from nbterms import check_nb
 from report.paths import PACKAGE, ROOT
 from report.render.keyed import NAMES
 from report.text.catalog import CATALOG_FILE, catalog, placeholders, t
-from report.variants import LANGS
+from report.text.display import LANGS
 
 CODE = [*PACKAGE.rglob("*.py"), ROOT / "build_tables.py", *(ROOT / "hooks").glob("*.py")]
 GROUPS = sorted({key.split(".")[0] for key in catalog()})

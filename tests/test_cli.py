@@ -18,7 +18,7 @@ from report.paths import DEFAULT_OUT as GENERATED
 from report.paths import ROOT, SCRATCH_OUT
 from report.render import site
 from report.results import UsageError, load_results
-from report.variants import LANGS
+from report.text.display import LANGS
 
 
 def run_main(argv, capsys):

@@ -20,7 +20,8 @@ from report.render.shape_points import refusal_line
 from report.render.site import render_all
 from report.results import load_reference, load_results
 from report.text.catalog import t
-from report.variants import LANGS, SHAPES_CPU, SHAPES_GPU
+from report.text.display import LANGS
+from report.variants import SHAPES_CPU, SHAPES_GPU
 
 ROOT = Path(__file__).resolve().parents[1]
 SHAPE_FINDING_FILES = files_of(decode_findings, shape_findings)

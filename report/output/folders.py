@@ -11,14 +11,13 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..paths import COMPARE, DEFAULT_OUT, ROOT
+from ..paths import COMPARE, DEFAULT_OUT, ROOT, SLUG
 from ..results import SCHEMA_VERSION, UsageError
 
 MARKER = ".build_tables"  # in every folder build_tables.py writes: results, comparison, staging
 MARKER_FORMAT = 1
 WRITER = "build_tables.py"
-SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")  # a results folder's name; staging and .old never match
-STAGING = re.compile(r"\.(render|[a-z0-9][a-z0-9-]*)-[a-z0-9_]{8}")  # tempfile.mkdtemp's names
+STAGING = re.compile(rf"\.(render|{SLUG.pattern})-[a-z0-9_]{{8}}")  # tempfile.mkdtemp's names
 MAX_MARKER = 4096
 
 

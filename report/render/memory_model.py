@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..text.catalog import t
 from ..text.format import fmt_bytes, fmt_num, fmt_ratio, fmt_sig, fmt_us
 from ..trace.causes import CAUSES
-from ..trace.stats import median
+from ..verdict import median
 from .datasheets import beside_copy, beside_matmul
 from .keyed import keyed
 from .markdown import label, md_table

@@ -14,8 +14,8 @@ import math
 from ..text.catalog import t
 from ..text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_sig, fmt_us
 from ..trace.kernel_occupancy import registers_per_block
-from ..trace.stats import median
 from ..variants import FUSED
+from ..verdict import median
 from .extra_tables import point_time
 from .findings.common import compute_kernel, ok
 from .markdown import code_safe, label, md_table

@@ -5,8 +5,9 @@ import json
 from pathlib import Path
 
 from ..text.catalog import t
+from ..text.display import LANGS
 from ..trace.explain import TraceError, explain, load_trace, report
-from ..variants import FUSED, LANGS
+from ..variants import FUSED
 from . import attribution, extra_tables, figures, findings, shape_figures, shape_tables, tables
 from .downloads import trace_links
 from .header import call_writers, header

@@ -43,15 +43,15 @@ from pathlib import Path
 
 from ..limits import parse_json
 from .explain_attention import attention
-from .explain_events import LAUNCH_CATS, MAX_TIME_US
+from .explain_events import MAX_TIME_US
 from .explain_format import us as _us
 from .explain_kernels import add_occupancy, devices, kernel_rows
 from .explain_read import MAX_EVENTS, ReadError, Trace, from_dict
 from .explain_read import read_trace as _read_stream
 from .explain_safe import error_line, inert
-from .explain_timeline import HIP_SYNC_CALLS, SYNC_CALLS, Timeline, idle_causes, window
+from .explain_timeline import HIP_SYNC_CALLS, SYNC_CALLS, Timeline, busy_by, idle_causes, window
 from .explain_words import WORDS, platform
-from .names import short_kernel_name
+from .names import LAUNCH_CATS, short_kernel_name
 from .stats import stats
 
 BUSY_SHARE = 0.9  # GPU-bound needs the GPU busy for at least this share of the window
@@ -380,17 +380,8 @@ def _explain(data):
         inst = sorted(groups[n], key=lambda r: r["ts"])
         per = [list(timeline.acts)] if n == WHOLE_TRACE else _instances(with_launch, launch_ts, inst)
         ranges.append(_explain_range(n, inst, per, timeline))
-    kinds, by_kind = {}, {"compute": [], "communication": [], "memory": []}
-    for a in timeline.acts:  # by start and end: each kind's busy stretches in one pass
-        iv, s, t = by_kind[a.kind], a.e.ts, a.e.end
-        if iv and s <= iv[-1][1]:
-            if t > iv[-1][1]:
-                iv[-1][1] = t
-        else:
-            iv.append([s, t])
-    for k, iv in by_kind.items():
-        if iv:
-            kinds[k] = sum(b - a for a, b in iv)
+    busy = busy_by(timeline.acts, lambda a: a.kind)  # each kind's busy stretches, in one pass
+    kinds = {k: busy[k] for k in ("compute", "communication", "memory") if k in busy}
     streams = idle_causes(timeline)
     for row in streams:
         row["verdict"] = _stream_verdict(row)

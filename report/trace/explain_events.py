@@ -17,8 +17,6 @@ from __future__ import annotations
 # Kineto writes ts as µs since 1970 (1.7e15 in 2023, HTA's test traces): the bound lies well above
 MAX_TIME_US = 1e17
 
-GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
-LAUNCH_CATS = ("cuda_runtime", "cuda_driver")
 # older Kineto (and ROCm builds) name the same categories differently; matched lower-cased
 CAT_ALIASES = {"kernel": "kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset",
                "gpu_memcpy": "gpu_memcpy", "gpu_memset": "gpu_memset",

@@ -22,9 +22,8 @@ from collections import Counter
 from .. import snippets
 from .explain_events import hashable as _hashable
 from .explain_words import unit
-from .names import short_kernel_name
+from .names import KINDS, short_kernel_name
 
-KINDS = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
 SMALL_GRID = 1.0  # a grid with fewer blocks than this many per SM leaves SMs idle
 
 

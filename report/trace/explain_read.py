@@ -26,7 +26,8 @@ from pathlib import Path
 
 from ..limits import MAX_DEPTH, too_deep
 from . import explain_kineto, explain_msgspec
-from .explain_events import CAT_ALIASES, GPU_ARGS, GPU_CATS, LAUNCH_CATS, MAX_TIME_US, Event, hashable, shared
+from .explain_events import CAT_ALIASES, GPU_ARGS, MAX_TIME_US, Event, hashable, shared
+from .names import GPU_CATS, LAUNCH_CATS
 
 CHUNK = 1 << 23  # characters decoded at a time
 # the events kept (explain_events.py) that the reader holds: about 0.6 KB each at the peak of

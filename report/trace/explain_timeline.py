@@ -21,8 +21,8 @@ import bisect
 import operator
 from collections import Counter
 
-from .explain_events import GPU_CATS, LAUNCH_CATS
 from .explain_index import Cover, FirstAtMost, LastAtLeast
+from .names import GPU_CATS, LAUNCH_CATS
 
 # CPU calls that wait for the GPU: their time is not work the CPU had to do
 SYNC_CALLS = ("cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",

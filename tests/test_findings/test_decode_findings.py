@@ -2,7 +2,8 @@
 import pytest
 from factory import findings_of, h200, nothing_measured, said, shape_results
 
-from report.render.findings import FINDINGS, common, decode_findings
+from report.render.findings import FINDINGS, decode_findings
+from report.verdict import host_floor
 
 
 @pytest.mark.parametrize("name", findings_of(decode_findings))
@@ -34,7 +35,7 @@ def test_wall_time_at_batch_1_names_the_points_where_unpinned_lost_beyond_noise(
     # (40 µs against 35 µs) sets the pace of its calls where the kernels are short
     run = shape_results()
     # one measurement per point of a host-paced figure: judged against the run's floor
-    floor = common.host_floor(run)
+    floor = host_floor(run)
     assert floor > 0.3
     (line,) = said(decode_findings.shapes_decode_wall, run)
     assert f"moved by up to {round(100 * floor)}%" in line and "at 8 of 8 points" in line

@@ -4,8 +4,21 @@ import statistics
 from ...text.catalog import t
 from ...text.format import fmt_num, fmt_pct, fmt_ratio_sig, fmt_us, fmt_us_range, fmt_us_sig
 from ...trace.names import backend_of_kernels
-from ...trace.stats import compare_rounds, differ, median, noise, order_holds, round_median, round_range, rounds_of
-from .common import below, host_floor, ok, samples
+from ...verdict import (
+    below,
+    compare_rounds,
+    differ,
+    host_floor,
+    median,
+    noise,
+    order_holds,
+    round_median,
+    round_range,
+    rounds_of,
+    samples,
+)
+from ..kernel_names import in_name_order
+from .common import ok
 from .registry import finding
 
 
@@ -18,23 +31,23 @@ def compiled(results, ref, lang):
     fused = backend_of_kernels([k["name"] for k in c["kernels"]]) != "math"
     return [t("finding.compiled", lang, n=fmt_num(median(c["gpu_activities_per_forward"]), lang, 0),
               eager_n=fmt_num(median(e["gpu_activities_per_forward"]), lang, 0),
-              kernels=", ".join(f"`{k['short_name']}`" for k in c["kernels"]),
+              kernels=", ".join(f"`{k['short_name']}`" for k in in_name_order(c["kernels"])),
               verdict=t("finding.compiled_found" if fused else "finding.compiled_not_found", lang),
               cuda=fmt_us(median(c["cuda_time_us"]), lang), eager=fmt_us(median(e["cuda_time_us"]), lang))]
 
 
 def versus(a_row, b_row, key, lang):
     """(the order of a against b in the figure `key`: "<", ">" or None within noise, the
-    text of the two figures). Across the rounds both rows have (trace/stats.py
+    text of the two figures). Across the rounds both rows have (report/verdict:
     compare_rounds: an order only where it holds in every round beyond the spread between
     rounds), else by `differ` on the rows' own figures (files without rounds)."""
     a_rounds, b_rounds = rounds_of(a_row, key), rounds_of(b_row, key)
     if a_rounds is not None and b_rounds is not None:
         c = compare_rounds(a_rounds, b_rounds)
-        if c["a_range"] and c["b_range"]:
-            text = t("finding.round_ranges", lang, a=fmt_us_range(c["a_range"], lang),
-                     b=fmt_us_range(c["b_range"], lang), n=len([r for r in a_rounds if r is not None]))
-            return c["order"], c["a_median"], c["b_median"], text
+        if c.a_range and c.b_range:
+            text = t("finding.round_ranges", lang, a=fmt_us_range(c.a_range, lang),
+                     b=fmt_us_range(c.b_range, lang), n=len([r for r in a_rounds if r is not None]))
+            return c.order, c.a, c.b, text
     a, b = a_row[key], b_row[key]
     order = ("<" if a["median"] < b["median"] else ">") if differ(a, b) else None
     text = t("finding.flex_figures", lang, a=fmt_us_sig(a["median"], lang), b=fmt_us_sig(b["median"], lang),
@@ -44,7 +57,7 @@ def versus(a_row, b_row, key, lang):
 
 def _wall_versus(results, fx, fl, lang):
     """FlexAttention against flash in wall time per call. Where the run has a floor for
-    host-paced figures (common.host_floor) and rounds, an order only where every
+    host-paced figures (report/verdict: host_floor) and rounds, an order only where every
     measurement of one is below every measurement of the other beyond that floor (flex's
     host overhead is on a par with its kernel time, so its calls are paced by the CPU);
     else versus()."""
@@ -83,7 +96,7 @@ def flex(results, ref, lang):
     if not (ok(results, "flex") and ok(results, "flash")):
         return []
     fx, fl = v["flex"], v["flash"]
-    kernels = ", ".join(f"`{k['short_name']}`" for k in fx["kernels"] if k["kind"] == "kernel")
+    kernels = ", ".join(f"`{k['short_name']}`" for k in in_name_order(fx["kernels"]) if k["kind"] == "kernel")
     parts = [t("finding.flex", lang, kernels=kernels, first=fmt_us(fx["first_call_ms"] * 1000, lang))]
     if fx.get("kernel_sum_us") and fl.get("kernel_sum_us"):
         parts.append(t("finding.flex_kernel", lang, verdict=_verdict(versus(fx, fl, "kernel_sum_us", lang), lang)))

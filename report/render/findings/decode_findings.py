@@ -14,7 +14,7 @@ from ...text.format import (
     fmt_us,
     fmt_us_sig,
 )
-from ...trace.stats import differ, median, noise
+from ...verdict import differ, host_floor, median, noise, wall_figure, walls_differ
 from ..datasheets import bandwidth_text, memory_share, missing
 from ..extra_tables import point_time
 from ..markdown import label
@@ -25,10 +25,7 @@ from ..shape_points import (
     grouped,
     point_ok,
     points,
-    wall_figure,
-    walls_differ,
 )
-from .common import host_floor
 from .registry import finding
 from .shape_common import PINNED, accepted, answer, cells_by, compare_times, decode_key, place_of
 
@@ -47,8 +44,8 @@ def shapes_decode_wall(results, ref, lang):
     """The answer above is in kernel time; at the smallest batch, where the CPU can set the
     pace, unpinned SDPA against the pinned backend fastest in wall time per call: each
     point is one measurement of a host-paced figure, so a gap counts only beyond the run's
-    floor for such figures (common.host_floor); files without it by the noise rule
-    (shape_points.walls_differ), naming the points and both host overheads."""
+    floor for such figures (report/verdict: host_floor); files without it by the noise rule
+    (report/verdict: walls_differ), naming the points and both host overheads."""
     cells = cells_by(points(results, "decode"), decode_key)
     batch = min((k[1] for k in cells), default=None)
     scored = []

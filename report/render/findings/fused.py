@@ -3,9 +3,10 @@ GPU span, idle time inside the span, first call, how busy the GPU is."""
 from itertools import pairwise
 
 from ...text.catalog import t
+from ...text.display import BACKEND_NAMES
 from ...text.format import fmt_num, fmt_pct, fmt_us, fmt_us_sig
-from ...trace.stats import median, rows_differ
-from ...variants import BACKEND_NAMES, FUSED
+from ...variants import FUSED
+from ...verdict import median, rows_differ
 from ..markdown import GAP_SHOWN, host_figures, idle_gap, label
 from .common import cuda, ok, ran_fused
 from .registry import finding
@@ -14,7 +15,7 @@ from .registry import finding
 def _ranking(results, names, key, lang):
     """"cuDNN (57.8 µs) < flash (92.4 µs) ≈ …" by the figure `key`, and whether any pair
     was within noise: one backend is put before the next (<) only where the order holds
-    in every round beyond the spread between rounds (trace/stats.py rows_differ; for a
+    in every round beyond the spread between rounds (report/verdict: rows_differ; for a
     file without rounds, beyond the spread of its steps or timer runs)."""
     v = results["variants"]
     ours = sorted(names, key=lambda n: v[n][key]["median"])

@@ -1,9 +1,10 @@
 """The short answer Home starts with: one line each for which backend SDPA picks here,
 what math costs, when to measure CPU time and when to pin, every figure from this run."""
 from ...text.catalog import t
+from ...text.display import BACKEND_NAMES
 from ...text.format import fmt_pct, fmt_ratio, fmt_us, fmt_us_range
-from ...trace.stats import differ, median
-from ...variants import BACKEND_NAMES, FUSED
+from ...variants import FUSED
+from ...verdict import differ, median
 from .. import extra_tables
 from ..keyed import keyed
 from ..markdown import label

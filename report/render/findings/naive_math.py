@@ -1,8 +1,9 @@
 """Findings of the naive-vs-math page: ratio, the copy, the Memset, matmuls, extra ops."""
 from ...text.catalog import t
 from ...text.format import fmt_error, fmt_num, fmt_pct, fmt_ratio, fmt_us
-from ...trace.stats import median
 from ...variants import MATH_SWITCHES
+from ...verdict import median
+from ..kernel_names import in_name_order
 from ..keyed import keyed
 from ..markdown import label
 from .common import cuda, ok
@@ -61,7 +62,7 @@ def math_gemms(results, ref, lang):
         return []
 
     def gemms(n):
-        return ", ".join(f"`{k['short_name']}`" for k in results["variants"][n]["kernels"]
+        return ", ".join(f"`{k['short_name']}`" for k in in_name_order(results["variants"][n]["kernels"])
                          if k["aten_op"] in ("aten::bmm", "aten::mm") and k["kind"] == "kernel")
     return [t("finding.math_gemms", lang, math_gemms=gemms("math"), naive_gemms=gemms("naive_inplace"))]
 

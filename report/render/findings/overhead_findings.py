@@ -3,10 +3,10 @@ import statistics
 
 from ...text.catalog import t
 from ...text.format import fmt_pct, fmt_us
-from ...trace.stats import median
+from ...verdict import below, floor, median, samples
 from ..keyed import keyed
 from ..markdown import label
-from .common import below, eager_over_kernel, floor, samples
+from .common import eager_over_kernel
 from .registry import finding
 
 KERNEL_PACED = 1.5  # eager wall over kernel time below this: the kernels set the pace
@@ -14,7 +14,7 @@ KERNEL_PACED = 1.5  # eager wall over kernel time below this: the kernels set th
 
 def _best_graph(ok, shape, lang):
     """The fastest CUDA-graph replay at one shape, named where it is below every other
-    replay beyond the run's floor for that figure (common.below, floor); else said to be
+    replay beyond the run's floor for that figure (report/verdict: below, floor); else said to be
     within noise."""
     # auto runs a pinned backend's kernels: it is no entry of its own, or a rounding would
     # make it the other's winner from one run to the next

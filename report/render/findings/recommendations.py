@@ -1,8 +1,9 @@
 """Findings behind the three recommendations."""
 from ...text.catalog import t
+from ...text.display import BACKEND_NAMES
 from ...text.format import fmt_num, fmt_pct, fmt_us
-from ...trace.stats import differ, median, noise, order_holds, round_median, spread
-from ...variants import BACKEND_NAMES, FUSED
+from ...variants import FUSED
+from ...verdict import differ, median, noise, order_holds, round_median, spread
 from ..markdown import host_figures, label
 from .common import cuda, lost_or_noise, ok, rounds_verdict
 from .registry import finding
@@ -11,7 +12,7 @@ from .registry import finding
 def auto_against_pinned(results, lang):
     """Auto against the fastest pinned fused backend, in wall time per call: (auto's wall
     time, the backend it ran, the fastest pinned variant, its wall time, the verdict), or
-    None where the run lacks them. Auto is said to lose only beyond noise (trace/stats.py)."""
+    None where the run lacks them. Auto is said to lose only beyond noise (report/verdict)."""
     v = results["variants"]
     pinned = [n for n in FUSED if ok(results, n) and v[n].get("wall_time_us")]
     if not (ok(results, "auto") and pinned and v["auto"].get("wall_time_us")):

@@ -2,13 +2,14 @@
 import statistics
 
 from ...text.catalog import t
+from ...text.display import BACKEND_NAMES
 from ...text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us, fmt_us_range
-from ...variants import BACKEND_NAMES, FUSED
+from ...variants import FUSED
+from ...verdict import below, host_floor, samples, small_rows
 from .. import extra_tables
 from ..datasheets import beside_matmul
 from ..extra_tables import point_time
 from ..markdown import label
-from .common import below, host_floor, samples, small_rows
 from .registry import finding
 
 
@@ -153,7 +154,7 @@ def auto_vs_best(results, ref, lang):
 def small_shape_pinning(results, lang):
     """At the small shape of the overhead section, where the CPU sets the pace: auto's
     eager wall time against the pinned fused backends', by the run's floor for host-paced
-    figures (common.below, host_floor). {"auto": auto's range over every measurement,
+    figures (report/verdict: below, host_floor). {"auto": auto's range over every measurement,
     "best": the fastest pinned backend's label where it is faster than every other pinned
     one beyond that floor, else the words for all of them, "best_range": its (or their)
     range, "verdict": pinning wins, or within noise with the floor}, or None where the run

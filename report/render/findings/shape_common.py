@@ -11,16 +11,15 @@ from ...text.format import (
     fmt_pct,
     fmt_ratio,
 )
-from ...trace.stats import noise
 from ...variants import SHAPE_BACKENDS
-from ..extra_tables import point_figure, point_time
+from ...verdict import noise, point_figure, within_noise
+from ..extra_tables import point_time
 from ..keyed import keyed
 from ..markdown import label
 from ..shape_points import (
     backend_name,
     fastest,
     point_ok,
-    within_noise,
 )
 
 PINNED = tuple(n for n in SHAPE_BACKENDS if n != "auto")

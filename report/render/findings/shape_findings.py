@@ -12,6 +12,7 @@ from ...text.format import (
     fmt_us,
     unit,
 )
+from ...verdict import within_noise
 from ..extra_tables import point_time
 from ..markdown import label
 from ..shape_points import (
@@ -21,7 +22,6 @@ from ..shape_points import (
     points,
     ran_suffix,
     tflops,
-    within_noise,
 )
 from .registry import finding
 from .shape_common import PINNED, accepted, answer, cells_by, compare_times, decode_key, place_of

@@ -1,7 +1,8 @@
 """Findings of the training page: forward + backward against forward, kernels, memory."""
 from ...text.catalog import t
 from ...text.format import fmt_bytes, fmt_ratio
-from ...trace.stats import median
+from ...verdict import median
+from ..kernel_names import in_name_order
 from ..markdown import label
 from .registry import finding
 
@@ -30,7 +31,7 @@ def train_kernels(results, ref, lang):
                if k["kind"] == "kernel" and "backward" in (k.get("aten_op") or "")]
         if bwd:
             lines.append(t("finding.train_kernels", lang, variant=label(n, lang), n=len(bwd),
-                           kernels=", ".join(f"`{k['short_name']}`" for k in bwd)))
+                           kernels=", ".join(f"`{k['short_name']}`" for k in in_name_order(bwd))))
     return lines
 
 

@@ -170,9 +170,12 @@ def explain(path):
     from report.trace.explain import TraceError, explain_file
 
     try:
-        sys.stdout.write(explain_file(path))
+        text = explain_file(path)  # the trace's text made inert (report/trace/explain_safe.py)
     except TraceError as err:  # one line that names the file
         raise UsageError(str(err)) from None
+    if hasattr(sys.stdout, "reconfigure"):  # a terminal that cannot write µ or … gets \xb5, never a traceback
+        sys.stdout.reconfigure(errors="backslashreplace")
+    sys.stdout.write(text)
 
 
 def main(argv=None):

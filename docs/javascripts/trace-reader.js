@@ -51,6 +51,7 @@
   function onMessage(event) {
     var m = event.data;
     if (m.kind === "timeline") {  // the worker's drawing, after the text: trace-timeline-view.js shows it
+      if (busy) return;  // of the file before the one being read
       root.dispatchEvent(new CustomEvent("trace-timeline", { detail: m }));
       return;
     }

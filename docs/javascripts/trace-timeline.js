@@ -49,7 +49,7 @@ export function drawTimeline(pyodide, path, name, lang) {
     return;
   }
   kept = { found, name, lang: lang === "nb" ? "nb" : "en" };
-  post(pyodide)(null);
+  post(pyodide)(undefined);  // None: the piece drawn first
 }
 
 export function moveTimeline(pyodide, index) {

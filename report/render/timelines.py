@@ -18,7 +18,7 @@ from ..trace.explain import TraceError, read_trace
 from ..trace.explain_svg import CAUSE_WORD, WORDS, ident_of, panel, pieces, svg
 from ..trace.names import short_kernel_name
 from .header import header
-from .kernel_names import brief_names, kernel_cell
+from .kernel_names import brief_names
 from .markdown import code_safe, markdown_safe, md_table
 
 FIGURES = {
@@ -69,7 +69,7 @@ def _lane(lane, lang):
     return t("timeline.lane_stream", lang, stream=markdown_safe(lane[1][1]))
 
 
-def timeline_table(panels, briefs, lang, count):
+def timeline_table(panels, lang, count):
     """The caption (which step, each panel's GPU idle time by cause) and, collapsed, every
     event the figure draws: trace, lane, name, start and duration in µs from the panel's start."""
     words = WORDS[lang]
@@ -84,9 +84,9 @@ def timeline_table(panels, briefs, lang, count):
     rows = []
     for p in panels:
         for item in sorted(p.items, key=lambda i: (i.lane, i.start)):
-            name = (kernel_cell(code_safe(item.full), lang, {code_safe(k): v for k, v in briefs.items()})
-                    if item.act is not None else f"`{code_safe(item.full)}`")
-            rows.append([f"`{code_safe(p.label)}`", _lane(p.lanes[item.lane], lang), name,
+            # a GPU activity by the short name it is drawn with (the full one is in the figure's
+            # title and the page's kernel tables): a column of full generated names would be most of the page
+            rows.append([f"`{code_safe(p.label)}`", _lane(p.lanes[item.lane], lang), f"`{code_safe(item.name)}`",
                          fmt_num(item.start, lang), fmt_num(item.dur, lang)])
     table = md_table([t("timeline.col_trace", lang), t("timeline.col_lane", lang), t("timeline.col_name", lang),
                       t("timeline.col_start", lang), t("timeline.col_dur", lang)], rows, ["l", "l", "l", "r", "r"])
@@ -111,8 +111,8 @@ def render_timelines(traces_dir, figures_dir, lang):
                 continue
         target = Path(figures_dir) / f"{name}.{lang}.svg"
         if usable:
-            text, panels, briefs = timeline_figure(usable, lang, count)
-            body = timeline_table(panels, briefs, lang, count)
+            text, panels, _ = timeline_figure(usable, lang, count)
+            body = timeline_table(panels, lang, count)
         else:
             text, body = header(lang, (timeline_figure,)) + "\n", t("finding.missing", lang)
         target.write_text(text, encoding="utf-8")

@@ -90,7 +90,7 @@ def headline_home(results, lang):
 def _briefs(results, names, lang):
     """The short names (kernel_names.brief_names) of every kernel the variants `names` ran."""
     return brief_names([k["short_name"] for n in names for k in (results["variants"].get(n) or {}).get("kernels", [])
-                        if k["kind"] == "kernel"], lang)
+                        if k["kind"] == "kernel"])
 
 
 def kernels(results, lang, names):
@@ -258,7 +258,7 @@ def base_name(kernel):
 def _ncu_rows(results, lang):
     rows = []
     briefs = brief_names([short_kernel_name(kernel) for r in results["ncu"].get("rows", {}).values()
-                          for kernel in r.get("kernels", {})], lang)
+                          for kernel in r.get("kernels", {})])
     for name, r in results["ncu"].get("rows", {}).items():
         # ncu and Kineto spell kernels differently (namespaces, template arguments)
         ours = {base_name(k["name"]): k for k in results["variants"][name]["kernels"] if k["kind"] == "kernel"}

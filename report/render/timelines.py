@@ -15,10 +15,8 @@ from pathlib import Path
 from ..text.catalog import t
 from ..text.format import fmt_num
 from ..trace.explain import TraceError, read_trace
-from ..trace.explain_svg import CAUSE_WORD, WORDS, ident_of, panel, pieces, svg
-from ..trace.names import short_kernel_name
+from ..trace.explain_svg import CAUSE_WORD, WORDS, ident_of, namer, panel, pieces, svg
 from .header import header
-from .kernel_names import brief_names
 from .markdown import code_safe, markdown_safe, md_table
 
 FIGURES = {
@@ -29,15 +27,8 @@ FIGURES = {
 }
 
 
-def _short(names, lang):
-    """full kernel name -> the name a figure shows: the tables' short name (kernel_names.brief)
-    where a long generated name has one, else names.short_kernel_name."""
-    briefs = brief_names(names, lang)
-    return briefs, lambda name: briefs.get(name) or short_kernel_name(name)
-
-
 def draw(paths, lang, count=1):
-    """(the SVG, its panels, the short names) of the median step of each trace file (count
+    """(the SVG, its panels) of the median step of each trace file (count
     steps in a row from it), labelled with the file's name, on one time scale; TraceError
     where a file is no trace with GPU activity."""
     found = []
@@ -46,19 +37,18 @@ def draw(paths, lang, count=1):
             found.append((Path(path).name, pieces(read_trace(path))))
         except ValueError:
             raise TraceError(f"{path}: no GPU activity (kernels, memcpy, memset) to draw") from None
-    names = [a.e.name for _, f in found for p in f.items for a in p.acts]
-    briefs, short = _short(names, lang)
+    short = namer(f for _, f in found)
     panels = []
     for name, f in found:
         first = max(0, min(f.default - (count - 1) // 2, len(f.items) - count)) if f.steps else f.default
         panels.append(panel(f, first, name, count, short))
-    return svg(panels, lang, ident_of(*(n for n, _ in found))), panels, briefs
+    return svg(panels, lang, ident_of(*(n for n, _ in found))), panels
 
 
 def timeline_figure(paths, lang, count):
     """figures/<name>.<lang>.svg: its first line names this function, the rest is draw()'s SVG."""
-    drawn, panels, briefs = draw(paths, lang, count)
-    return header(lang, (timeline_figure,)) + "\n" + drawn, panels, briefs
+    drawn, panels = draw(paths, lang, count)
+    return header(lang, (timeline_figure,)) + "\n" + drawn, panels
 
 
 def _lane(lane, lang):
@@ -111,7 +101,7 @@ def render_timelines(traces_dir, figures_dir, lang):
                 continue
         target = Path(figures_dir) / f"{name}.{lang}.svg"
         if usable:
-            text, panels, _ = timeline_figure(usable, lang, count)
+            text, panels = timeline_figure(usable, lang, count)
             body = timeline_table(panels, lang, count)
         else:
             text, body = header(lang, (timeline_figure,)) + "\n", t("finding.missing", lang)

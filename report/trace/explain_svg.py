@@ -14,7 +14,7 @@ nested by depth; the launch calls and other runtime calls; one lane per GPU stre
 each activity's launch joined to it by a line (the trace's correlation id) and each idle
 gap before an activity on its stream hatched and named by its cause, as explain_timeline.py
 tells it (host, stream, other; "profiler" where the host was in the profiler's own step
-boundary, Timeline.opener). Kernel names are short (names.short_kernel_name), the full name
+boundary, Timeline.opener). Kernel names are short (namer: the tables' short names), the full name
 in each activity's <title>, which a pointer or the keyboard (each activity is a tab stop) shows.
 """
 from __future__ import annotations
@@ -24,6 +24,7 @@ import math
 import re
 
 from .explain_events import LAUNCH_CATS
+from .explain_names import brief_names
 from .explain_timeline import Timeline
 from .names import short_kernel_name
 
@@ -300,6 +301,13 @@ def _nested(ops):
     return out
 
 
+def namer(founds):
+    """The name a drawing gives each GPU activity of these Pieces: the tables' short name for a
+    long generated name (explain_names.brief, none shown twice), else names.short_kernel_name."""
+    briefs = brief_names([a.e.name for found in founds for p in found.items for a in p.acts])
+    return lambda name: briefs.get(name) or short_kernel_name(name)
+
+
 def panel(found, i, label, count=1, short=short_kernel_name):
     """Panel of `count` pieces from the i-th (one step, or steps in a row), kernel names by short()."""
     return Panel(found, i, label, count, short)
@@ -470,7 +478,7 @@ def reader_view(found, i, lang, name):
     """The page's reader: [the SVG of piece i (None: the one drawn first), its index, how many
     there are, whether they are steps]."""
     i = found.default if i is None else max(0, min(int(i), len(found.items) - 1))
-    return [svg([panel(found, i, name)], lang, "tl-reader"), i, len(found.items), found.steps]
+    return [svg([panel(found, i, name, short=namer([found]))], lang, "tl-reader"), i, len(found.items), found.steps]
 
 
 def ident_of(*names):
@@ -479,4 +487,4 @@ def ident_of(*names):
     return "tl-" + "-".join(s for s in stems if s)
 
 
-__all__ = ["Panel", "Pieces", "WORDS", "ident_of", "panel", "pieces", "reader_pieces", "reader_view", "svg"]
+__all__ = ["Panel", "Pieces", "WORDS", "ident_of", "namer", "panel", "pieces", "reader_pieces", "reader_view", "svg"]

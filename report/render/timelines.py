@@ -67,7 +67,8 @@ def timeline_table(panels, lang, count):
     lines = [t("timeline.caption" if count == 1 else "timeline.caption_steps", lang, count=count, causes=causes)]
     for p in panels:
         idle = {c: sum(g[1] for g in p.gaps if g[2] == c) for c in ("host", "stream", "other", "profiler")}
-        lines.append(t("timeline.panel", lang, trace=f"`{code_safe(p.label)}`", step=f"`{code_safe(p.piece.step)}`",
+        step = "–".join(f"`{code_safe(s)}`" for s in p.piece.step.split("–"))  # steps in a row: two code spans
+        lines.append(t("timeline.panel", lang, trace=f"`{code_safe(p.label)}`", step=step,
                        kernel=fmt_num(p.piece.kernel_us, lang), acts=len(p.piece.acts),
                        host=fmt_num(idle["host"], lang), other=fmt_num(idle["other"] + idle["stream"], lang),
                        profiler=fmt_num(idle["profiler"], lang)))

@@ -3,15 +3,22 @@
 Every key is optional unless marked Required (old files lack newer keys, and a row that
 did not run holds only its status and reason); keys not named here are kept and not
 checked. report/schema_check.py walks a loaded file against these types (check). Every number
-must be finite and non-negative; a time (Time) at most MAX_TIME, any other number at most
-MAX_NUMBER.
+must be finite, non-negative and never subnormal; a time (Time), and a size or rate that the
+renderers divide by (Positive), at least MIN_DIVISOR; a whole number (int: a count or a size)
+at least 1, unless it is a Whole; a time or a spread of times (Spread, which may be zero) at
+most MAX_TIME; any other number at most MAX_NUMBER.
 """
 from typing import Annotated, Any, Required, TypedDict
 
 MAX_TIME = 1e12  # µs or ms: more than eleven days in µs; a real figure is far below
 MAX_NUMBER = 1e18  # bytes, FLOPs, counts, percentages: an exabyte
+MIN_DIVISOR = 1e-6  # a picosecond in µs; a real time, size or rate is far above, and any
+# figure divided by it stays finite (MAX_NUMBER / MIN_DIVISOR = 1e24)
 
-Time = Annotated[float, "time"]  # a duration in the unit its key names (_us, _ms)
+Time = Annotated[float, "time"]  # a duration in the unit its key names (_us, _ms): positive
+Spread = Annotated[float, "spread"]  # how far durations lie apart, in the same unit: may be zero
+Positive = Annotated[float, "positive"]  # a size or rate the renderers divide by: bytes, FLOPs, GB/s
+Whole = Annotated[int, "whole"]  # a whole number that may be zero; a plain int is at least 1
 Number = Annotated[float, "number"]  # any other figure: a count, a ratio, bytes, TFLOP/s, %
 
 
@@ -30,7 +37,7 @@ class HostStats(Stats, total=False):
     """measure/host.py: host overhead per call, and what it was measured beside."""
     calls: int
     slices: int
-    warm: int
+    warm: Whole
     per_small_op: Stats
     small_op_us: Stats
     first_calls: dict[str, Stats]
@@ -40,7 +47,7 @@ class HostStats(Stats, total=False):
 class Wall(TypedDict, total=False):
     """measure/timing.py: wall time per call over timed runs."""
     median: Time
-    iqr: Time
+    iqr: Spread
     runs: int
     calls_per_run: int
 
@@ -59,14 +66,14 @@ class Kernel(TypedDict, total=False):
     per_forward: Number
     avg_us: Time
     registers_per_thread: int | None
-    shared_memory: int | None
+    shared_memory: Whole | None
     block: list[int] | None
     grid: list[int] | None
     kineto_occupancy_pct: Number | None
     kineto_occupancy: Number | None
     our_kineto_rule_pct: Number
     our_optin_pct: Number
-    our_optin_blocks: int
+    our_optin_blocks: Whole
     our_optin_limited_by: list[str]
 
 
@@ -233,9 +240,9 @@ class ShapePoint(TypedDict, total=False):
     kv_len: int
     head_dim: int
     window: int | None
-    kv_bytes: Number
-    io_bytes: Number
-    flops: Number
+    kv_bytes: Positive
+    io_bytes: Positive
+    flops: Positive
     first_call_ms: Time | None
     rel_error: Number | None
     peak_extra_mib: Number | None
@@ -251,11 +258,11 @@ class ShapePoint(TypedDict, total=False):
 
 
 class CopyRoof(TypedDict, total=False):
-    bytes: Number
+    bytes: Positive
     median_ms: Time
     min_ms: Time
     max_ms: Time
-    gb_per_s: Number
+    gb_per_s: Positive
 
 
 class Shapes(TypedDict, total=False):
@@ -268,13 +275,30 @@ class Roof(TypedDict, total=False):
     """measure/roof.py: the matmul roof of this GPU."""
     shape: list[int]
     dtype: str
-    tflops: Number
+    tflops: Positive
     median_ms: Time
+
+
+class ExpRoof(TypedDict, total=False):
+    """measure/roof.py: measure_exp_roof, the special-function (exp) rate of this device."""
+    status: Required[str]  # "ok", or "error" with its reason
+    reason: str | None
+    how: str
+    dtype: str
+    elements: int
+    exps_per_element: int
+    median_ms: Time
+    min_ms: Time
+    max_ms: Time
+    copy_ms: Time  # one read and one write of the same tensor: the chain is not memory-bound
+    exps_per_s: Number
 
 
 class NcuRow(TypedDict, total=False):
     status: str
     reason: str | None
+    # measure/ncu.py: METRICS and the keys of EXTRA (dram_read_bytes, dram_write_bytes,
+    # tensor_hmma_pct, tensor_gmma_pct, ...) per kernel
     kernels: dict[str, dict[str, Number | None]]
 
 
@@ -282,6 +306,44 @@ class Ncu(TypedDict, total=False):
     status: str
     reason: str | None
     rows: dict[str, NcuRow]
+    metrics: dict[str, str]  # measure/ncu.py: key -> the ncu metric recorded under it
+    metrics_missing: dict[str, str]  # key -> why it was not recorded (no such metric on this GPU)
+
+
+class PairRound(TypedDict, total=False):
+    """measure/pairs.py: measure_group, one round of one group: per entry its blocks'
+    times in µs per call, one per pair in the order measured, and each pair's ratio to the
+    group's reference (the reference itself has no ratio); a round that failed holds
+    "error"."""
+    calls_per_block: dict[str, int]
+    blocks_us: dict[str, list[Time]]
+    ratio: dict[str, list[Number]]
+    refused: dict[str, str]  # entries left out, with why
+    seconds: Time
+    error: str
+
+
+class PairGroup(TypedDict, total=False):
+    """measure/pair_groups.py: one comparison: its timer ("wall" or "host"), its shape
+    and one entry per round."""
+    metric: Required[str]
+    shape: dict[str, int]
+    rounds: Required[list[PairRound]]
+
+
+class Pairs(TypedDict, total=False):
+    """measure/pair_groups.py: measure_pairs, paired and interleaved timing."""
+    pairs: int
+    seed: Whole
+    block_ms: Time
+    min_calls: int
+    max_calls: int
+    warm_calls: Whole
+    order: str
+    rounds: int
+    reference: str
+    seconds: list[Time]
+    groups: dict[str, PairGroup]
 
 
 class Rounds(TypedDict, total=False):
@@ -311,5 +373,8 @@ class Results(TypedDict, total=False):
     ncu: Ncu | None
     rounds: Rounds
     rounds_error: str
+    pairs: Pairs
+    pairs_error: str
+    exp_roof: ExpRoof
     first_calls_rounds_error: str
     phase_seconds: dict[str, Number]  # measure/run.py: Phases

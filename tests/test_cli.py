@@ -18,7 +18,7 @@ from report.paths import DEFAULT_OUT as GENERATED
 from report.paths import ROOT, SCRATCH_OUT
 from report.render import site
 from report.results import UsageError, load_results
-from report.variants import LANGS
+from report.text.display import LANGS
 
 
 def run_main(argv, capsys):
@@ -34,7 +34,7 @@ def run_main(argv, capsys):
     (["--seq-len", "0"], "must be at least 1"),
     (["--head-dim", "sixty-four"], "is not a whole number"),
     (["--head-dim", "4096"], "larger than any attention kernel"),
-    (["--batch", "100000", "--seq-len", "1000000"], "more than 2^34 elements"),
+    (["--batch", "4096", "--seq-len", "1000000"], "more than 2^34 elements"),
     (["--steps", "2"], "at least 3"),
     (["--dtype", "int8"], "invalid choice"),
 ])
@@ -128,7 +128,17 @@ def test_every_variant_that_ran_keeps_its_rounds_and_the_run_its_phase_times(cpu
                    and r["host_time_us"]["median"] > 0 for r in row["rounds"])
         assert row["wall_time_us"]["median"] > 0  # the full measurement's keys stay as they were
     assert "rounds" not in results["variants"]["efficient"]
-    assert {"setup", "variants", "host_overhead", "rounds"} <= set(results["phase_seconds"])
+    assert {"setup", "variants", "host_overhead", "rounds", "pairs"} <= set(results["phase_seconds"])
+
+
+def test_the_seed_shapes_variants_are_also_timed_in_pairs_in_every_round(cpu_run):
+    pairs = load_results(cpu_run / "results.json")["pairs"]
+    assert list(pairs["groups"]) == ["seed_wall", "seed_host"]  # no --overhead, --shapes, --backward
+    for group in pairs["groups"].values():
+        assert len(group["rounds"]) == 3
+        for r in group["rounds"]:
+            assert set(r["ratio"]) == {"naive", "math"}  # efficient refused on the CPU: not compared
+            assert all(len(v) == pairs["pairs"] for v in [*r["ratio"].values(), *r["blocks_us"].values()])
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -564,7 +574,7 @@ def test_an_empty_sweep_and_duplicated_variants_are_refused(argv, says, capsys, 
 def test_a_shape_that_does_not_fit_in_memory_is_refused_before_allocating(monkeypatch, capsys, tmp_path):
     never_measure(monkeypatch)
     monkeypatch.setattr(run, "make_inputs", lambda *a: pytest.fail("allocated"))
-    argv = ["--device", "cpu", "--batch", "1", "--heads", "1", "--seq-len", "100000000",
+    argv = ["--device", "cpu", "--batch", "1", "--heads", "1", "--seq-len", "1000000",
             "--head-dim", "16", "--out", str(tmp_path)]
     code, got = run_main(argv, capsys)
     assert code == 2 and got.err.count("\n") == 1

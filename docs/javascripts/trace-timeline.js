@@ -59,7 +59,7 @@ export function moveTimeline(pyodide, index) {
 /* The file again, from the bytes the worker read it from: the worker has removed it. */
 export function drawTimelineOf(pyodide, bytes, name, lang) {
   const folder = "/timeline";
-  const path = `${folder}/${name}`;
+  const path = `${folder}/trace`;  // the name is only the drawing's label: any name a file can have
   pyodide.FS.mkdirTree(folder);
   const stream = pyodide.FS.open(path, "w");
   pyodide.FS.write(stream, bytes, 0, bytes.length, 0, true);

@@ -13,6 +13,15 @@ from .markdown import label, markdown_safe
 
 __all__ = ["brief", "brief_names", "decode", "describe", "kernel_cell", "kernel_names"]
 
+
+def in_name_order(kernels):
+    """Kernel rows in the order a list of their names is written: by short name, then full
+    name. results.json keeps a variant's kernels by total time, an order two kernels of about
+    the same time swap between runs; a list whose order is not a finding must not move with
+    it. (The rows keep no launch order to list them by.)"""
+    return sorted(kernels, key=lambda k: (k["short_name"].casefold(), k["name"]))
+
+
 # the catalog's sentence for each origin (None: the name shows no library)
 ORIGIN_TEXT = {
     "flash": "kernel_name.origin_flash",

@@ -16,7 +16,8 @@ import json
 import re
 import sys
 
-from .explain_events import CAT_ALIASES, GPU_ARGS, GPU_CATS, LAUNCH_CATS, MAX_TIME_US, Event, hashable, shared
+from .explain_events import CAT_ALIASES, GPU_ARGS, MAX_TIME_US, Event, hashable, shared
+from .names import GPU_CATS, LAUNCH_CATS
 
 _DECODER = json.JSONDecoder()
 

@@ -23,10 +23,9 @@ import html
 import math
 import re
 
-from .explain_events import LAUNCH_CATS
 from .explain_names import brief_names
 from .explain_timeline import Timeline
-from .names import short_kernel_name
+from .names import LAUNCH_CATS, short_kernel_name
 
 STEP = re.compile(r"ProfilerStep#(\d+)")
 WINDOW_ACTS = 40  # GPU activities in a window of a trace without ProfilerStep ranges

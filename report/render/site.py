@@ -8,7 +8,7 @@ from ..text.catalog import t
 from ..text.display import LANGS
 from ..trace.explain import TraceError, explain, load_trace, report
 from ..variants import FUSED
-from . import attribution, extra_tables, figures, findings, prose, shape_figures, shape_tables, tables
+from . import attribution, extra_tables, figures, findings, prose, shape_figures, shape_tables, tables, timelines
 from .downloads import trace_links
 from .header import call_writers, header
 from .kernel_names import kernel_names
@@ -166,6 +166,11 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
         bodies["model"] = (model_text(plain, lang), (model_text,))
         bodies.update(explanations)
         bodies["traces"] = (trace_links(results, traces_dir, lang), (trace_links,))
+        if figures_dir is not None:  # figures/timeline-*.svg, and each one's caption and events here
+            figures_dir.mkdir(parents=True, exist_ok=True)
+            drawn, paths = timelines.render_timelines(traces_dir, figures_dir, lang)
+            bodies.update(drawn)
+            written += paths
         # what the run was measured on, once per page (each page includes it at its end)
         bodies["measured-on"] = (measured_on(results, lang), (measured_on,))
         for name, (body, fns) in bodies.items():

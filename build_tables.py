@@ -6,6 +6,7 @@
     python build_tables.py --render-only    # re-render tables from results.json, no GPU
     python build_tables.py --device cpu     # CPU run, into its own folder
     python build_tables.py --explain TRACE  # read any torch.profiler trace (.json, .json.gz)
+    python build_tables.py --explain TRACE --svg OUT.svg  # and draw its median step
 
 Writes docs/generated/<gpu-slug>/ and docs/generated/compare/. This file is the command:
 arguments, order of work, exit codes; the work is done by report/ (see its __init__).
@@ -22,11 +23,12 @@ from report.output import checks, signals
 from report.output.arguments import (
     Parser,
     given_options,
+    new_svg,
     out_folder,
-    positive_int,
-    positive_seconds,
+    seconds,
     slug_name,
     variant_list,
+    whole_number,
 )
 from report.output.write import publish_run, render_only, short_error
 from report.paths import DEFAULT_OUT, SCRATCH_OUT
@@ -36,6 +38,12 @@ from report.variants import DTYPES, EXTRA_VARIANTS, SWEEP_SEQ_LENS, VARIANTS
 MAX_HEAD_DIM = 512  # larger than any attention kernel supports
 MAX_ELEMENTS = 2**34  # per tensor: impossible on any GPU
 MIN_STEPS = 3  # a median of fewer means little
+# the most each option takes: far beyond any real run, small enough that no figure derived
+# from them overflows and no run is planned to last for years
+MOST = {"batch": 4096, "heads": 1024, "seq_len": 2**20, "head_dim": 2**20, "steps": 10_000,
+        "host_calls": 100_000, "rounds": 100, "sweep_max_seq": 2**20, "sweep_steps": 10_000,
+        "pairs": 10_000}
+MOST_SECONDS = 600  # --timer-seconds and --sweep-timer-seconds: ten minutes a variant or point
 ALL_SECTIONS = tuple(key for key in checks.SECTION_FLAGS if key != "ncu")  # what --all turns on
 RENDER_OPTIONS = {"out", "slug", "render_only"}  # what --render-only uses; the rest measure
 
@@ -45,10 +53,10 @@ def _parser():
         prog="build_tables.py",
         description="Measure causal attention variants under torch.profiler and render the "
                     "site's tables (docs/generated/<gpu>/).")
-    p.add_argument("--batch", type=positive_int, default=8, help="batch size (default 8)")
-    p.add_argument("--heads", type=positive_int, default=16, help="attention heads (default 16)")
-    p.add_argument("--seq-len", type=positive_int, default=1024, help="sequence length (default 1024)")
-    p.add_argument("--head-dim", type=positive_int, default=64, help="head dimension (default 64)")
+    p.add_argument("--batch", type=whole_number(MOST["batch"]), default=8, help="batch size (default 8)")
+    p.add_argument("--heads", type=whole_number(MOST["heads"]), default=16, help="attention heads (default 16)")
+    p.add_argument("--seq-len", type=whole_number(MOST["seq_len"]), default=1024, help="sequence length (default 1024)")
+    p.add_argument("--head-dim", type=whole_number(MOST["head_dim"]), default=64, help="head dimension (default 64)")
     p.add_argument("--dtype", choices=DTYPES, default="bfloat16", help="data type of q, k, v (default bfloat16)")
     p.add_argument("--variants", type=variant_list, default=None,
                    help=f"comma-separated subset of: {','.join(VARIANTS + EXTRA_VARIANTS)} "
@@ -73,25 +81,25 @@ def _parser():
                            "(about 30 s more; not part of --all)")
     more.add_argument("--all", action="store_true",
                       help="--extra --sweep --overhead --backward --first-calls --shapes")
-    more.add_argument("--sweep-max-seq", type=positive_int, default=16384,
+    more.add_argument("--sweep-max-seq", type=whole_number(MOST["sweep_max_seq"]), default=16384,
                       help="longest sequence length of the sweep (default 16384)")
-    more.add_argument("--sweep-steps", type=positive_int, default=5,
+    more.add_argument("--sweep-steps", type=whole_number(MOST["sweep_steps"]), default=5,
                       help="profiled steps per sweep and shape point (default 5)")
-    more.add_argument("--sweep-timer-seconds", type=positive_seconds, default=0.05,
+    more.add_argument("--sweep-timer-seconds", type=seconds(MOST_SECONDS), default=0.05,
                       help="wall timer per sweep and shape point (default 0.05; about 20 blocks of calls)")
-    p.add_argument("--steps", type=positive_int, default=50,
+    p.add_argument("--steps", type=whole_number(MOST["steps"]), default=50,
                    help=f"profiled (active) steps per variant, at least {MIN_STEPS} (default 50)")
-    p.add_argument("--timer-seconds", type=positive_seconds, default=0.5,
+    p.add_argument("--timer-seconds", type=seconds(MOST_SECONDS), default=0.5,
                    help="minimum run time of the wall-clock timer per variant (default 0.5)")
-    p.add_argument("--host-calls", type=positive_int, default=400,
+    p.add_argument("--host-calls", type=whole_number(MOST["host_calls"]), default=400,
                    help="calls per variant timed on the host, without the profiler, in slices of "
                         f"{PER_SLICE}, each after {WARM} untimed ones (default 400)")
-    p.add_argument("--rounds", type=positive_int, default=3,
+    p.add_argument("--rounds", type=whole_number(MOST["rounds"]), default=3,
                    help="independent rounds of the figures findings compare, every variant in "
                         "turn per round: kernel time from a short profile, wall time, host "
                         "overhead, the small shape, and (with --first-calls) first calls, each "
                         "in a fresh process (default 3)")
-    p.add_argument("--pairs", type=positive_int, default=PAIRS,
+    p.add_argument("--pairs", type=whole_number(MOST["pairs"]), default=PAIRS,
                    help="alternating blocks of calls per paired comparison and round: every "
                         "variant compared on wall time or host overhead is timed in blocks, "
                         f"order shuffled per pair, against unpinned SDPA (default {PAIRS})")
@@ -112,7 +120,10 @@ def _parser():
     p.add_argument("--explain", metavar="TRACE", type=Path,
                    help="read a trace that torch.profiler wrote (.json or .json.gz): kernels "
                         "with occupancy, GPU idle gaps and a verdict per range; no GPU, no "
-                        "other option")
+                        "other option but --svg")
+    p.add_argument("--svg", metavar="PATH", type=new_svg,
+                   help="with --explain: also draw the trace's median profiled step (or its first "
+                        "window of GPU activities) as an SVG timeline into PATH, a new file")
     return p
 
 
@@ -120,11 +131,13 @@ def parse_args(argv):
     p = _parser()
     args = p.parse_args(argv)
     if args.explain is not None:
-        extra = sorted(given_options(p, argv) - {"explain"})
+        extra = sorted(given_options(p, argv) - {"explain", "svg"})
         if extra:
-            p.error("--explain reads one trace; it takes no other option, "
+            p.error("--explain reads one trace; it takes no other option but --svg, "
                     f"not {', '.join('--' + e.replace('_', '-') for e in extra)}")
         return args
+    if args.svg is not None:
+        p.error("--svg draws the trace that --explain reads: give --explain TRACE too")
     if args.render_only:
         extra = sorted(given_options(p, argv) - RENDER_OPTIONS)
         if extra:
@@ -163,14 +176,26 @@ def measure(args, argv):
     publish_run(results, trace_tmp, out, slug, started)
 
 
-def explain(path):
-    """Print what report/trace/explain.py reads off one trace; needs no torch."""
+def explain(path, svg=None):
+    """Print what report/trace/explain.py reads off one trace, and with svg, write its
+    timeline there (report/render/timelines.py: draw, the pages' drawing); needs no torch."""
     from report.trace.explain import TraceError, explain_file
 
     try:
-        sys.stdout.write(explain_file(path))
+        text = explain_file(path)  # the trace's text made inert (report/trace/explain_safe.py)
+        if svg is not None:
+            from report.render.timelines import draw
+
+            drawn = draw([path], "en")[0]
+            with open(svg, "x", encoding="utf-8") as f:  # "x": never over a file made meanwhile
+                f.write(drawn)
     except TraceError as err:  # one line that names the file
         raise UsageError(str(err)) from None
+    except OSError as err:
+        raise UsageError(f"{svg}: cannot be written ({err.strerror or err})") from None
+    if hasattr(sys.stdout, "reconfigure"):  # a terminal that cannot write µ or … gets \xb5, never a traceback
+        sys.stdout.reconfigure(errors="backslashreplace")
+    sys.stdout.write(text)
 
 
 def main(argv=None):
@@ -179,7 +204,7 @@ def main(argv=None):
     signals.install()
     try:
         if args.explain is not None:
-            explain(args.explain)
+            explain(args.explain, args.svg)
         elif args.render_only:
             render_only(args.out, args.slug)
         else:

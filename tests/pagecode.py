@@ -381,14 +381,14 @@ def committed_result_dirs():
 
 
 def generated_by(line, lang):
-    """[(module path, [function names])] that a generated file's header line names, or
-    None where the line is not the header."""
+    """[(module path, [function names])] that a generated file's header line names (a
+    template that wrote its prose: (its path, [])), or None where the line is not the header."""
     before, _, after = catalog()["page.header"][lang].partition("{writer}")
     if not (line.startswith(before) and line.endswith(after)):
         return None
     writer = line[len(before):len(line) - len(after)]
-    return [(module, names.split(", ")) for module, names in
-            (part.split(": ") for part in writer.split("; "))]
+    return [(module, names.split(", ") if names else []) for module, _, names in
+            (part.partition(": ") for part in writer.split("; "))]
 
 
 HUGGING_FACE = re.compile(r"Hugging Face|\(HF\)")  # how a figure of theirs is labelled

@@ -17,7 +17,7 @@ ALLOWED = {
     "verdict": {"verdict"},
     "measure": {"measure", "trace", "results", "schema", "variants", "snippets", "paths"},
     "render": {"render", "verdict", "text", "trace", "schema", "variants"},
-    "output": {"output", "render", "measure", "results", "paths", "variants"},
+    "output": {"output", "render", "measure", "results", "paths", "variants", "limits"},
 }
 
 

@@ -137,7 +137,7 @@ def test_every_generated_header_names_functions_that_exist():
     for path in paths:
         lines = path.read_text(encoding="utf-8").splitlines()
         lang = path.name.split(".")[-2]
-        writers = generated_by(lines[1] if path.suffix == ".svg" else lines[0], lang)
+        writers = generated_by(lines[1] if lines[0].startswith("<?xml") else lines[0], lang)
         assert writers, path.name
         for module, names in writers:
             source = (ROOT / module).read_text(encoding="utf-8")
@@ -146,6 +146,8 @@ def test_every_generated_header_names_functions_that_exist():
     for file, names in {**findings.FILES, **findings.EXTRA_FILES}.items():
         first = (GENERATED / "h200" / "tables" / f"{file}.en.md").read_text(encoding="utf-8").splitlines()[0]
         assert [n for _, ns in generated_by(first, "en") for n in ns] == list(names), file
+        templates = [m for m, ns in generated_by(first, "en") if m.endswith(".j2")]
+        assert templates == [f"report/text/templates/{file}.en.md.j2"], file
 
 
 def test_a_header_groups_its_functions_by_module():

@@ -6,34 +6,56 @@ import argparse
 import math
 from pathlib import Path
 
-from ..paths import SLUG
+from ..paths import MAX_SLUG, SLUG
 from ..variants import EXTRA_VARIANTS, VARIANTS
 
-
-def positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
-    return value
+SHOWN = 40  # characters of a bad argument repeated in its error line
 
 
-def positive_seconds(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text} must be a positive, finite number of seconds")
-    return value
+def _shown(text):
+    return repr(text if len(text) <= SHOWN else text[:SHOWN] + "…")
+
+
+def whole_number(most):
+    """A type: a whole number from 1 to `most` (checked before any work: a run of 10^23
+    steps would only end by being killed)."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{_shown(text)} is not a whole number") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+        if value > most:
+            raise argparse.ArgumentTypeError(f"{value:,} is more than {most:,}, the most it takes")
+        return value
+
+    return parse
+
+
+def seconds(most):
+    """A type: a positive, finite number of seconds, at most `most`."""
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{_shown(text)} is not a number of seconds") from None
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"{_shown(text)} must be a positive, finite number of seconds")
+        if value > most:
+            raise argparse.ArgumentTypeError(f"{value:g} s is more than {most:g} s, the most it takes")
+        return value
+
+    return parse
 
 
 def slug_name(text):
+    if len(text) > MAX_SLUG:
+        raise argparse.ArgumentTypeError(f"is {len(text):,} characters long; a folder name has at "
+                                         f"most {MAX_SLUG}")
     if not SLUG.fullmatch(text):
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a folder name of lower-case letters, digits and '-' (e.g. h200)")
+            f"{_shown(text)} is not a folder name of lower-case letters, digits and '-' (e.g. h200)")
     return text
 
 
@@ -56,6 +78,16 @@ def out_folder(text):
     if not text.isprintable():
         raise argparse.ArgumentTypeError(f"{text!r} holds a line break or a control character")
     return Path(text)
+
+
+def new_svg(text):
+    """--svg's PATH: a new file in a folder that exists (a drawing never replaces a file)."""
+    path = out_folder(text)
+    if path.exists():
+        raise argparse.ArgumentTypeError(f"{text} exists: give a new file (the drawing replaces nothing)")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: no folder {path.parent} to write it in")
+    return path
 
 
 class Parser(argparse.ArgumentParser):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from .explain_index import Spans
 from .explain_words import WORDS
 from .names import backend_of_kernels
 
@@ -80,7 +81,7 @@ def _chains(events, sdpa_spans):
     for e in events:
         if e.cat == "cpu_op" and (e.name in MATMULS or e.name in SOFTMAXES or e.name in MASK_COPIES):
             by_tid.setdefault(e.tid, []).append(e)
-    chains = []
+    chains, inside = [], {tid: Spans(spans) for tid, spans in sdpa_spans.items()}
     for tid, ops in by_tid.items():
         ops.sort(key=lambda e: (e.ts, -e.dur))
         top, end = [], float("-inf")  # the outermost of nested ops (matmul holds bmm)
@@ -89,7 +90,7 @@ def _chains(events, sdpa_spans):
                 top.append(e)
                 end = e.end
         for i, e in enumerate(top):
-            if e.name not in SOFTMAXES or any(s <= e.ts <= t for s, t in sdpa_spans.get(tid, ())):
+            if e.name not in SOFTMAXES or (tid in inside and inside[tid].holds(e.ts)):
                 continue
             before = [o for o in top[max(0, i - 3):i] if o.name in MATMULS]
             after = next((o for o in top[i + 1:i + 3] if o.name in MATMULS), None)
@@ -135,8 +136,9 @@ def attention(timeline, events, activity_us, platform="cuda"):
         by_tid = {}
         for s, t, tid, _ in chains:
             by_tid.setdefault(tid, []).append((s, t))
+        by_tid = {tid: Spans(spans) for tid, spans in by_tid.items()}
         gpu = sum(a.e.dur for a in timeline.acts if a.launch is not None
-                  and any(s <= a.launch.ts <= t for s, t in by_tid.get(a.launch.tid, ())))
+                  and a.launch.tid in by_tid and by_tid[a.launch.tid].holds(a.launch.ts))
         hand = {"chains": len(chains), "masked_fill_copies": sum(1 for c in chains if c[3]),
                 "gpu_us": gpu, "share": gpu / activity_us if activity_us else 0.0}
     forward = {r["backend"]: r["calls"] for r in rows if r["direction"] == "forward"}

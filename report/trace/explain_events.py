@@ -33,13 +33,20 @@ def hashable(value):
     return value if type(value) in (int, str, float) or value is None else str(value)
 
 
+# an event's name is kept to this many characters: the longest real ones (ROCm's GEMMs, Triton's
+# fused kernels) are a few hundred, and each name is read character by character (names.py)
+MAX_NAME = 10_000
+
+
 class Event:
     """One complete ("X") event of a kept category: times in µs as the trace has them; corr,
     the correlation id, of GPU activities and launch calls only; args, the launch resources
-    of GPU activities only."""
+    of GPU activities only; name, at most MAX_NAME characters of it."""
     __slots__ = ("cat", "name", "ts", "dur", "end", "pid", "tid", "corr", "args")
 
     def __init__(self, cat, name, ts, dur, pid, tid, corr, args):
+        if len(name) > MAX_NAME:
+            name = name[:MAX_NAME]
         self.cat, self.name, self.ts, self.dur, self.end = cat, name, ts, dur, ts + dur
         self.pid, self.tid, self.corr, self.args = pid, tid, corr, args
 

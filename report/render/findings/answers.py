@@ -1,28 +1,61 @@
 """The answer each main page opens with (docs/*.md: `!!! answer`), two to four whole
 sentences, every measured figure in them from this run: one file answer-<page> per page.
 
-A page's answer is one paragraph (findings.render_answer), not a list. Orders follow the
+A page's answer is one paragraph (answer_files), not a list. The answers still return
+their sentences from whole catalog strings (finding.answer_*), with a registry of their
+own, ANSWERS; they are to move to facts and templates as the other findings did. Orders follow the
 project's one noise rule (trace/stats.py differ / rows_differ and the helpers that apply
 it); an answer says nothing the run has no figure for.
 """
 import statistics
+from itertools import pairwise
 
 from ...text.catalog import t
 from ...text.display import BACKEND_NAMES
-from ...text.format import fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us, fmt_us_range, unit
+from ...text.format import fmt_num, fmt_pct, fmt_ratio, fmt_tflops, fmt_us, fmt_us_range, fmt_us_sig, unit
 from ...variants import FUSED
-from ...verdict import differ, median, samples
+from ...verdict import differ, median, rows_differ, samples
 from ..extra_tables import fresh_rounds, us_range
 from ..keyed import keyed
 from ..markdown import label
 from ..memory_model import sizes
 from ..shape_points import points
 from .common import eager_over_kernel, ok
-from .fused import ranking
 from .naive_math import cause_diffs
 from .overhead_findings import KERNEL_PACED
-from .registry import finding
 from .shape_common import answer, cells_by, decode_key
+
+ANSWERS = {}  # file -> its answer functions, in definition order
+
+
+def finding(file):
+    """Register the decorated function as (part of) the answer in tables/<file>.<lang>.md."""
+    def register(fn):
+        ANSWERS.setdefault(file, []).append(fn)
+        return fn
+    return register
+
+
+def answer_files(results, ref, lang):
+    """{file: (one paragraph of its answer's sentences, or the line that the run lacks them,
+    the functions that wrote it)}."""
+    out = {}
+    for file, fns in ANSWERS.items():
+        lines = [line for fn in fns for line in fn(results, ref, lang)]
+        out[file] = (" ".join(lines) if lines else t("finding.answer_missing", lang), tuple(fns))
+    return out
+
+
+def ranking(results, names, key, lang):
+    """\"cuDNN (57.2 µs) < flash (93.8 µs)\" by the figure `key`: `<` only where the order
+    holds beyond noise (report/verdict: rows_differ), `≈` otherwise."""
+    v = results["variants"]
+    ours = sorted(names, key=lambda n: v[n][key]["median"])
+    text = f"{BACKEND_NAMES[ours[0]]} ({fmt_us_sig(v[ours[0]][key]['median'], lang)})"
+    for a, b in pairwise(ours):
+        sign = "<" if rows_differ(v[a], v[b], key) else "≈"
+        text += f" {sign} {BACKEND_NAMES[b]} ({fmt_us_sig(v[b][key]['median'], lang)})"
+    return text
 
 # the two causes the attribution splits a matmul into: in FP32 (math) and in the input dtype
 MATMULS = ("matmul_fp32", "matmul")
@@ -135,7 +168,7 @@ def answer_fused(results, ref, lang):
     ours = [n for n in FUSED if _kernel(results, n)]
     if not ours:
         return []
-    order, _ = ranking(results, ours, "kernel_sum_us", lang)
+    order = ranking(results, ours, "kernel_sum_us", lang)
     lines = [t("finding.answer_fused_rank", lang, gpu=results["provenance"]["gpu_name"], ranking=order)]
     ran = (v.get("auto") or {}).get("backend_ran")
     if ok(results, "auto") and ran:
@@ -231,7 +264,8 @@ def answer_gpu_waits(results, ref, lang):
         if ok_rows:
             ratios = [eager_over_kernel(r) for r in ok_rows]
             key = "finding.answer_waits_gpu" if min(ratios) < KERNEL_PACED else "finding.answer_waits_cpu"
-            lines.append(t(key, lang, shape=keyed("finding.shape_", shape, lang),
+            shape_words = t("finding.answer_shape_seed" if shape == "seed" else "finding.answer_shape_small", lang)
+            lines.append(t(key, lang, shape=shape_words,
                            lo=fmt_pct(100 * min(ratios), lang, 0), hi=fmt_pct(100 * max(ratios), lang, 0)))
     graph = _small_graph(results)
     if graph:
@@ -259,5 +293,10 @@ def answer_training(results, ref, lang):
 
 @finding("answer-shapes")
 def answer_shapes(results, ref, lang):
-    return [*answer(cells_by(points(results, "decode"), decode_key), "decode", lang),
-            *answer(cells_by(points(results, "prefill"), lambda p: p["q_len"]), "prefill", lang)]
+    lines = []
+    for family, key in (("decode", decode_key), ("prefill", lambda p: p["q_len"])):
+        found = answer(cells_by(points(results, family), key), family)
+        if found is not None:
+            lines.append(t("finding.answer_shapes", lang, family=keyed("word.shapes_family_", family, lang),
+                           good=found.good, n=found.n))
+    return lines

@@ -1,9 +1,9 @@
 """Small lookups the findings share."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...schema import Kernel, OverheadRow, Results, VariantRow
-from ...text.catalog import t
-from ...text.format import fmt_pct, fmt_ratio, fmt_us_range
 from ...variants import FUSED
 from ...verdict import compare_rounds, differ, median, noise, rounds_of
 
@@ -19,34 +19,35 @@ def ran_fused(results: Results) -> list[str]:
     return [n for n in FUSED if ok(results, n)]
 
 
-def lost_or_noise(a, b, lost_key, lang):
-    """The verdict on unpinned SDPA's figure a against the fastest pinned backend's b: the
-    text `lost_key` with the ratio where a is larger beyond noise (report/verdict),
-    otherwise "within noise"; both name the spread."""
-    spread = fmt_pct(100 * noise(a, b), lang, 0)
-    if differ(a, b) and a["median"] > b["median"]:
-        return t(lost_key, lang, ratio=fmt_ratio(a["median"] / b["median"], lang), spread=spread)
-    return t("finding.rec_auto_noise", lang, spread=spread)
+@dataclass(frozen=True)
+class Versus:
+    """Unpinned SDPA's figure against the fastest pinned backend's, by the noise rule
+    (report/verdict): `lost` where auto's is larger beyond noise, by `ratio`. Across the
+    rounds both rows have (`rounds`: how many; `a_range`, `b_range`: each one's range over
+    them; `ratio`: of the rounds' medians), or, for rows without rounds (older files;
+    `rounds` None), on their own figures (`spread`: the larger timer IQR, in % of the
+    median)."""
+    lost: bool
+    ratio: float
+    rounds: int | None = None
+    a_range: tuple[float, float] | None = None
+    b_range: tuple[float, float] | None = None
+    spread: float | None = None
 
 
-def rounds_verdict(a_row, b_row, key, lost_key, lang):
-    """The verdict on unpinned SDPA (a_row) against the fastest pinned backend (b_row) in
-    the figure `key`, across the rounds both rows have (report/verdict: compare_rounds): the
-    text `lost_key` with the ratio of the medians of the rounds where a is larger in every
-    round beyond the spread between rounds, otherwise "within noise"; both give each one's
-    range over the rounds. Rows without rounds (older files): lost_or_noise on their own
-    figures (the caller falls back to it on None)."""
+def versus(a_row, b_row, key) -> Versus:
+    """Auto's row (a_row) against the fastest pinned backend's (b_row) in the figure `key`:
+    across the rounds both rows have (compare_rounds), else on the rows' own figures
+    (differ, noise)."""
     a_rounds, b_rounds = rounds_of(a_row, key), rounds_of(b_row, key)
-    if a_rounds is None or b_rounds is None:
-        return None
-    c = compare_rounds(a_rounds, b_rounds)
-    if c.a is None or c.b is None:
-        return None
-    ranges = t("finding.round_ranges", lang, a=fmt_us_range(c.a_range, lang), b=fmt_us_range(c.b_range, lang),
-               n=len([r for r in a_rounds if r is not None]))
-    if c.order == ">":
-        return t(lost_key, lang, ratio=fmt_ratio(c.a / c.b, lang), ranges=ranges)
-    return t("finding.noise_rounds", lang, ranges=ranges)
+    if a_rounds is not None and b_rounds is not None:
+        c = compare_rounds(a_rounds, b_rounds)
+        if c.a is not None and c.b is not None:
+            return Versus(lost=c.order == ">", ratio=c.a / c.b, rounds=len([r for r in a_rounds if r is not None]),
+                          a_range=c.a_range, b_range=c.b_range)
+    a, b = a_row[key], b_row[key]
+    return Versus(lost=differ(a, b) and a["median"] > b["median"], ratio=a["median"] / b["median"],
+                  spread=100 * noise(a, b))
 
 
 def eager_over_kernel(row: OverheadRow) -> float:
@@ -61,4 +62,3 @@ def cuda(results: Results, name: str) -> float:
 def compute_kernel(row: VariantRow) -> Kernel | None:
     """The first real kernel of a variant (not a Memcpy or Memset)."""
     return next((k for k in row["kernels"] if k["kind"] == "kernel"), None)
-

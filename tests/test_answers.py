@@ -1,23 +1,34 @@
 """report/render/findings/answers.py: the answer each main page opens with."""
 import pytest
-from factory import findings_of, h200, nothing_measured, overhead, overhead_row, results, row, said
+from factory import h200, nothing_measured, overhead, overhead_row, results, row
 
-from report.render.findings import ANSWER_FILES, FINDINGS, answers, render_answer
+from report.render.findings import answers
 from report.text.catalog import t
 
+FUNCTIONS = [fn for fns in answers.ANSWERS.values() for fn in fns]
 
-@pytest.mark.parametrize("name", findings_of(answers))
-def test_each_answer_speaks_on_the_h200_run_and_is_silent_without_its_data(name):
-    lines = said(FINDINGS[name], h200())
+
+def said(fn, run):
+    """What an answer function says of the run, in English, after checking that the
+    Norwegian says as many sentences and that both fill every placeholder."""
+    en, nb = fn(run, None, "en"), fn(run, None, "nb")
+    assert len(en) == len(nb), (fn.__name__, en, nb)
+    assert not any("{" in line and "}" in line for line in en + nb), (fn.__name__, en, nb)
+    return en
+
+
+@pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda fn: fn.__name__)
+def test_each_answer_speaks_on_the_h200_run_and_is_silent_without_its_data(fn):
+    lines = said(fn, h200())
     assert 1 <= len(lines) <= 4  # two to four sentences (one line may hold two)
-    assert said(FINDINGS[name], nothing_measured()) == []
+    assert said(fn, nothing_measured()) == []
 
 
 def test_every_answer_file_is_one_paragraph_or_says_the_run_lacks_it():
-    for names in ANSWER_FILES.values():
-        text = render_answer(h200(), None, "en", names)
+    for text, _ in answers.answer_files(h200(), None, "en").values():
         assert "\n" not in text and not text.startswith("- ")
-        assert render_answer(nothing_measured(), None, "nb", names) == t("finding.answer_missing", "nb")
+    for text, _ in answers.answer_files(nothing_measured(), None, "nb").values():
+        assert text == t("finding.answer_missing", "nb")
 
 
 def test_math_s_fp32_matmuls_count_net_of_the_matmuls_they_replace():

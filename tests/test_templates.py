@@ -12,7 +12,7 @@ from report.render.header import written_by
 from report.text.display import LANGS
 
 TEMPLATED = sorted(f for f in set(FILE_OF.values()) if prose.has_template(f))
-NAMES = {**findings.FILES, **findings.EXTRA_FILES}  # file -> its findings, in order
+NAMES = {**findings.FILES, **findings.EXTRA_FILES, **findings.ANSWER_FILES}  # file -> its findings, in order
 PROSE = ["model", "model-hand-written", "model-fused",  # the models before the measurement: memory_model.py
          *(f"model-{page}{check}" for page in ("occupancy", "scaling", "decode", "training")
            for check in ("", "-check"))]  # and page_models.py

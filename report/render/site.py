@@ -10,7 +10,6 @@ from ..trace.explain import TraceError, explain, load_trace, report
 from ..variants import FUSED
 from . import attribution, extra_tables, figures, findings, prose, shape_figures, shape_tables, tables, timelines
 from .downloads import trace_links
-from .findings import answers
 from .header import call_writers, header
 from .kernel_names import kernel_names
 from .keyed import keyed
@@ -73,7 +72,7 @@ def findings_files(plain, ref, lang):
 
 def extra(results, ref, lang):
     """name -> (Markdown body, the functions that wrote it), for the --all and --shapes files."""
-    out = dict(answers.answer_files(results, ref, lang))  # the answer each main page opens with
+    out = dict(findings.answer_files(results, ref, lang))  # the answer each main page opens with
     sweep = results.get("sweep")
     for d in sweep["head_dims"] if sweep else ():
         cap = t("page.sweep_caption", lang).format(**sweep)

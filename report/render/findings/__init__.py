@@ -12,6 +12,7 @@ the findings of the seed's shape (their files carry the shape note) and those of
 from ...text.catalog import t
 from .. import prose
 from . import (
+    answers,
     compiled,
     decode_findings,
     first_call_findings,
@@ -30,6 +31,7 @@ from .registry import FINDINGS, files_of
 FILES = files_of(naive_math, fused, occupancy_findings, recommendations, home)
 EXTRA_FILES = files_of(scaling, first_call_findings, overhead_findings, training, compiled,
                         decode_findings, shape_findings)
+ANSWER_FILES = files_of(answers)  # answer-<page>: the answer each main page opens with, one paragraph
 
 
 def writers(file, names, lang):
@@ -48,3 +50,14 @@ def render_findings(file, names, results, ref, lang):
     where none has one. `results` as loaded: the template's filters escape each string of
     it that a sentence prints (report/render/prose.py)."""
     return prose.render(file, lang, facts(names, results, ref)) or t("finding.missing", lang)
+
+
+def answer_files(results, ref, lang):
+    """{file: (one paragraph of its answer's sentences, or the line that the run lacks them,
+    the functions and template that wrote it)}: the template writes a sentence a line."""
+    out = {}
+    for file, names in ANSWER_FILES.items():
+        text = prose.render(file, lang, facts(names, results, ref)).strip()
+        out[file] = (" ".join(text.split("\n")) if text else t("finding.answer_missing", lang),
+                     writers(file, names, lang))
+    return out

@@ -8,7 +8,7 @@ from ...variants import FUSED
 from ...verdict import differ, median
 from .. import extra_tables
 from .common import eager_over_kernel
-from .naive_math import cause_diffs
+from .naive_math import math_diffs
 from .recommendations import AutoPick, auto_against_pinned, host_leader, share_rounds
 from .registry import finding
 from .scaling import SmallPinning, small_shape_pinning
@@ -38,7 +38,8 @@ class MathCost:
     """SDPA pinned to math, in kernel time per forward pass, against the fused backend(s)
     with the least kernel time (`fused`: the fastest, then those within noise of it) and
     the hand-written in-place version; `cause`: the cause with the largest extra cost
-    against the in-place version (`cause_extra_us`), None where none costs more or the run
+    against the in-place version (`cause_extra_us`; "matmul": math's FP32 matmuls net of the
+    input-dtype matmuls they replace, naive_math.math_diffs), None where none costs more or the run
     lacks the attribution."""
     math_us: float
     fused: tuple[str, ...]
@@ -64,7 +65,7 @@ def home_math(results, ref) -> MathCost | None:
     v = results["variants"]
     cause = extra = None
     if "attribution" in v["math"] and "attribution" in v["naive_inplace"]:
-        cause, extra = max(cause_diffs(results), key=lambda cd: cd[1])
+        cause, extra = math_diffs(results)[0]  # the FP32 matmuls net of those they replace
         if extra <= 0:
             cause = extra = None
     return MathCost(math_us=ks["math"]["median"], fused=(fused[0], *tied), vs_fused=_against(ks["math"], ks[fused[0]]),

@@ -7,6 +7,9 @@ import pytest
 from report.paths import DEFAULT_OUT as GENERATED
 from report.render.kernel_names import brief, brief_names, decode, describe, kernel_cell, kernel_names
 from report.results import load_results
+from report.text.catalog import t
+
+MISSING = t("finding.missing", "en")  # the line a file without its data says
 
 H200 = load_results(GENERATED / "h200" / "results.json")
 
@@ -62,7 +65,7 @@ def test_the_sentence_says_whether_the_kernel_was_built_for_the_gpu_it_ran_on():
 def test_a_kernel_two_variants_ran_is_listed_once_with_both():
     text = kernel_names(H200, "en", ["cudnn", "auto"])
     assert text.count("cudnn_generated") == 1 and "Run by: SDPA cuDNN, SDPA auto (unpinned)." in text
-    assert kernel_names(H200, "en", ["no_such_variant"]) == "Not measured on this GPU."
+    assert kernel_names(H200, "en", ["no_such_variant"]) == MISSING
 
 
 # --- the short name a table shows for a long generated name -------------------------------

@@ -7,7 +7,10 @@ import pytest
 from report.paths import DEFAULT_OUT as GENERATED
 from report.render.memory_model import ceilings, fused_check, hand_written_check, model, model_text, sizes
 from report.results import load_results
+from report.text.catalog import t
 from report.text.format import fmt_sig, fmt_us
+
+MISSING = t("finding.missing", "en")  # the line a file without its data says
 
 H200 = load_results(GENERATED / "h200" / "results.json")
 
@@ -44,8 +47,8 @@ def test_the_verdict_follows_the_ceilings_not_the_gpu():
     m = model(no_copy)
     assert m.copy is None and m.pass_us is None and m.fused_us is None
     assert "TB/s" not in model_text(no_copy, "nb")  # no bandwidth is given where none was measured
-    assert hand_written_check(no_copy, "en") == "Not measured on this GPU."
-    assert fused_check(no_copy, "en", ["flash"]) == "Not measured on this GPU."
+    assert hand_written_check(no_copy, "en") == MISSING
+    assert fused_check(no_copy, "en", ["flash"]) == MISSING
 
 
 def test_the_hand_written_steps_are_read_in_passes_over_the_score_matrix():
@@ -57,7 +60,7 @@ def test_the_hand_written_steps_are_read_in_passes_over_the_score_matrix():
     assert "(scaling, copy of the score matrix, applying the mask, softmax)" in text
     refused = copy.deepcopy(H200)
     refused["variants"]["naive"] = {"status": "oom", "reason": "out of memory"}
-    assert hand_written_check(refused, "en") == "Not measured on this GPU."
+    assert hand_written_check(refused, "en") == MISSING
 
 
 def test_fused_backends_against_their_two_floors():

@@ -8,9 +8,10 @@ import pytest
 from report.paths import DEFAULT_OUT as GENERATED
 from report.render import page_models as pm
 from report.results import load_results
+from report.text.catalog import t
 
 H200 = load_results(GENERATED / "h200" / "results.json")
-MISSING = {"en": "Not measured on this GPU.", "nb": "Ikke målt på denne GPU-en."}
+MISSING = {lang: t("finding.missing", lang) for lang in ("en", "nb")}
 
 
 def test_occupancy_model_redoes_flash_by_hand():

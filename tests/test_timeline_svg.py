@@ -13,8 +13,11 @@ import pytest
 import build_tables
 from report.paths import ROOT
 from report.render import timelines
+from report.text.catalog import t
 from report.trace.explain_read import from_dict
 from report.trace.explain_svg import MAX_ACTS, WORDS, pieces, svg
+
+MISSING = t("finding.missing", "en")  # the line a file without its data says
 
 GENERATED = ROOT / "docs" / "generated"
 TRACES = GENERATED / "h200" / "traces"
@@ -156,7 +159,7 @@ def test_a_made_up_gpu_folder_renders_its_own(tmp_path):
     assert [h.split(" · ")[0] for h, _ in drawn(figures / "timeline-fused.en.svg")] == ["flash.json.gz"]
     missing = (figures / "timeline-naive-math.en.svg").read_text(encoding="utf-8")
     assert missing.count("\n") == 1 and "<svg" not in missing  # no trace of it: its first line alone
-    assert bodies["timeline-naive-math"][0] == "Not measured on this GPU."
+    assert bodies["timeline-naive-math"][0] == MISSING
 
 
 def test_a_trace_without_steps_is_drawn_in_windows_of_its_activities():

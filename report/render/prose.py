@@ -9,7 +9,8 @@ variant, cause, family, limits (the catalog's), backend, backends.
 
 A string from results.json may come from a stranger's GPU folder: a fact carries it as a
 Data, and a template prints a Data only through a filter that escapes it for its place
-(text: plain Markdown text, code: a code span, codes: a list of them; report/render/markdown.py).
+(text: plain Markdown text, code: a code span, codes: a list of them, kernel_cell: a
+kernel name in a table cell; report/render/markdown.py).
 A label of the catalog (a unit, a value such as "out of memory") is t("group.key"). Printing a Data,
 a float or None as it is fails the render (a number is always printed through a format).
 """
@@ -24,6 +25,7 @@ from ..text import format as fmt
 from ..text.catalog import t
 from ..text.display import BACKEND_NAMES
 from .datasheets import bandwidth_text, beside_copy, beside_matmul
+from .kernel_names import brief_names, kernel_cell
 from .keyed import keyed
 from .markdown import code_safe, label, limits_text, markdown_safe
 
@@ -87,6 +89,9 @@ def filters(lang):
         "text": markdown_safe,
         "code": lambda s: f"`{code_safe(s)}`",
         "codes": lambda names: ", ".join(f"`{code_safe(s)}`" for s in names),
+        # a kernel name in a table cell, a long generated one shortened (kernel_names.kernel_cell)
+        "kernel_cell": lambda name, names: kernel_cell(code_safe(name), lang,
+                                                       brief_names([code_safe(n) for n in names])),
         # the datasheet's figure beside a measured matmul roof: report/render/datasheets.py's sentence
         "beside_matmul": lambda roof, gpu: beside_matmul({"roof": roof, "provenance": {"gpu_name": markdown_safe(gpu)}},
                                                          lang),

@@ -14,6 +14,9 @@ from ..variants import EXTRA_VARIANTS, SHAPE_FAMILIES, SHAPE_VARIANTS, VARIANTS
 from .conversions import PARTS as CONVERSION_PARTS
 
 OVERHEAD_SHAPES = ("seed", "small")  # measure/overhead.py: the shapes of the launch-overhead tables
+# the parts of issuing one call (measure/pair_groups.py: _issue_entries), in the order a call goes through them
+ISSUE_PARTS = ("python_call", "no_kernel_op", "empty_launch", "small_op", "choose_backend",
+               "aten_flash", "aten_efficient", "aten_cudnn", "auto", "flash", "efficient", "cudnn")
 
 NAMES = {
     "variant.": tuple(dict.fromkeys((*VARIANTS, *EXTRA_VARIANTS, *SHAPE_VARIANTS))),
@@ -23,6 +26,7 @@ NAMES = {
     "word.shapes_": SHAPE_FAMILIES,  # the family as a word in a sentence
     "word.shapes_family_": SHAPE_FAMILIES,  # the family as a heading
     "page.shape_": OVERHEAD_SHAPES,
+    "issue.": ISSUE_PARTS,  # findings/pairs_findings.py: waits_issue
     # render/shape_tables.py: REFUSAL_SUMMARIES, and "other" for a line no pattern matches
     "refusal.": ("oom", "same_heads", "head_dim", "causal", "mask", "dtype", "other"),
 }

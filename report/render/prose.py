@@ -5,7 +5,7 @@ A finding returns a small typed fact (numbers, verdicts, which case holds), neve
 template holds the sentences, with {% if %} over the facts and filters that write a number
 in the language's format (report/text/format.py): us, us_sig, us_range, pct, pct_range,
 ratio, ratio_sig, num, error, bytes, blocks, tflops, gbs, unit, bandwidth; and the names:
-variant, cause, family, limits (the catalog's), backend, backends.
+variant, cause, issue_part, family, limits (the catalog's), backend, backends.
 
 A string from results.json may come from a stranger's GPU folder: a fact carries it as a
 Data, and a template prints a Data only through a filter that escapes it for its place
@@ -82,6 +82,7 @@ def filters(lang):
         "bandwidth": lambda sheet: bandwidth_text(sheet, lang),
         "variant": lambda name: label(name, lang),
         "cause": lambda name: keyed("cause.", name, lang),
+        "issue_part": lambda name: keyed("issue.", name, lang),
         "family": lambda name: keyed("word.shapes_", name, lang),
         "limits": lambda limited_by: limits_text(limited_by, lang),
         "backend": backend,

@@ -21,6 +21,7 @@ from . import (
     naive_math,
     occupancy_findings,
     overhead_findings,
+    pairs_findings,
     recommendations,
     scaling,
     shape_findings,
@@ -30,7 +31,7 @@ from .registry import FINDINGS, files_of
 
 FILES = files_of(naive_math, fused, occupancy_findings, recommendations, home)
 EXTRA_FILES = files_of(scaling, first_call_findings, overhead_findings, training, compiled,
-                        decode_findings, shape_findings)
+                        decode_findings, shape_findings, pairs_findings)
 ANSWER_FILES = files_of(answers)  # answer-<page>: the answer each main page opens with, one paragraph
 
 

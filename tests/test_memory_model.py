@@ -5,7 +5,17 @@ import copy
 import pytest
 
 from report.paths import DEFAULT_OUT as GENERATED
-from report.render.memory_model import ceilings, fused_check, hand_written_check, model, model_text, sizes
+from report.render.memory_model import (
+    ONE_PASS_SLACK,
+    ceilings,
+    fused_check,
+    fused_floor,
+    hand_written_check,
+    mask_bytes,
+    model,
+    model_text,
+    sizes,
+)
 from report.results import load_results
 from report.text.catalog import t
 from report.text.format import fmt_sig, fmt_us
@@ -22,6 +32,7 @@ def test_sizes_count_the_seed_shape():
     assert z["pass_bytes"] == 512 * 2**20 and z["fused_bytes"] == 64 * 2**20
     assert z["flops_square"] == 4 * 8 * 16 * 1024**2 * 64
     assert z["flops_causal"] == 4 * 8 * 16 * 64 * 1024 * 1025 // 2
+    assert z["exps_causal"] == 8 * 16 * 1024 * 1025 // 2  # ≈ 67 M: one per score the causal mask keeps
     assert sizes({"batch": 1, "heads": 1, "seq_len": 2, "head_dim": 2, "dtype": "float32"})["s_bytes"] == 16
 
 
@@ -63,13 +74,33 @@ def test_the_hand_written_steps_are_read_in_passes_over_the_score_matrix():
     assert hand_written_check(refused, "en") == MISSING
 
 
-def test_fused_backends_against_their_two_floors():
+def test_fused_backends_against_their_floors():
     text = fused_check(H200, "en", ["flash", "cudnn", "no_such_backend"])
     assert "| SDPA flash |" in text and "| SDPA cuDNN |" in text and "no_such" not in text
-    assert "the floor is set by arithmetic" in text  # 256 FLOP/byte is above the H200's ridge
-    slow_matmul = copy.deepcopy(H200)
-    slow_matmul["roof"]["tflops"] /= 10
-    assert "set by arithmetic" in fused_check(slow_matmul, "en", ["flash"])
+    f = fused_floor(H200)
+    assert f.flops_us > f.bytes_us  # 256 FLOP/byte is above the H200's ridge
+    assert f.exp_us == pytest.approx(f.exps / (H200["exp_roof"]["exps_per_s"] / 1e6))
+    assert f.binds == max({"bytes": f.bytes_us, "flops": f.flops_us, "exps": f.exp_us}.items(), key=lambda x: x[1])[0]
+    slow_exp = copy.deepcopy(H200)
+    slow_exp["exp_roof"]["exps_per_s"] /= 10
+    assert fused_floor(slow_exp).binds == "exps"
     fast_matmul = copy.deepcopy(H200)
     fast_matmul["roof"]["tflops"] *= 10
-    assert "set by memory" in fused_check(fast_matmul, "en", ["flash"])
+    del fast_matmul["exp_roof"]
+    f = fused_floor(fast_matmul)
+    assert f.binds == "bytes" and f.exp_us is None
+    columns = [fused_check(run, "en", ["flash"]).split("\n")[0].count("|") for run in (H200, fast_matmul)]
+    assert columns[0] == columns[1] + 1  # the exponentials' column only where the run measured the ceiling
+
+
+def test_the_mask_s_dram_bytes_say_inefficiency_or_extra_work():
+    bandwidth, _ = ceilings(H200)
+    one_pass = sizes(H200["config"])["pass_bytes"] / bandwidth
+    m = mask_bytes(H200, one_pass)
+    assert m.byte_passes < 1 + ONE_PASS_SLACK < m.time_passes and not m.extra_work  # one pass of bytes, slowly
+    more = copy.deepcopy(H200)
+    kernel = next(k for name, k in more["ncu"]["rows"]["naive"]["kernels"].items() if "masked_fill" in name)
+    kernel["dram_read_bytes"] *= 3
+    assert mask_bytes(more, one_pass).extra_work
+    del more["ncu"]
+    assert mask_bytes(more, one_pass) is None

@@ -38,6 +38,7 @@ def sizes(config):
         "fused_bytes": 4 * x * elem,  # q, k, v read, the output written
         "flops_square": 4 * b * h * n * n * d,
         "flops_causal": 4 * b * h * d * n * (n + 1) // 2,
+        "exps_causal": b * h * n * (n + 1) // 2,  # the softmax's one exponential per score the mask keeps
     }
 
 
@@ -101,6 +102,38 @@ class HandWritten:
     passes: float
     arithmetic: float | None
     single: tuple[tuple[str, float], ...]
+    mask: MaskBytes | None = None
+
+
+@dataclass(frozen=True)
+class MaskBytes:
+    """The DRAM bytes Nsight Compute counted for the hand-written version's `masked_fill`
+    kernel (`read`, `written`), in passes over the score matrix (`byte_passes`: one read
+    and one write is 1) beside its kernel time in passes at the copy bandwidth
+    (`time_passes`); `extra_work`: its bytes exceed one pass by more than ONE_PASS_SLACK."""
+    read: float
+    written: float
+    byte_passes: float
+    time_passes: float
+    extra_work: bool
+
+
+# bytes within 25 % of one read and one write count as one pass: the L2 cache keeps part of
+# a pass off DRAM, and a broadcast mask adds a little of its own
+ONE_PASS_SLACK = 0.25
+
+
+def mask_bytes(results, one_pass_us):
+    """MaskBytes for HAND_WRITTEN's `masked_fill` kernel, or None where the run has no ncu
+    row for it or no attribution of the mask."""
+    kernels = ((((results.get("ncu") or {}).get("rows") or {}).get(HAND_WRITTEN) or {}).get("kernels") or {})
+    k = next((m for name, m in kernels.items() if "masked_fill" in name), None)
+    applied = ((results["variants"][HAND_WRITTEN].get("attribution") or {}).get("mask_application") or {})
+    if not k or k.get("dram_read_bytes") is None or not applied.get("us_per_forward"):
+        return None
+    passes = (k["dram_read_bytes"] + k["dram_write_bytes"]) / sizes(results["config"])["pass_bytes"]
+    return MaskBytes(k["dram_read_bytes"], k["dram_write_bytes"], passes, applied["us_per_forward"] / one_pass_us,
+                     passes > 1 + ONE_PASS_SLACK)
 
 
 def hand_written_check(results, lang):
@@ -122,34 +155,64 @@ def hand_written_check(results, lang):
     table = md_table([t("col.cause", lang), t("col.per_forward", lang), t("col.kernel_sum", lang),
                       t("col.model_passes", lang, pass_us=fmt_us(one_pass, lang))], rows)
     fact = HandWritten(HAND_WRITTEN, total, total / one_pass, total / (z["flops_square"] / roof) if roof else None,
-                       tuple((c, e["us_per_forward"] / one_pass) for c, e in steps if c in ONE_PASS))
+                       tuple((c, e["us_per_forward"] / one_pass) for c, e in steps if c in ONE_PASS),
+                       mask_bytes(results, one_pass))
     return prose.render("model-hand-written", lang, {"table": table, "check": fact})
+
+
+def exp_rate(results):
+    """The exp ceiling measured in the run (results.json "exp_roof": FP32 exponentials per
+    µs), or None where the run did not measure it."""
+    e = results.get("exp_roof") or {}
+    return e["exps_per_s"] / 1e6 if e.get("status") == "ok" and e.get("exps_per_s") else None
 
 
 @dataclass(frozen=True)
 class FusedFloor:
-    """A fused kernel's two floors: its bytes at the copy bandwidth and its causal
-    arithmetic at the matmul roof (µs), its intensity and the ridge point (FLOP per byte)."""
+    """A fused kernel's floors: its bytes at the copy bandwidth and its causal arithmetic at
+    the matmul roof (µs), its intensity and the ridge point (FLOP per byte); the softmax's
+    exponentials (`exps`, one per score the causal mask keeps) at the run's exp ceiling
+    (`exp_us`, `exp_rate` per second; None without it); `binds`: the ceiling whose floor is
+    largest ("bytes", "flops" or "exps"), the one the model predicts binds every fused backend."""
     bytes_us: float
     flops_us: float
     intensity: float
     ridge: float
+    exps: int
+    exp_us: float | None
+    exp_rate: float | None
+    binds: str
+
+
+def fused_floor(results) -> FusedFloor | None:
+    """The floors of a fused kernel at the run's shape and ceilings, or None where the run
+    lacks the copy bandwidth or the matmul roof."""
+    bandwidth, roof = ceilings(results)
+    if not bandwidth or not roof:
+        return None
+    z = sizes(results["config"])
+    bytes_us, flops_us = z["fused_bytes"] / bandwidth, z["flops_causal"] / roof
+    rate = exp_rate(results)
+    exp_us = z["exps_causal"] / rate if rate else None
+    floors = {"bytes": bytes_us, "flops": flops_us, **({"exps": exp_us} if exp_us else {})}
+    return FusedFloor(bytes_us, flops_us, z["flops_causal"] / z["fused_bytes"], roof / bandwidth,
+                      z["exps_causal"], exp_us, rate * 1e6 if rate else None, max(floors, key=floors.get))
 
 
 def fused_check(results, lang, names):
-    """The fused backends' kernel times against the two floors of a fused kernel (its bytes
-    at the copy bandwidth, its causal arithmetic at the matmul roof): a table and its
-    sentence (report/text/templates/model-fused.<lang>.md.j2)."""
-    bandwidth, roof = ceilings(results)
+    """The fused backends' kernel times against the floors of a fused kernel (its bytes at
+    the copy bandwidth, its causal arithmetic at the matmul roof, its exponentials at the
+    exp ceiling where the run measured it): a table and its sentence
+    (report/text/templates/model-fused.<lang>.md.j2)."""
     ran = [(n, median(row["kernel_sum_us"])) for n in names if (row := _ok(results, n))]
-    if not ran or not bandwidth or not roof:
+    fact = fused_floor(results)
+    if not ran or fact is None:
         return t("finding.missing", lang)
-    z = sizes(results["config"])
-    bytes_us, flops_us = z["fused_bytes"] / bandwidth, z["flops_causal"] / roof
-    rows = [[label(n, lang), fmt_us(k, lang), fmt_ratio(k / bytes_us, lang), fmt_ratio(k / flops_us, lang)]
-            for n, k in ran]
+    rows = [[label(n, lang), fmt_us(k, lang), fmt_ratio(k / fact.bytes_us, lang), fmt_ratio(k / fact.flops_us, lang),
+             *([fmt_ratio(k / fact.exp_us, lang)] if fact.exp_us else [])] for n, k in ran]
     table = md_table([t("col.variant", lang), t("col.kernel_sum", lang),
-                      t("col.model_over_bytes", lang, floor=fmt_us(bytes_us, lang)),
-                      t("col.model_over_flops", lang, floor=fmt_us(flops_us, lang))], rows)
-    fact = FusedFloor(bytes_us, flops_us, z["flops_causal"] / z["fused_bytes"], roof / bandwidth)
+                      t("col.model_over_bytes", lang, floor=fmt_us(fact.bytes_us, lang)),
+                      t("col.model_over_flops", lang, floor=fmt_us(fact.flops_us, lang)),
+                      *([t("col.model_over_exps", lang, floor=fmt_us(fact.exp_us, lang))] if fact.exp_us else [])],
+                     rows)
     return prose.render("model-fused", lang, {"table": table, "floor": fact})

@@ -19,6 +19,7 @@ from . import (
     fused,
     home,
     naive_math,
+    ncu_findings,
     occupancy_findings,
     overhead_findings,
     pairs_findings,
@@ -31,7 +32,7 @@ from .registry import FINDINGS, files_of
 
 FILES = files_of(naive_math, fused, occupancy_findings, recommendations, home)
 EXTRA_FILES = files_of(scaling, first_call_findings, overhead_findings, training, compiled,
-                        decode_findings, shape_findings, pairs_findings)
+                        decode_findings, shape_findings, pairs_findings, ncu_findings)
 ANSWER_FILES = files_of(answers)  # answer-<page>: the answer each main page opens with, one paragraph
 
 

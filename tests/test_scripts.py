@@ -274,11 +274,13 @@ def test_an_old_python_gets_one_line(repo_copy, python):
     assert "too old" in one_line(proc.stderr)
 
 
-def test_dot_venv_is_git_ignored():
+@pytest.mark.parametrize("name", [".venv", "node_modules"])
+def test_dot_venv_is_git_ignored(name):
+    # as a folder or as a link to one elsewhere: a committed link replaced a shared virtualenv once
     if not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")
-    proc = subprocess.run(["git", "check-ignore", "-q", ".venv/"], cwd=ROOT)
-    assert proc.returncode == 0, ".venv/ is not in .gitignore"
+    proc = subprocess.run(["git", "check-ignore", "-q", "--no-index", name], cwd=ROOT)
+    assert proc.returncode == 0, f"{name} is not in .gitignore"
 
 
 # --------------------------------------------------------------------------- test.sh's pytest step

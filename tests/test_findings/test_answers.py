@@ -64,3 +64,14 @@ def test_who_sets_the_pace_follows_the_eager_call_against_the_kernel_time():
     assert small.lo == pytest.approx(8.0)
     g = answers.answer_waits_graph(run, None)
     assert (g.variant, g.eager_us, g.graph_us) == ("flash", pytest.approx(40.0), pytest.approx(7.0))
+
+
+def test_the_graph_replay_comes_from_the_pairs_where_the_run_has_them():
+    run = h200()
+    small = run["pairs"]["groups"]["small"]
+    g = answers.answer_rec_graph(run, None)
+    assert g.variant in ("flash", "efficient", "cudnn")
+    replays = [x for rnd in small["rounds"] for x in rnd["blocks_us"][f"{g.variant}_graph"]]
+    assert g.graph_us == pytest.approx(sorted(replays)[len(replays) // 2], rel=0.05)
+    del run["pairs"]
+    assert answers.answer_rec_graph(run, None) is not None  # the launch-overhead section's own timers

@@ -173,7 +173,9 @@ class FusedFloor:
     the matmul roof (µs), its intensity and the ridge point (FLOP per byte); the softmax's
     exponentials (`exps`, one per score the causal mask keeps) at the run's exp ceiling
     (`exp_us`, `exp_rate` per second; None without it); `binds`: the ceiling whose floor is
-    largest ("bytes", "flops" or "exps"), the one the model predicts binds every fused backend."""
+    largest ("bytes", "flops" or "exps"), the one the model predicts binds every fused
+    backend; the work (`flops`, `fused_bytes`) and the two other ceilings as measured
+    (`roof_tflops`, `copy_gbs`), for the table of ceilings."""
     bytes_us: float
     flops_us: float
     intensity: float
@@ -182,6 +184,10 @@ class FusedFloor:
     exp_us: float | None
     exp_rate: float | None
     binds: str
+    flops: int = 0
+    fused_bytes: int = 0
+    roof_tflops: float = 0.0
+    copy_gbs: float = 0.0
 
 
 def fused_floor(results) -> FusedFloor | None:
@@ -196,7 +202,8 @@ def fused_floor(results) -> FusedFloor | None:
     exp_us = z["exps_causal"] / rate if rate else None
     floors = {"bytes": bytes_us, "flops": flops_us, **({"exps": exp_us} if exp_us else {})}
     return FusedFloor(bytes_us, flops_us, z["flops_causal"] / z["fused_bytes"], roof / bandwidth,
-                      z["exps_causal"], exp_us, rate * 1e6 if rate else None, max(floors, key=floors.get))
+                      z["exps_causal"], exp_us, rate * 1e6 if rate else None, max(floors, key=floors.get),
+                      z["flops_causal"], z["fused_bytes"], roof / 1e6, bandwidth / 1e3)
 
 
 def fused_check(results, lang, names):

@@ -149,7 +149,11 @@ def facts(trace):
             end = t
     ops = [e for e in events if e.get("cat") == "cpu_op"]
     backends = sorted({b for b, op in SDPA_OPS.items() for e in ops if e["name"] == "aten::" + op}
-                      | ({"flex"} if any("flex_attention" in e["name"] for e in gpu) else set()))
+                      | ({"flex"} if any("flex_attention" in e["name"] for e in gpu) else set())
+                      # Inductor names a Triton kernel after the ops it fuses: one that fuses ops
+                      # around an SDPA call says so in its name
+                      | ({"inductor_fused"} if any(e["name"].startswith("triton_") and "scaled_dot_product"
+                                                   in e["name"] for e in gpu) else set()))
     sdpa = [e for e in ops if e["name"] == "aten::scaled_dot_product_attention"]
     softmax = [e for e in ops if e["name"] in ("aten::softmax", "aten::_softmax")
                and not any(s["ts"] <= e["ts"] <= s["ts"] + s["dur"] for s in sdpa)]

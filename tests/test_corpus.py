@@ -15,6 +15,7 @@ from expected_verdicts import facts, read
 from report.paths import ROOT
 from report.trace import explain_read
 from report.trace.explain import MAX_RANGES, TraceError, explain, load_trace, read_trace, report
+from report.trace.explain_text import detail
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 TRACES = sorted(p.name.removesuffix(".json.gz") for p in CORPUS.glob("*.json.gz"))
@@ -205,7 +206,7 @@ def test_launches_queued_far_ahead_of_the_gpu_are_not_called_cpu_bound(hta):
 
 def test_nccl_kernels_count_as_communication(hta):
     mine = hta["a100_nccl"]
-    assert report(mine).startswith("GPU: 8 × NVIDIA A100-PG509-200 (compute capability 8.0, 108 SMs)\n")
+    assert detail(mine).startswith("GPU: 8 × NVIDIA A100-PG509-200 (compute capability 8.0, 108 SMs)\n")
     nccl = [k for k in mine["kernels"] if "nccl" in k["name"].lower()]
     assert nccl and all(k["work"] == "communication" for k in nccl)
     assert mine["kinds_us"]["communication"] > 0 and mine["kinds_us"]["compute"] > 0
@@ -218,7 +219,7 @@ def test_rocm_and_older_kineto_traces_are_read(hta):
     assert {lim.warp_size for lim in mi250["limits"].values()} == {64}
     # ROCm 6.2's Kineto: HIP's calls under cuda_runtime; AMD's words, every other trace NVIDIA's
     assert mi250["platform"] == "rocm"
-    assert report(mi250).startswith("GPU: 4 × AMD Radeon Graphics (compute capability 9.0, 104 CUs, ROCm properties)\n")
+    assert detail(mi250).startswith("GPU: 4 × AMD Radeon Graphics (compute capability 9.0, 104 CUs, ROCm properties)\n")
     assert "hipMemcpyWithStream in a copy" in report(mi250) and not re.search(r"\bSMs?\b", report(mi250))
     assert {n for n, f in hta.items() if not isinstance(f, TraceError) and f["platform"] == "rocm"} == {"mi250"}
     old = hta["old_kineto"]  # "Kernel" and "Runtime": every kernel with its launch call

@@ -41,26 +41,25 @@ from pathlib import Path
 
 from ..limits import parse_json
 from .explain_attention import attention
+from .explain_diagnose import diagnose
 from .explain_events import LAUNCH_CATS, MAX_TIME_US
 from .explain_format import us as _us
 from .explain_kernels import add_occupancy, devices, kernel_rows
 from .explain_read import ReadError, Trace, from_dict
 from .explain_read import read_trace as _read_stream
+from .explain_result import BUSY_SHARE, HOST_SHARE, STEP_NAME, WHOLE_TRACE, Result, to_json
+from .explain_text import report as _text
 from .explain_timeline import HIP_SYNC_CALLS, SYNC_CALLS, Timeline, idle_causes, window
 from .explain_words import WORDS, platform
 from .names import short_kernel_name
 from .stats import stats
 
-BUSY_SHARE = 0.9  # GPU-bound needs the GPU busy for at least this share of the window
-HOST_SHARE = 1 - BUSY_SHARE  # CPU-bound: the GPU waits for the host for this share or more
 STEP = re.compile(r"ProfilerStep#\d+")
-STEP_NAME = "ProfilerStep#*"
-WHOLE_TRACE = "(whole trace)"
-MAX_KERNELS, MAX_GAPS, MAX_RANGES, MAX_SINGLE = 10, 5, 20, 3
+MAX_RANGES, MAX_SINGLE = 20, 3
 MAX_TRACE_BYTES = 2 * 2**30  # of JSON: a trace of a few profiled steps is tens of MB
 CHUNK = 2**20
-__all__ = ["BUSY_SHARE", "HIP_SYNC_CALLS", "MAX_TIME_US", "STEP_NAME", "SYNC_CALLS", "WHOLE_TRACE", "TraceError",
-           "explain", "explain_file", "load_trace", "read_trace", "report"]
+__all__ = ["BUSY_SHARE", "HIP_SYNC_CALLS", "HOST_SHARE", "MAX_TIME_US", "STEP_NAME", "SYNC_CALLS", "WHOLE_TRACE",
+           "Result", "TraceError", "explain", "explain_file", "explain_json", "load_trace", "read_trace", "report"]
 
 
 class TraceError(ValueError):
@@ -303,12 +302,14 @@ def _stream_verdict(row):
     return "GPU-bound" if row["busy_us"] / span >= BUSY_SHARE else "stalled"
 
 
-def explain_file(path):
-    """The text `build_tables.py --explain PATH` prints; TraceError (one line, naming the
-    file) if the file is no trace, or one this reader cannot use."""
+def explain_file(path, form="text"):
+    """The text `build_tables.py --explain PATH` prints (form "json": the JSON document of
+    explain_result.py); TraceError (one line, naming the file) if the file is no trace, or
+    one this reader cannot use."""
     trace = read_trace(path)  # streamed: a large trace needs less memory than as a dict
     try:
-        return report(explain(trace))
+        found = explain(trace)
+        return explain_json(found) if form == "json" else report(found)
     except TraceError as err:
         raise TraceError(f"{path}: {err}") from None
     except (TypeError, KeyError, AttributeError, ArithmeticError, ValueError) as err:
@@ -316,9 +317,15 @@ def explain_file(path):
                          f"{str(err)[:100]})") from None
 
 
+def explain_json(result):
+    """The Result as the JSON text `--format json` prints (explain_result.py's schema)."""
+    return json.dumps(to_json(result), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
 def explain(trace):
     """What the page reads off a trace (a dict from load_trace, or read_trace's Trace), as a
-    dict; TraceError if it has no GPU activity."""
+    Result (explain_result.py): the diagnosis, and the detail dict, whose keys it reads as;
+    TraceError if it has no GPU activity."""
     with _collector_paused():
         return _explain(trace if isinstance(trace, Trace) else from_dict(trace))
 
@@ -347,7 +354,7 @@ def _explain(data):
         if e.cat == "user_annotation":
             groups.setdefault(_range_name(e.name), []).append({"ts": e.ts, "dur": e.dur})
     if not groups:
-        host = [e for e in data.events if e.cat != "kernel" and e.cat not in ("gpu_memcpy", "gpu_memset")]
+        host = [e for e in data.events if e.cat not in ("kernel", "gpu_memcpy", "gpu_memset", "overhead")]
         host = host or [a.e for a in timeline.acts]
         start, stop = min(e.ts for e in host), max(e.end for e in host)
         groups = {WHOLE_TRACE: [{"ts": start, "dur": stop - start}]}
@@ -377,18 +384,19 @@ def _explain(data):
     streams = idle_causes(timeline)
     for row in streams:
         row["verdict"] = _stream_verdict(row)
-    return {"platform": found_on, "devices": {d: (lim.name if lim else None) for d, (lim, _) in devs.items()},
+    caps = [lim.compute_capability for lim, _ in devs.values() if lim]
+    found = {"platform": found_on, "devices": {d: (lim.name if lim else None) for d, (lim, _) in devs.items()},
             "limits": {d: lim for d, (lim, _) in devs.items() if lim},
             "schemas": {d: schema for d, (lim, schema) in devs.items() if lim},
             "activities": len(timeline.acts), "busy_us": busy_us,
             "stream_busy_sum_us": sum(s["busy_us"] for s in streams), "kinds_us": kinds,
             "streams": streams, "kernels": kernels, "ranges": ranges,
             "ranges_left_out": len(order) - len(ranges),
-            "activity_us": activity_us, "attention": attention(timeline, data.events, activity_us, found_on)}
+            "activity_us": activity_us,
+            "attention": attention(timeline, data.events, activity_us, found_on, caps[0] if caps else None)}
+    return diagnose(found, timeline, data.events)
 
 
 def report(found):
     """The explanation as plain English text, the same for the same trace."""
-    from .explain_text import report as text
-
-    return text(found)
+    return _text(found)

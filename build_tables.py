@@ -151,7 +151,9 @@ def _parser():
     p.add_argument("--explain", metavar="TRACE", type=Path,
                    help="read a trace that torch.profiler wrote (.json or .json.gz): kernels "
                         "with occupancy, GPU idle gaps and a verdict per range; no GPU, no "
-                        "other option")
+                        "other option but --format")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="with --explain: text (default) or the JSON result (report/trace/explain_result.py)")
     return p
 
 
@@ -171,11 +173,13 @@ def parse_args(argv):
     p = _parser()
     args = p.parse_args(argv)
     if args.explain is not None:
-        extra = sorted(given_options(p, argv) - {"explain"})
+        extra = sorted(given_options(p, argv) - {"explain", "format"})
         if extra:
-            p.error("--explain reads one trace; it takes no other option, "
+            p.error("--explain reads one trace (--format: text or json); it takes no other option, "
                     f"not {', '.join('--' + e.replace('_', '-') for e in extra)}")
         return args
+    if "format" in given_options(p, argv):
+        p.error("--format goes with --explain TRACE: it is the form of the reading")
     if args.render_only:
         extra = sorted(given_options(p, argv) - RENDER_OPTIONS)
         if extra:
@@ -214,12 +218,12 @@ def measure(args, argv):
     publish_run(results, trace_tmp, out, slug, started)
 
 
-def explain(path):
-    """Print what report/trace/explain.py reads off one trace; needs no torch."""
+def explain(path, form="text"):
+    """Print what report/trace/explain.py reads off one trace (text or JSON); needs no torch."""
     from report.trace.explain import TraceError, explain_file
 
     try:
-        sys.stdout.write(explain_file(path))
+        sys.stdout.write(explain_file(path, form))
     except TraceError as err:  # one line that names the file
         raise UsageError(str(err)) from None
 
@@ -230,7 +234,7 @@ def main(argv=None):
     signals.install()
     try:
         if args.explain is not None:
-            explain(args.explain)
+            explain(args.explain, args.format)
         elif args.render_only:
             render_only(args.out, args.slug)
         else:

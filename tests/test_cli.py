@@ -135,6 +135,7 @@ def test_every_variant_that_ran_keeps_its_rounds_and_the_run_its_phase_times(cpu
     (["--rounds", "0"], "must be at least 1"),
     (["--rounds", "two"], "is not a whole number"),
     (["--explain", "trace.json", "--rounds", "2"], "takes no other option, not --rounds"),
+    (["--format", "json"], "--format goes with --explain TRACE"),
 ])
 def test_rounds_must_be_a_positive_whole_number_and_only_for_measuring(argv, message, capsys):
     code, out = run_main(argv, capsys)

@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_explain_cases import ev, kernel, launch, trace_of
+from madeup import ev, kernel, launch, trace_of
 
 from report.trace import explain_kineto, explain_msgspec, explain_read
 from report.trace.explain import explain, explain_json, load_trace, read_trace, report

@@ -106,8 +106,12 @@ def _pace(scope, kernel_median, overhead_us):
              f"{scope['activities_per_range']:,.0f} launches per range"]
     if kernel_median is not None:
         parts.append(f"median kernel {_us(kernel_median)}")
-    if scope.get("launch_delay_us") is not None:
-        parts.append(f"launch delay {_us(scope['launch_delay_us'])}")
+    delay = scope.get("launch_delay_us")
+    if delay is not None:
+        parts.append(f"launch delay {_us(delay)}")
+        if paced == "gpu" and kernel_median:
+            # HTA reports the queue length per stream; here its estimate: the delay over the median kernel
+            parts.append(f"about {delay / kernel_median:,.0f} kernels queued (launch delay / median kernel)")
     if overhead_us:
         parts.append(f"profiler's own {_us(overhead_us)}")
     return Pace(scope["name"], scope["verdict"], paced, "; ".join(parts), busy_share=scope["busy_share"],
@@ -122,6 +126,11 @@ def _attention_rows(att):
         rows.append(AttentionRow(r["backend"], r["direction"], r["calls"], r["gpu_us"], r["share"],
                                  fallback=r["backend"] == "math",
                                  why="; ".join(f"{c} {_us(u)}" for c, u in r.get("causes", {}).items()) or None))
+    hand = att.get("hand_written")
+    if hand:
+        copies = hand["masked_fill_copies"]
+        rows.append(AttentionRow("hand_written", "forward", hand["chains"], hand["gpu_us"], hand["share"],
+                                 why=f"{copies:,} out-of-place masked_fill copies of the scores" if copies else None))
     for g in att.get("calls", ()):
         if g["shapes"]:
             rows.append(AttentionRow(g["backend"], "call", g["calls"], fallback=g["backend"] == "math",

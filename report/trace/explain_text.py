@@ -18,7 +18,8 @@ BACKEND_NAMES = {"flash": "flash (FlashAttention)", "cudnn": "cuDNN", "math": "m
                  "preparation": "SDPA's preparation of its inputs (no backend)",
                  "flash_nested": "flash on nested jagged tensors (varlen)",
                  "efficient_nested": "efficient on nested jagged tensors (varlen)",
-                 "inductor_fused": "Inductor kernels fusing ops around an SDPA call (Triton)"}
+                 "inductor_fused": "Inductor kernels fusing ops around an SDPA call (Triton)",
+                 "hand_written": "hand-written (matmul, softmax, matmul outside SDPA)"}
 WIDTH, SCREEN = 100, 25  # the first screen: at most SCREEN lines of at most WIDTH columns
 PACED = {"host": "the host: the GPU waits for launches", "gpu": "the GPU: launches queue ahead of it",
          "sync": "a sync: the host waits for the GPU, then the GPU for the host",
@@ -221,7 +222,8 @@ def first_screen(result):
     if att or calls or result.attention_note:
         lines.append("Attention:")
     for r in att[:4]:
-        lines += _wrap(f"{_backend_name(r, on)}, {r.direction}: {_plural(r.calls, 'call', 'calls')}, {_us(r.gpu_us)} "
+        what = "chain" if r.backend == "hand_written" else "call"
+        lines += _wrap(f"{_backend_name(r, on)}, {r.direction}: {_plural(r.calls, what, what + 's')}, {_us(r.gpu_us)} "
                        f"({_pct(100 * r.share)} of GPU time)" + (": fell back to math" if r.fallback else "")
                        + (f"; {r.why}" if r.why else ""), "  ")
     for r in calls[:2]:

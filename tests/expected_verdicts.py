@@ -16,8 +16,10 @@ something for at least 90 % of it, else stalled.
 Beside the verdicts: the GPU's busy time (the union of its activities), the streams, the
 SDPA backends whose ops ran, hand-written softmax calls, what the trace holds (GPU
 activity, an MTIA accelerator's, or CPU events only) and each stream's median launch delay
-(an activity's start less its launch call's end). Older Kineto's category names ("Kernel",
-"Runtime") are read as today's.
+(an activity's start less its launch call's end); the GPU activities SDPA launches to prepare
+its inputs (inside its op, outside every backend's op: "preparation" among the backends)
+and its calls' distinct recorded inputs (dtype, head dim, mask dtype, is_causal). Older
+Kineto's category names ("Kernel", "Runtime") are read as today's.
 """
 from __future__ import annotations
 
@@ -35,6 +37,8 @@ SYNCS = ("cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize
          "cuStreamSynchronize", "cuEventSynchronize", "cudaMemcpy",
          # a ROCm build's, under cuda_runtime as Kineto files them (hipMemcpyWithStream: its blocking copy)
          "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize", "hipMemcpy", "hipMemcpyWithStream")
+# the dtypes Kineto records for a tensor input ("Input type"), as torch names them
+DTYPES = {"c10::BFloat16": "bfloat16", "c10::Half": "float16", "float": "float32", "double": "float64", "bool": "bool"}
 SDPA_OPS = {"flash": "_scaled_dot_product_flash_attention", "efficient": "_scaled_dot_product_efficient_attention",
             "cudnn": "_scaled_dot_product_cudnn_attention", "math": "_scaled_dot_product_attention_math"}
 
@@ -160,6 +164,9 @@ def facts(trace):
     outer = [e for e in softmax if not any(o is not e and o["name"] in ("aten::softmax", "aten::_softmax")
                                            and o["ts"] <= e["ts"] and e["ts"] + e["dur"] <= o["ts"] + o["dur"]
                                            and o["dur"] > e["dur"] for o in softmax)]
+    prep = _preparation(ops, gpu, events)
+    if prep:
+        backends = sorted(set(backends) | {"preparation"})
     streams = {((e.get("args") or {}).get("device"), (e.get("args") or {}).get("stream")) for e in gpu}
     launch_of = {e["args"]["correlation"]: e for e in events
                  if e.get("cat") in LAUNCH and "correlation" in (e.get("args") or {})}
@@ -174,7 +181,47 @@ def facts(trace):
     activity = "gpu" if gpu else "mtia" if any("mtia" in c.lower() for c in cats) else "cpu only"
     return {"verdicts": verdicts(trace), "busy_us": round(union, 1), "streams": len(streams),
             "backends": backends, "softmax_outside_sdpa": len(outer), "activity": activity,
+            "preparation_kernels": prep, "sdpa_inputs": _sdpa_inputs(sdpa),
             "launch_delay_us": {s: round(statistics.median(d), 1) for s, d in sorted(delays.items())}}
+
+
+def _preparation(ops, gpu, events):
+    """GPU activities launched inside an aten::scaled_dot_product_attention op but outside
+    every backend's op on its thread (SDPA preparing its inputs): how many."""
+    backend_ops = {"aten::" + op for op in SDPA_OPS.values()}
+    sdpa = [e for e in ops if e["name"] == "aten::scaled_dot_product_attention"]
+    inner = [e for e in ops if e["name"] in backend_ops]
+    launch_of = {e["args"]["correlation"]: e for e in events
+                 if e.get("cat") in LAUNCH and "correlation" in (e.get("args") or {})}
+    count = 0
+    for a in gpu:
+        launch = launch_of.get((a.get("args") or {}).get("correlation"))
+        if launch is None:
+            continue
+        if _within(launch, sdpa) and not _within(launch, inner):
+            count += 1
+    return count
+
+
+def _within(launch, ops):
+    """Whether the launch call starts inside one of the ops on its thread."""
+    at, tid = launch["ts"], launch.get("tid")
+    return any(o.get("tid") == tid and o["ts"] <= at <= o["ts"] + o["dur"] for o in ops)
+
+
+def _sdpa_inputs(sdpa):
+    """The distinct recorded inputs of the SDPA calls: [query dtype, head dim, mask dtype or
+    None, is_causal], from "Input type", "Input Dims" and "Concrete Inputs"."""
+    found = set()
+    for e in sdpa:
+        args = e.get("args") or {}
+        dims, types, concrete = args.get("Input Dims"), args.get("Input type"), args.get("Concrete Inputs")
+        if not dims or not types:
+            continue
+        mask = DTYPES.get(types[3], types[3]) if len(types) > 3 and types[3] else None
+        causal = concrete[5] == "True" if concrete and len(concrete) > 5 and concrete[5] else None
+        found.add((DTYPES.get(types[0], types[0]), dims[0][-1], mask, causal))
+    return [list(x) for x in sorted(found, key=str)]
 
 
 def main(argv=None):

@@ -56,6 +56,12 @@ def test_verdicts_busy_time_streams_and_backends_agree_with_the_independent_ones
     assert backends == expected["backends"]
     hand = mine["attention"]["hand_written"]
     assert (hand["chains"] if hand else 0) == expected["softmax_outside_sdpa"]
+    prep = next((b["activities"] for b in mine["attention"]["backends"] if b["backend"] == "preparation"), 0)
+    assert prep == expected["preparation_kernels"]
+    inputs = sorted(([g["parsed"].dtype, g["parsed"].head_dim, g["parsed"].mask_dtype, g["parsed"].is_causal]
+                     for g in mine["attention"]["calls"] if g["parsed"]), key=str)
+    assert sorted({tuple(i) for i in inputs}, key=str) == [tuple(x) for x in expected["sdpa_inputs"]]
+    assert ("math" in backends) == any(b.backend == "math" for b in mine.attention)  # math only where it ran
 
 
 @pytest.mark.parametrize("name", TRACES)

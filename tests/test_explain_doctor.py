@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
+from expected_verdicts import facts
 from madeup import ev, kernel, launch, trace_of
 
 from report.trace import explain_kineto, explain_msgspec, explain_read
@@ -187,3 +188,16 @@ def test_every_corpus_trace_gets_a_first_screen_a_pace_and_a_json_result(path):
     assert doc["pace"]["verdict"] == found.pace.verdict
     assert [f["rule"] for f in doc["findings"]] == [f.rule for f in found.findings]
     assert "fell back to math" not in text  # no corpus trace ran _scaled_dot_product_attention_math
+
+
+def test_the_independent_reading_agrees_on_preparation_and_inputs():
+    args = sdpa_args((4, 8, 256, 100), (4, 8, 256, 100), mask=(256, 256), mask_type="bool")
+    trace = trace_of(*call(0, "aten::_scaled_dot_product_efficient_attention",
+                           [("aten::constant_pad_nd", "copy_kernel"), ("aten::where", "where_kernel")], args))
+    expected, found = facts(trace), explain(trace)
+    prep = next(r for r in found["attention"]["backends"] if r["backend"] == "preparation")
+    assert expected["preparation_kernels"] == prep["activities"] == 2
+    assert expected["sdpa_inputs"] == [["bfloat16", 100, "bool", False]]
+    x = found["attention"]["calls"][0]["parsed"]
+    assert [x.dtype, x.head_dim, x.mask_dtype, x.is_causal] == expected["sdpa_inputs"][0]
+    assert expected["backends"] == sorted(r["backend"] for r in found["attention"]["backends"])

@@ -7,7 +7,8 @@
  * In:  {file: File, assets: URL of the site's trace-reader/ folder, limit: bytes of JSON}
  * Out: {kind: "status", step: "checking" | "loading" | "reading"}
  *      {kind: "too-large", gzipped}                more than `limit` bytes of JSON
- *      {kind: "done", text, loadMs, readMs, heapBytes}    what --explain prints
+ *      {kind: "done", text, json, loadMs, readMs, heapBytes}    what --explain prints, and
+ *                                                  what --format json prints (the page's diagnosis)
  *      {kind: "error", line, loadMs, readMs, heapBytes}   the line it prints after "error: "
  *      (heapBytes: the WebAssembly memory now, the most it has used, as it never shrinks)
  *      {kind: "crash", detail}                     anything else (out of memory, a bug)
@@ -29,12 +30,13 @@ async function boot(assets) {
   const read = pyodide.runPython(`
 import gc, os, sys
 sys.path.insert(0, "/app")
-from report.trace.explain import TraceError, explain_file
+from report.trace.explain import TraceError, explain_json, explain_path, report
 
 def read(folder, name):
     os.chdir(folder)  # the file is named as the reader named it, as on the command line
     try:
-        return ["done", explain_file(name)]
+        found = explain_path(name)
+        return ["done", report(found), explain_json(found)]
     except TraceError as err:
         return ["error", str(err)]
     finally:
@@ -108,7 +110,7 @@ self.onmessage = async ({ data }) => {
     const readMs = performance.now() - start;
     const heapBytes = pyodide._module && pyodide._module.HEAPU8 ? pyodide._module.HEAPU8.length : 0;
     if (result[0] === "done") {
-      self.postMessage({ kind: "done", text: result[1], loadMs, readMs, heapBytes });
+      self.postMessage({ kind: "done", text: result[1], json: result[2], loadMs, readMs, heapBytes });
     } else {
       self.postMessage({ kind: "error", line: result[1], loadMs, readMs, heapBytes });
     }

@@ -3,7 +3,8 @@
     load_trace(path)   the trace in a .json or .json.gz file as a dict; TraceError (one line)
     read_trace(path)   the same file read as a stream into a compact Trace (a 200 MB trace
                        in less memory than its size twice)
-    explain_file(path) read_trace, explain and report in one: the text `--explain` prints
+    explain_path(path) read_trace and explain in one, its errors one line naming the file
+    explain_file(path) explain_path and report in one: the text `--explain` prints
                        (the command and the page's in-browser reader both call it)
     explain(trace)     either of the two explained, as a dict: GPU activities per launch
                        configuration with occupancy and its reason, streams, the attention
@@ -59,7 +60,8 @@ MAX_RANGES, MAX_SINGLE = 20, 3
 MAX_TRACE_BYTES = 2 * 2**30  # of JSON: a trace of a few profiled steps is tens of MB
 CHUNK = 2**20
 __all__ = ["BUSY_SHARE", "HIP_SYNC_CALLS", "HOST_SHARE", "MAX_TIME_US", "STEP_NAME", "SYNC_CALLS", "WHOLE_TRACE",
-           "Result", "TraceError", "explain", "explain_file", "explain_json", "load_trace", "read_trace", "report"]
+           "Result", "TraceError", "explain", "explain_file", "explain_json", "explain_path", "load_trace", "read_trace",
+           "report"]
 
 
 class TraceError(ValueError):
@@ -302,19 +304,24 @@ def _stream_verdict(row):
     return "GPU-bound" if row["busy_us"] / span >= BUSY_SHARE else "stalled"
 
 
-def explain_file(path, form="text"):
-    """The text `build_tables.py --explain PATH` prints (form "json": the JSON document of
-    explain_result.py); TraceError (one line, naming the file) if the file is no trace, or
-    one this reader cannot use."""
+def explain_path(path):
+    """The Result of the file at path; TraceError (one line, naming the file) if the file is
+    no trace, or one this reader cannot use."""
     trace = read_trace(path)  # streamed: a large trace needs less memory than as a dict
     try:
-        found = explain(trace)
-        return explain_json(found) if form == "json" else report(found)
+        return explain(trace)
     except TraceError as err:
         raise TraceError(f"{path}: {err}") from None
     except (TypeError, KeyError, AttributeError, ArithmeticError, ValueError) as err:
         raise TraceError(f"{path}: a trace this reader cannot use ({type(err).__name__}: "
                          f"{str(err)[:100]})") from None
+
+
+def explain_file(path, form="text"):
+    """The text `build_tables.py --explain PATH` prints (form "json": the JSON document of
+    explain_result.py); TraceError as explain_path."""
+    found = explain_path(path)
+    return explain_json(found) if form == "json" else report(found)
 
 
 def explain_json(result):

@@ -60,8 +60,8 @@ MAX_RANGES, MAX_SINGLE = 20, 3
 MAX_TRACE_BYTES = 2 * 2**30  # of JSON: a trace of a few profiled steps is tens of MB
 CHUNK = 2**20
 __all__ = ["BUSY_SHARE", "HIP_SYNC_CALLS", "HOST_SHARE", "MAX_TIME_US", "STEP_NAME", "SYNC_CALLS", "WHOLE_TRACE",
-           "Result", "TraceError", "explain", "explain_file", "explain_json", "explain_path", "load_trace", "read_trace",
-           "report"]
+           "Result", "TraceError", "explain", "explain_file", "explain_json", "explain_path", "load_trace",
+           "read_trace", "report"]
 
 
 class TraceError(ValueError):

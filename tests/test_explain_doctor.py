@@ -2,6 +2,7 @@
 reasons read off the recorded inputs, Kineto's own work kept out of the host wait, the
 remedies' rules, the first screen, the JSON result; on made-up traces and the corpus."""
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -201,3 +202,18 @@ def test_the_independent_reading_agrees_on_preparation_and_inputs():
     x = found["attention"]["calls"][0]["parsed"]
     assert [x.dtype, x.head_dim, x.mask_dtype, x.is_causal] == expected["sdpa_inputs"][0]
     assert expected["backends"] == sorted(r["backend"] for r in found["attention"]["backends"])
+
+
+@pytest.mark.parametrize("path", sorted(CORPUS.rglob("*.json.gz")), ids=lambda p: p.name)
+def test_one_verdict_per_scope_no_stream_verdict_beside_the_ranges(path):
+    """The text gives a verdict to ranges alone: a stream's own span never gets a second one
+    (HTA's triton trace: a GPU-bound stream inside CPU-bound steps)."""
+    try:
+        found = explain(read_trace(path))
+    except Exception:  # noqa: BLE001 - MTIA and CPU-only traces have no reading
+        return
+    text = report(found)
+    streams = text[text.index("\nStreams ("):text.index("\nRanges (")]
+    assert not re.search(r"(CPU|GPU)-bound|stalled", streams)
+    verdicts = re.findall(r"^  verdict: ([\w-]+)", text, re.M)
+    assert len(verdicts) == len(found["ranges"])

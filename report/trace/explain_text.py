@@ -137,13 +137,13 @@ def _streams(r):
 
 def _stream_lines(found):
     rows = found["streams"]
-    lines = ["", f"Streams ({len(rows)}): verdict over the stream's span, busy time, idle time between "
-             "activities by cause, launch delay:"]
+    lines = ["", f"Streams ({len(rows)}): busy time, idle time between activities by cause, launch delay "
+             "(the verdicts are the ranges', one per range):"]
     for s in rows[:MAX_STREAMS]:
         idle = s["idle_us"]
         delay = f", launch delay median {_us(s['launch_delay_us'])}" if s["launch_delay_us"] is not None else ""
         kinds = ", ".join(f"{n:,} {k}" for k, n in sorted(s["kinds"].items()))
-        lines.append(f"  device {s['device']} stream {s['stream']}: {s['verdict']}; {kinds}; "
+        lines.append(f"  device {s['device']} stream {s['stream']}: {kinds}; "
                      f"busy {_us(s['busy_us'])}; idle: "
                      f"host {_us(idle['host'])}, other stream {_us(idle['stream'])}, other {_us(idle['other'])}"
                      f"{delay}")

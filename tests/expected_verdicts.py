@@ -11,7 +11,9 @@ less synchronize calls, if later). The GPU is idle where no GPU activity at all 
 idle stretch is a wait for the host when the next activity to start was launched after the
 stretch began, or when none follows. Medians over the range's instances with GPU work:
 CPU-bound if the host waits take at least 10 % of the time, else GPU-bound if the GPU runs
-something for at least 90 % of it, else stalled.
+something for at least 90 % of it, else stalled. Of three or more profiler steps the first is
+left out (it holds the profiler's start); Kineto's own events (category overhead) do not
+start the whole trace.
 
 Beside the verdicts: the GPU's busy time (the union of its activities), the streams, the
 SDPA backends whose ops ran, hand-written softmax calls, what the trace holds (GPU
@@ -37,6 +39,7 @@ SYNCS = ("cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize
          "cuStreamSynchronize", "cuEventSynchronize", "cudaMemcpy",
          # a ROCm build's, under cuda_runtime as Kineto files them (hipMemcpyWithStream: its blocking copy)
          "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize", "hipMemcpy", "hipMemcpyWithStream")
+FIRST_STEP_OUT = 3  # with this many profiler steps or more, the first is left out of the verdict
 # the dtypes Kineto records for a tensor input ("Input type"), as torch names them
 DTYPES = {"c10::BFloat16": "bfloat16", "c10::Half": "float16", "float": "float32", "double": "float64", "bool": "bool"}
 SDPA_OPS = {"flash": "_scaled_dot_product_flash_attention", "efficient": "_scaled_dot_product_efficient_attention",
@@ -101,11 +104,13 @@ def verdicts(trace):
             names.setdefault(re.sub(r"^ProfilerStep#\d+$", "ProfilerStep#*", e["name"]), []).append(e)
     whole = not names  # no ranges: the trace is one, from its first CPU event to its last one's end
     if whole:
-        host = [e for e in events if e.get("cat") not in GPU] or gpu
+        host = [e for e in events if e.get("cat") not in GPU and e.get("cat") != "overhead"] or gpu
         start, end = min(e["ts"] for e in host), max(e["ts"] + e["dur"] for e in host)
         names = {"(whole trace)": [{"ts": start, "dur": end - start}]}
     out = {}
     for name, instances in names.items():
+        if name == "ProfilerStep#*" and len(instances) >= FIRST_STEP_OUT:
+            instances = sorted(instances, key=lambda r: r["ts"])[1:]  # the first step holds the profiler's start
         hosts, busies = [], []
         for r in instances:
             start, end = r["ts"], r["ts"] + r["dur"]

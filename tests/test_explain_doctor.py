@@ -217,3 +217,23 @@ def test_one_verdict_per_scope_no_stream_verdict_beside_the_ranges(path):
     assert not re.search(r"(CPU|GPU)-bound|stalled", streams)
     verdicts = re.findall(r"^  verdict: ([\w-]+)", text, re.M)
     assert len(verdicts) == len(found["ranges"])
+
+
+def test_the_first_of_three_profiler_steps_is_left_out_and_the_independent_reading_agrees():
+    """The first step's slow start (the profiler's) decides nothing: the other two are GPU-bound."""
+    events, corr, t = [], 0, 0.0
+    for step in range(3):
+        start = t
+        t += 500.0 if step == 0 else 0.0  # the first step starts late on the host
+        for _ in range(100):
+            corr += 1
+            events += [launch(t, corr), kernel("k", t + 5, 2.49, corr)]
+            t += 2.5
+        t += 3
+        events.append(ev("user_annotation", f"ProfilerStep#{step + 1}", start - 1, t - start))
+        t += 20
+    trace = trace_of(*events)
+    found = explain(trace)
+    step = next(r for r in found["ranges"] if r["name"] == "ProfilerStep#*")
+    assert step["ranges"] == 2 and step["first_left_out"] and step["verdict"] == "GPU-bound"
+    assert facts(trace)["verdicts"]["ProfilerStep#*"] == "GPU-bound"

@@ -27,6 +27,9 @@ waiting for the host (the next launch was not yet issued), waiting on another st
                launches queue ahead of the GPU (the launch delay says by how much)
     stalled    otherwise: the GPU is idle with its work already launched (waiting on other
                streams or events, or the launch latency of many small kernels)
+Of three or more profiler steps (ProfilerStep#*) the first is left out: it holds the
+profiler's start (the first launches, Kineto's buffer requests). Kineto's own events
+(category overhead) in a range are the profiler's time, not the host's (explain_diagnose.py).
 The page docs/read-your-trace.*.md states the same rule: change them together.
 """
 from __future__ import annotations
@@ -57,6 +60,7 @@ from .stats import stats
 
 STEP = re.compile(r"ProfilerStep#\d+")
 MAX_RANGES, MAX_SINGLE = 20, 3
+FIRST_STEP_OUT = 3  # with this many profiler steps or more, the first is left out of their figures
 MAX_TRACE_BYTES = 2 * 2**30  # of JSON: a trace of a few profiled steps is tens of MB
 CHUNK = 2**20
 __all__ = ["BUSY_SHARE", "HIP_SYNC_CALLS", "HOST_SHARE", "MAX_TIME_US", "STEP_NAME", "SYNC_CALLS", "WHOLE_TRACE",
@@ -375,8 +379,11 @@ def _explain(data):
         if n not in kept:
             continue
         inst = sorted(groups[n], key=lambda r: r["ts"])
+        first_out = n == STEP_NAME and len(inst) >= FIRST_STEP_OUT
+        if first_out:  # the first step holds the profiler's start (its first launches, Kineto's buffers)
+            inst = inst[1:]
         per = [list(timeline.acts)] if n == WHOLE_TRACE else _instances(with_launch, launch_ts, inst)
-        ranges.append(_explain_range(n, inst, per, timeline))
+        ranges.append(_explain_range(n, inst, per, timeline) | {"first_left_out": first_out})
     kinds, by_kind = {}, {"compute": [], "communication": [], "memory": []}
     for a in timeline.acts:  # by start and end: each kind's busy stretches in one pass
         iv, s, t = by_kind[a.kind], a.e.ts, a.e.end

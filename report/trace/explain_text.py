@@ -86,7 +86,8 @@ def _kernel_lines(i, k, activity_us, on):
 
 
 def _range_lines(r):
-    head = f"{r['name']}: {_plural(r['ranges'], 'range', 'ranges')}"
+    head = f"{r['name']}: {_plural(r['ranges'], 'range', 'ranges')}" + (
+        " (the first step left out: it holds the profiler's start)" if r.get("first_left_out") else "")
     if r["name"] == WHOLE_TRACE:
         head = f"{WHOLE_TRACE}: no record_function ranges, so the trace as one range"
     lines = [head]

@@ -237,3 +237,12 @@ def test_the_first_of_three_profiler_steps_is_left_out_and_the_independent_readi
     step = next(r for r in found["ranges"] if r["name"] == "ProfilerStep#*")
     assert step["ranges"] == 2 and step["first_left_out"] and step["verdict"] == "GPU-bound"
     assert facts(trace)["verdicts"]["ProfilerStep#*"] == "GPU-bound"
+
+
+def test_the_dtype_checks_follow_the_gpus_compute_capability():
+    from report.trace.explain_sdpa_inputs import blocked, sdpa_inputs
+
+    x = sdpa_inputs(sdpa_args((2, 4, 128, 64), (2, 4, 128, 64)))  # bfloat16
+    assert blocked(x, (9, 0))["flash"] == []
+    assert [c for c, _ in blocked(x, (7, 5))["flash"]] == ["check_dtypes_flash_attention"]
+    assert [c for c, _ in blocked(x, (7, 5))["efficient"]] == ["can_use_mem_efficient_attention (check_tensor_dtype)"]

@@ -116,8 +116,8 @@ def sdpa_inputs(args):
 
 def blocked(x, cc=(9, 0)):
     """{backend: [(check, what the inputs show)]}: the gate functions of sdp_utils.cpp that the
-    recorded inputs fail, for flash, efficient and cudnn. An empty list: none that the inputs
-    can show."""
+    recorded inputs fail on a GPU of compute capability cc, for flash, efficient and cudnn. An
+    empty list: none that the inputs can show."""
     hd, heads, lengths = x.head_dim, x.heads, x.lengths
     same_dims = x.query[-1] == x.key[-1] == x.value[-1] if x.value else True
     flash, eff, cudnn = [], [], []
@@ -126,15 +126,19 @@ def blocked(x, cc=(9, 0)):
     if not same_dims or (hd is not None and hd > FLASH_MAX_HEAD_DIM):
         flash.append(("check_head_dim_size_flash", f"head dim {hd}: flash needs q, k, v of one head dim "
                       f"up to {FLASH_MAX_HEAD_DIM}"))
-    low = x.dtype in LOW_PRECISION
+    # check_dtypes_low_precision: float16 and bfloat16 from sm80 on, float16 alone before;
+    # can_use_mem_efficient_attention: float16, float32, and bfloat16 from sm80 on
+    low_types = LOW_PRECISION if cc >= (8, 0) else ("float16",)
+    eff_types = low_types + ("float32",)
+    low = x.dtype in low_types
     if not low:
-        flash.append(("check_dtypes_flash_attention", f"{x.dtype} inputs: flash runs float16 and bfloat16"))
-        cudnn.append(("check_dtypes_low_precision", f"{x.dtype} inputs: cuDNN runs float16 and bfloat16"))
-    if x.dtype not in LOW_PRECISION + ("float32",):
+        flash.append(("check_dtypes_flash_attention", f"{x.dtype} inputs: flash runs {' and '.join(low_types)}"))
+        cudnn.append(("check_dtypes_low_precision", f"{x.dtype} inputs: cuDNN runs {' and '.join(low_types)}"))
+    if x.dtype not in eff_types:
         eff.append(("can_use_mem_efficient_attention (check_tensor_dtype)",
-                    f"{x.dtype} inputs: the efficient kernel runs float16, bfloat16 and float32"))
+                    f"{x.dtype} inputs: the efficient kernel runs {', '.join(eff_types)}"))
     # minimum_gemm_alignment: 8 elements for 16-bit inputs with tensor cores, 4 for float32
-    align = 8 if low else 4
+    align = 8 if x.dtype in LOW_PRECISION else 4
     if hd is not None and hd % align:
         eff.append(("check_head_dim_size_mem_efficient", f"head dim {hd} is not a multiple of {align}"))
     if lengths and x.is_causal and lengths[0] != lengths[1]:

@@ -169,6 +169,12 @@ def facts(trace):
     outer = [e for e in softmax if not any(o is not e and o["name"] in ("aten::softmax", "aten::_softmax")
                                            and o["ts"] <= e["ts"] and e["ts"] + e["dur"] <= o["ts"] + o["dur"]
                                            and o["dur"] > e["dur"] for o in softmax)]
+    # nested jagged tensors call the kernel's op with no aten::_scaled_dot_product_* op around it
+    sdp_ops = [e for e in ops if e["name"].startswith("aten::_scaled_dot_product_")]
+    for op, name in (("aten::_flash_attention_forward", "flash_nested"),
+                     ("aten::_efficient_attention_forward", "efficient_nested")):
+        if any(e["name"] == op and not _within(e, sdp_ops) for e in ops):
+            backends = sorted(set(backends) | {name})
     prep = _preparation(ops, gpu, events)
     if prep:
         backends = sorted(set(backends) | {"preparation"})

@@ -246,3 +246,12 @@ def test_the_dtype_checks_follow_the_gpus_compute_capability():
     assert blocked(x, (9, 0))["flash"] == []
     assert [c for c, _ in blocked(x, (7, 5))["flash"]] == ["check_dtypes_flash_attention"]
     assert [c for c, _ in blocked(x, (7, 5))["efficient"]] == ["can_use_mem_efficient_attention (check_tensor_dtype)"]
+
+
+def test_the_independent_reading_names_nested_jagged_calls_too():
+    nested = [ev("cpu_op", "aten::_flash_attention_forward", 0, 20), launch(1, 1), kernel("flash_fwd_kernel", 30, 9, 1)]
+    dense = call(100, "aten::_scaled_dot_product_flash_attention", corr0=2)
+    dense.insert(2, ev("cpu_op", "aten::_flash_attention_forward", 101, 18))  # the dense path's inner op
+    trace = trace_of(*nested, *dense)
+    assert facts(trace)["backends"] == ["flash", "flash_nested"]
+    assert sorted(r["backend"] for r in explain(trace)["attention"]["backends"]) == ["flash", "flash_nested"]

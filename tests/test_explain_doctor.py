@@ -255,3 +255,17 @@ def test_the_independent_reading_names_nested_jagged_calls_too():
     trace = trace_of(*nested, *dense)
     assert facts(trace)["backends"] == ["flash", "flash_nested"]
     assert sorted(r["backend"] for r in explain(trace)["attention"]["backends"]) == ["flash", "flash_nested"]
+
+
+def test_a_bias_through_the_backward_is_named_with_flex_as_its_remedy():
+    bias = {"Input Dims": [[4, 16, 512, 64]] * 4 + [[1, 16, 512, 512]] + [[], [], [], [], [], [], [], []]}
+    events = call(0, "aten::_scaled_dot_product_efficient_attention",
+                  args=sdpa_args((4, 16, 512, 64), (4, 16, 512, 64), dtype="float", mask=(1, 16, 512, 512),
+                                 mask_type="float"))
+    events += [ev("cpu_op", "aten::_scaled_dot_product_efficient_attention_backward", 500, 50, **bias),
+               launch(501, 99), kernel("fmha_bwd", 560, 80, 99)]
+    found = explain(trace_of(*events))
+    rule = next(f for f in found.findings if f.rule == "bias_in_training")
+    assert "score_mod" in rule.remedy and rule.time_us == 120.0
+    events[-3] = ev("cpu_op", "aten::_scaled_dot_product_efficient_attention_backward", 500, 50)  # no shapes
+    assert not any(f.rule == "bias_in_training" for f in explain(trace_of(*events)).findings)

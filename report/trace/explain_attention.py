@@ -117,6 +117,21 @@ def call_groups(events, sdpa_calls, cc=None):
     return sorted(groups.values(), key=lambda g: -g["calls"])
 
 
+BIAS_BACKWARD = "aten::_scaled_dot_product_efficient_attention_backward"  # its 5th input: attn_bias
+
+
+def _bias_backward(events):
+    """How many efficient-attention backward calls got an attn_bias (recorded inputs): a mask
+    or bias in training, whose gradient the efficient kernel computes where asked."""
+    found = 0
+    for e in events:
+        if e.cat == "cpu_op" and e.name == BIAS_BACKWARD and e.args:
+            dims = e.args.get("Input Dims")
+            if isinstance(dims, list) and len(dims) > 4 and isinstance(dims[4], list) and dims[4]:
+                found += 1
+    return found
+
+
 def _calls(op_names, backend, direction):
     """How many calls of the backend's op the trace holds: the dispatcher's op
     (aten::_scaled_dot_product_*) where there is one, since it holds the kernel-level op."""
@@ -207,6 +222,7 @@ def attention(timeline, events, activity_us, platform="cuda", devices_cc=None):
     matched = {b: (forward.get(b, 0), n) for b, n in backward.items()}
     return {"sdpa_calls": len(sdpa_calls), "backends": rows, "hand_written": hand,
             "calls": call_groups(events, sdpa_calls, devices_cc),
+            "bias_backward": _bias_backward(events),
             "compiled_backend": compiled if not rows else None,
             "math_fallback": any(r["backend"] == "math" for r in rows),
             "backward_matched": matched,

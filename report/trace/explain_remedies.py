@@ -156,8 +156,21 @@ def _host_sync(f):
                    f"move {by} out of the loop, or read it every N steps", "CUDA streams: host reads synchronize")
 
 
+def _bias_in_training(f):
+    n = f.attention.get("bias_backward")
+    if not n:
+        return None
+    rows = [r for r in f.attention.get("backends", ()) if r["backend"] == "efficient"]
+    time = sum(r["gpu_us"] for r in rows)
+    return Finding("bias_in_training", "A mask or bias goes through SDPA's backward: flash cannot run it", time,
+                   sum(r["share"] for r in rows),
+                   f"{n:,} efficient-attention backward calls with an attn_bias input",
+                   "a learned bias as FlexAttention's score_mod (torch.nn.attention.flex_attention), or no mask "
+                   "with is_causal=True where the bias is causal", "sdp_utils.cpp: check_for_attn_mask")
+
+
 RULES = (_launch_bound, _optimizer_loop, _hand_written, _bool_mask, _head_dim, _fallback, _slow_backend,
-         _narrow_gemm, _host_sync)
+         _narrow_gemm, _host_sync, _bias_in_training)
 
 
 def findings(facts):

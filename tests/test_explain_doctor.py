@@ -269,3 +269,17 @@ def test_a_bias_through_the_backward_is_named_with_flex_as_its_remedy():
     assert "score_mod" in rule.remedy and rule.time_us == 120.0
     events[-3] = ev("cpu_op", "aten::_scaled_dot_product_efficient_attention_backward", 500, 50)  # no shapes
     assert not any(f.rule == "bias_in_training" for f in explain(trace_of(*events)).findings)
+
+
+def test_the_json_schema_is_documented_field_by_field():
+    import dataclasses
+
+    from report.trace import explain_result
+
+    doc = explain_result.__doc__
+    for cls in (explain_result.Pace, explain_result.AttentionRow, explain_result.Finding):
+        for f in dataclasses.fields(cls):
+            assert re.search(rf"\b{f.name}\b", doc), f"{cls.__name__}.{f.name} is not documented"
+    result = explain(read_trace(CORPUS / "sdpa_train.json.gz"))
+    assert set(json.loads(explain_json(result))) == {"schema", "version", "pace", "attention", "attention_note",
+                                                     "findings", "detail"}

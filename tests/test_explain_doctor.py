@@ -283,3 +283,17 @@ def test_the_json_schema_is_documented_field_by_field():
     result = explain(read_trace(CORPUS / "sdpa_train.json.gz"))
     assert set(json.loads(explain_json(result))) == {"schema", "version", "pace", "attention", "attention_note",
                                                      "findings", "detail"}
+
+
+def test_with_stack_is_named_in_the_evidence_and_a_queueing_gpu_gets_no_launch_bound_rule():
+    trace = step_trace(300)
+    trace["traceEvents"].append({"ph": "X", "cat": "python_function", "name": "model.py(10): forward", "pid": 1,
+                                 "tid": 1, "ts": 0, "dur": 5})
+    assert "with_stack=True" in explain(trace).pace.evidence
+    assert "with_stack" not in explain(step_trace(300)).pace.evidence
+    late = step_trace(300)  # the same launches, each kernel starting long after its launch call
+    for e in late["traceEvents"]:
+        if e["cat"] == "kernel":
+            e["ts"] += 60.0
+    found = explain(late)
+    assert found.pace.launch_delay_us > 50 and not any(f.rule == "launch_bound" for f in found.findings)

@@ -406,7 +406,7 @@ def _explain(data):
             "stream_busy_sum_us": sum(s["busy_us"] for s in streams), "kinds_us": kinds,
             "streams": streams, "kernels": kernels, "ranges": ranges,
             "ranges_left_out": len(order) - len(ranges),
-            "activity_us": activity_us,
+            "activity_us": activity_us, "with_stack": "python_function" in data.categories,
             "attention": attention(timeline, data.events, activity_us, found_on, caps[0] if caps else None)}
     return diagnose(found, timeline, data.events)
 

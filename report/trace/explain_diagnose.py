@@ -77,7 +77,7 @@ def _optimizer(events, timeline):
             "gpu_span_us": sum(spans), "foreach": foreach}
 
 
-def _pace(scope, kernel_median, overhead_us):
+def _pace(scope, kernel_median, overhead_us, with_stack=False):
     if scope is None:
         return Pace("", "none", "none", "no range with GPU work")
     if scope.get("span_us") is None:
@@ -114,6 +114,8 @@ def _pace(scope, kernel_median, overhead_us):
             parts.append(f"about {delay / kernel_median:,.0f} kernels queued (launch delay / median kernel)")
     if overhead_us:
         parts.append(f"profiler's own {_us(overhead_us)}")
+    if with_stack:
+        parts.append("recorded with_stack=True: its Python stacks add to every op's host time")
     return Pace(scope["name"], scope["verdict"], paced, "; ".join(parts), busy_share=scope["busy_share"],
                 host_wait_share=host_share, launches_per_range=scope["activities_per_range"],
                 median_kernel_us=kernel_median, launch_delay_us=scope.get("launch_delay_us"),
@@ -151,7 +153,7 @@ def diagnose(found, timeline, events):
     overhead = stats(_overhead(events, spans))["median"] if spans else 0.0
     kernels = [a.e.dur for a in timeline.acts if a.e.cat == "kernel"]
     kernel_median = stats(kernels)["median"] if kernels else None
-    pace = _pace(scope, kernel_median, overhead)
+    pace = _pace(scope, kernel_median, overhead, found.get("with_stack", False))
     att = found["attention"]
     calls = att.get("calls", [])
     note = None

@@ -15,6 +15,7 @@ from .explain_result import Finding
 
 LAUNCH_BOUND_KERNEL_US = 20.0  # a median kernel shorter than this: launches, not work, set the pace
 LAUNCH_BOUND_LAUNCHES = 200  # per range: many launches
+LAUNCH_BOUND_DELAY_US = 50.0  # a median launch delay under this: the launches do not queue ahead of the GPU
 ALIGN_SHARE = 0.05  # a GEMM kernel with a narrow alignment over this share of GPU time
 ALIGNED = ("align1", "align2")  # CUTLASS kernel names carry their operands' alignment in elements
 OPTIMIZER_LAUNCHES = 100  # per optimizer step: launches of a per-parameter loop
@@ -23,7 +24,8 @@ OPTIMIZER_LAUNCHES = 100  # per optimizer step: launches of a per-parameter loop
 def _launch_bound(f):
     p = f.pace
     if (p.verdict != "CPU-bound" or p.median_kernel_us is None or p.median_kernel_us >= LAUNCH_BOUND_KERNEL_US
-            or (p.launches_per_range or 0) < LAUNCH_BOUND_LAUNCHES):
+            or (p.launches_per_range or 0) < LAUNCH_BOUND_LAUNCHES
+            or p.launch_delay_us is None or p.launch_delay_us >= LAUNCH_BOUND_DELAY_US):
         return None
     decode = f.decode_calls
     remedy = ("capture the step in a CUDA graph: torch.compile(model, mode=\"reduce-overhead\"), "
@@ -33,7 +35,7 @@ def _launch_bound(f):
                    "step has fixed shapes to capture")
     host = f.host_wait_us or 0.0
     evidence = (f"{p.launches_per_range:,.0f} launches per range, median kernel {_us(p.median_kernel_us)}, "
-                f"GPU busy {100 * (p.busy_share or 0):.0f}%"
+                f"GPU busy {100 * (p.busy_share or 0):.0f}%, launch delay {_us(p.launch_delay_us)}"
                 + (f", {decode:,} SDPA calls with one query (decoding)" if decode else ""))
     return Finding("launch_bound", "The host's launches set the pace: many short kernels", host * f.ranges,
                    0.0, evidence, remedy, "CUDA Graphs (PyTorch docs: torch.cuda.graphs, torch.compile modes)")

@@ -60,7 +60,8 @@ def test_a_square_bool_mask_points_at_is_causal():
     args = sdpa_args((1, 16, 256, 64), (1, 16, 256, 64), mask=(256, 256), mask_type="bool")
     found = explain(trace_of(*call(0, "aten::_scaled_dot_product_efficient_attention",
                                    [("aten::where", "where_kernel")], args)))
-    assert "is_causal=True" in next(f for f in found.findings if f.rule == "bool_mask").remedy
+    remedy = next(f for f in found.findings if f.rule == "bool_mask").remedy
+    assert "is_causal=True" in remedy and "create_block_mask" in remedy  # the shape does not tell the pattern
 
 
 def test_a_head_dim_of_100_is_padded_for_flash_and_named():

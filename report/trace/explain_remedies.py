@@ -80,14 +80,17 @@ def _bool_mask(f):
     padding = [g for g in groups if g["parsed"].mask and len(g["parsed"].mask) >= 3 and g["parsed"].mask[0] > 1]
     calls = sum(g["calls"] for g in groups)
     time = _prep(f, "bool mask")
+    # the trace records the mask's shape, not its pattern: each remedy says which pattern it fits
+    window = ("a sliding window or another pattern: FlexAttention's block mask (create_block_mask) "
+              "skips the masked blocks")
     if square:
         remedy = ("if the mask is the causal triangle, pass is_causal=True and no mask: flash runs and the "
-                  "mask is never converted")
+                  f"mask is never converted; {window}")
     elif padding:
-        remedy = ("a padding mask per sequence: nested jagged tensors (torch.nested.nested_tensor(..., "
-                  "layout=torch.jagged)) or a varlen kernel run flash without padding or a mask")
+        remedy = ("if it pads sequences, nested jagged tensors (torch.nested.nested_tensor(..., "
+                  f"layout=torch.jagged)) run flash without padding or a mask; {window}")
     else:
-        remedy = "a mask flash cannot take: FlexAttention's block mask (torch.nn.attention.flex_attention)"
+        remedy = window
     shape = groups[0]["parsed"].mask
     return Finding("bool_mask", "SDPA gets a bool mask it must convert, and flash cannot run", time,
                    time / f.activity_us if f.activity_us else 0.0,

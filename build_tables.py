@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from report.measure.host import PER_SLICE, WARM
+from report.measure.pairs import PAIRS
 from report.output import checks, signals
 from report.output.folders import SLUG
 from report.output.write import publish_run, render_only, short_error
@@ -136,6 +137,10 @@ def _parser():
                         "turn per round: kernel time from a short profile, wall time, host "
                         "overhead, the small shape, and (with --first-calls) first calls, each "
                         "in a fresh process (default 3)")
+    p.add_argument("--pairs", type=positive_int, default=PAIRS,
+                   help="alternating blocks of calls per paired comparison and round: every "
+                        "variant compared on wall time or host overhead is timed in blocks, "
+                        f"order shuffled per pair, against unpinned SDPA (default {PAIRS})")
     p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     p.add_argument("--out", type=out_folder, default=None,
                    help="parent folder; results go to <out>/<gpu-slug>/ (default docs/generated "

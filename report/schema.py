@@ -272,9 +272,26 @@ class Roof(TypedDict, total=False):
     median_ms: Time
 
 
+class ExpRoof(TypedDict, total=False):
+    """measure/roof.py: measure_exp_roof, the special-function (exp) rate of this device."""
+    status: Required[str]  # "ok", or "error" with its reason
+    reason: str | None
+    how: str
+    dtype: str
+    elements: int
+    exps_per_element: int
+    median_ms: Time
+    min_ms: Time
+    max_ms: Time
+    copy_ms: Time  # one read and one write of the same tensor: the chain is not memory-bound
+    exps_per_s: Number
+
+
 class NcuRow(TypedDict, total=False):
     status: str
     reason: str | None
+    # measure/ncu.py: METRICS and the keys of EXTRA (dram_read_bytes, dram_write_bytes,
+    # tensor_hmma_pct, tensor_gmma_pct, ...) per kernel
     kernels: dict[str, dict[str, Number | None]]
 
 
@@ -282,6 +299,44 @@ class Ncu(TypedDict, total=False):
     status: str
     reason: str | None
     rows: dict[str, NcuRow]
+    metrics: dict[str, str]  # measure/ncu.py: key -> the ncu metric recorded under it
+    metrics_missing: dict[str, str]  # key -> why it was not recorded (no such metric on this GPU)
+
+
+class PairRound(TypedDict, total=False):
+    """measure/pairs.py: measure_group, one round of one group: per entry its blocks'
+    times in µs per call, one per pair in the order measured, and each pair's ratio to the
+    group's reference (the reference itself has no ratio); a round that failed holds
+    "error"."""
+    calls_per_block: dict[str, int]
+    blocks_us: dict[str, list[Time]]
+    ratio: dict[str, list[Number]]
+    refused: dict[str, str]  # entries left out, with why
+    seconds: Time
+    error: str
+
+
+class PairGroup(TypedDict, total=False):
+    """measure/pair_groups.py: one comparison: its timer ("wall" or "host"), its shape
+    and one entry per round."""
+    metric: Required[str]
+    shape: dict[str, int]
+    rounds: Required[list[PairRound]]
+
+
+class Pairs(TypedDict, total=False):
+    """measure/pair_groups.py: measure_pairs, paired and interleaved timing."""
+    pairs: int
+    seed: int
+    block_ms: Time
+    min_calls: int
+    max_calls: int
+    warm_calls: int
+    order: str
+    rounds: int
+    reference: str
+    seconds: list[Time]
+    groups: dict[str, PairGroup]
 
 
 class Rounds(TypedDict, total=False):
@@ -311,5 +366,8 @@ class Results(TypedDict, total=False):
     ncu: Ncu | None
     rounds: Rounds
     rounds_error: str
+    pairs: Pairs
+    pairs_error: str
+    exp_roof: ExpRoof
     first_calls_rounds_error: str
     phase_seconds: dict[str, Number]  # measure/run.py: Phases

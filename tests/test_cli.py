@@ -128,7 +128,17 @@ def test_every_variant_that_ran_keeps_its_rounds_and_the_run_its_phase_times(cpu
                    and r["host_time_us"]["median"] > 0 for r in row["rounds"])
         assert row["wall_time_us"]["median"] > 0  # the full measurement's keys stay as they were
     assert "rounds" not in results["variants"]["efficient"]
-    assert {"setup", "variants", "host_overhead", "rounds"} <= set(results["phase_seconds"])
+    assert {"setup", "variants", "host_overhead", "rounds", "pairs"} <= set(results["phase_seconds"])
+
+
+def test_the_seed_shapes_variants_are_also_timed_in_pairs_in_every_round(cpu_run):
+    pairs = load_results(cpu_run / "results.json")["pairs"]
+    assert list(pairs["groups"]) == ["seed_wall", "seed_host"]  # no --overhead, --shapes, --backward
+    for group in pairs["groups"].values():
+        assert len(group["rounds"]) == 3
+        for r in group["rounds"]:
+            assert set(r["ratio"]) == {"naive", "math"}  # efficient refused on the CPU: not compared
+            assert all(len(v) == pairs["pairs"] for v in [*r["ratio"].values(), *r["blocks_us"].values()])
 
 
 @pytest.mark.parametrize("argv, message", [

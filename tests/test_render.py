@@ -15,7 +15,7 @@ from report.render.header import written_by
 from report.render.site import render_all
 from report.results import code_hashes, load_reference, load_results, snippet_hashes
 from report.text.format import fmt_num, fmt_pct, fmt_ratio, fmt_us
-from report.variants import LANGS, SNIPPET_FILES
+from report.variants import FUSED, LANGS, SNIPPET_FILES
 
 
 def test_number_formats_follow_the_locale():
@@ -197,6 +197,8 @@ def test_our_calculator_matches_ncu_for_every_recorded_kernel(folder):
         pytest.skip(f"{folder.name}: no Nsight Compute figures in this run")
     checked = 0
     for name, row in section["rows"].items():
+        if name not in FUSED:  # math's and naive's kernels share base names across template arguments
+            continue
         ours = {tables.base_name(k["name"]): k for k in results["variants"][name]["kernels"] if k["kind"] == "kernel"}
         for kernel, metrics in row.get("kernels", {}).items():
             assert ours[tables.base_name(kernel)]["our_optin_pct"] == pytest.approx(metrics["theoretical_pct"], abs=0.1)

@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tarfile
 import threading
 import time
 import venv
@@ -602,3 +603,42 @@ def test_server_sends_text_gzipped_to_a_client_that_accepts_it(server):
     assert fetch_gzip(httpd, f"{sub}index.html/")[::2] == (404, NOT_FOUND)
     assert fetch_gzip(httpd, f"{sub}missing/")[0] == 404
     assert fetch_gzip(httpd, f"{sub}en")[0] == 301
+
+
+# --------------------------------------------------------------------------- gpu_remeasure.sh
+
+FAKE_BUILD = """#!/bin/sh
+# build_tables.py writes <out>/h200/results.json; anything else goes to the real Python
+if [ "$1" = build_tables.py ]; then
+  while [ "$#" -gt 0 ]; do [ "$1" = --out ] && out=$2; shift; done
+  mkdir -p "$out/h200"
+  printf '%s' '{"provenance": {"gpu_name": "NVIDIA H200", "torch": "2.11.0", "cuda": "13.0", "cudnn": "9.19.0", "driver": "580"}}' > "$out/h200/results.json"
+  echo measured
+  exit 0
+fi
+exec REAL "$@"
+"""
+
+
+def test_gpu_remeasure_packs_a_rerun_into_one_tar_with_its_readme(repo_copy, tmp_path):
+    fake = tmp_path / "python3"
+    fake.write_text(FAKE_BUILD.replace("REAL", base_python()))
+    fake.chmod(0o755)
+    out = tmp_path / "out"
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONHOME")}
+    env.update(PYTHON=str(fake), OUT=str(out))
+    proc = subprocess.run(["bash", str(repo_copy / "scripts" / "gpu_remeasure.sh"), "b"], capture_output=True,
+                          text=True, env=env, stdin=subprocess.DEVNULL, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [p.name for p in out.iterdir()] == ["run-b.tar.gz"]
+    with tarfile.open(out / "run-b.tar.gz") as tar:
+        names = set(tar.getnames())
+        readme = tar.extractfile("data/reruns/h200/b/README.md").read().decode()
+    assert {"data/reruns/h200/b/results.json", "remeasure-logs/run-b.log", "remeasure-logs/status-b.txt"} <= names
+    assert "python build_tables.py --all --ncu" in readme and "NVIDIA H200 | torch 2.11.0" in readme
+    assert "run-b: exit 0" in proc.stdout
+
+
+def test_gpu_remeasure_refuses_an_unknown_run(repo_copy):
+    proc = run_script(repo_copy, "gpu_remeasure.sh", "d")
+    assert proc.returncode == 2 and proc.stderr.startswith("usage: bash scripts/gpu_remeasure.sh")

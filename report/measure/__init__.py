@@ -3,12 +3,15 @@
 guard       one guarded call: ok / out of memory / unsupported, sync, peak memory
 callables   the callable for each variant, from snippets/
 provenance  what the run ran on
-roof        the matmul roof of this GPU
+roof        the roofs of this device: matmul, copy, exp (special-function) rate
 timing      wall-clock timer, host time and short profiles
 seed        every variant at the seed's shape, with its trace
 sweep, overhead, backward, first_calls   the --all measurements
 first_call_child   one fused backend's first calls in a fresh process (first_calls starts it)
 shape_runs  the --shapes points: decode, prefill, grouped-query, sliding window
 rounds      the figures findings compare, again in each of --rounds rounds
-run         one whole run: inputs, roof, variants, sections, rounds, phase times
+pairs       paired, interleaved blocks of calls: each pair's ratio to a reference
+pair_groups which variants are timed in pairs (seed, small shape, issuing, decode, training)
+ncu, ncu_target   Nsight Compute's occupancy, DRAM bytes and pipe use per kernel
+run         one whole run: inputs, roofs, variants, sections, rounds, pairs, phase times
 """

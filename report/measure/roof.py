@@ -1,12 +1,13 @@
-"""Roofs the measured times are compared with: a large matmul in the run's dtype (TFLOP/s)
-and a large device-to-device copy (GB/s)."""
+"""Roofs the measured times are compared with: a large matmul in the run's dtype (TFLOP/s),
+a large device-to-device copy (GB/s) and a chain of exps (exps per second, the
+special-function rate that softmax's exp needs)."""
 from __future__ import annotations
 
 import statistics
 import time
 from functools import partial
 
-from .guard import free
+from .guard import first_line, free
 
 WARMUP, RUNS = 3, 10
 
@@ -50,3 +51,43 @@ def measure_copy_roof(torch, device, mib):
     med = statistics.median(times)
     return {"bytes": nbytes, "median_ms": med * 1e3, "gb_per_s": 2 * nbytes / med / 1e9,
             "min_ms": min(times) * 1e3, "max_ms": max(times) * 1e3}
+
+
+EXP_CHAIN = 64  # exps per element: enough that the special-function unit, not memory, sets the pace
+
+
+def exp_chain(torch, x):
+    """x -> exp(-x), EXP_CHAIN times: values stay in (0, 1], never overflow or reach 0."""
+    for _ in range(EXP_CHAIN):
+        x = torch.exp(-x)
+    return x
+
+
+def measure_exp_roof(torch, device, compile_fn=None):
+    """Exps per second of this device: EXP_CHAIN exps of each element of a large FP32
+    tensor, fused into one kernel by torch.compile (on a GPU, Triton's exp: the
+    special-function unit's ex2 after one multiply), so each element is read and written
+    once and the exps set the time; a copy of the same tensor (copy_ms) shows how little
+    of that time moving the bytes takes. Checked against the same chain run eagerly."""
+    elements = 2**26 if device == "cuda" else 2**20
+    compile_fn = compile_fn or torch.compile
+    try:
+        x = torch.rand(elements, device=device, dtype=torch.float32)
+        fused = compile_fn(lambda t: exp_chain(torch, t))
+        got, want = fused(x)[:4096], exp_chain(torch, x[:4096])  # compiled for the timed size
+        error = float((got - want).abs().max())
+        if not error < 1e-3:
+            raise RuntimeError(f"the compiled chain differs from the eager one by {error:g}")
+        times = _runs(torch, device, lambda: fused(x))
+        out = torch.empty_like(x)
+        copy = statistics.median(_runs(torch, device, partial(out.copy_, x)))
+    except Exception as err:  # noqa: BLE001 - no compiler, no Triton: the run goes on without it
+        return {"status": "error", "reason": f"{type(err).__name__}: {first_line(err)[:300]}"}
+    finally:
+        x = out = None
+        free(torch, device)
+    med = statistics.median(times)
+    return {"status": "ok", "reason": None, "how": "torch.compile of exp(-x) chained per element",
+            "dtype": "float32", "elements": elements, "exps_per_element": EXP_CHAIN,
+            "median_ms": med * 1e3, "min_ms": min(times) * 1e3, "max_ms": max(times) * 1e3,
+            "copy_ms": copy * 1e3, "exps_per_s": elements * EXP_CHAIN / med}

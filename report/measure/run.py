@@ -9,11 +9,11 @@ from pathlib import Path
 
 from ..results import SCHEMA_VERSION, UsageError
 from ..variants import EXTRA_VARIANTS, FUSED
-from . import backward, first_calls, ncu, overhead, rounds, seed, shape_runs, sweep
+from . import backward, first_calls, ncu, overhead, pair_groups, rounds, seed, shape_runs, sweep
 from .callables import make_inputs, reference_output
 from .guard import first_line
 from .provenance import gpu_slug, provenance
-from .roof import measure_roof
+from .roof import measure_exp_roof, measure_roof
 
 SECTIONS = (  # (results key, args flag, title); measured in this order
     ("first_calls", "first_calls", "first calls: process, same shape, new shape"),
@@ -141,6 +141,16 @@ def _rounds(torch, results, made, inputs, args, progress):
         progress(f"  rounds failed: {results['rounds_error']}")
 
 
+def _pairs(torch, results, made, inputs, args, progress):
+    progress(f"pairs: {args.rounds} round(s) of {getattr(args, 'pairs', None)} alternating blocks per "
+             "comparison (wall time and host overhead, paired)")
+    try:
+        results["pairs"] = pair_groups.measure_pairs(torch, args, results, made, inputs[:3], progress)
+    except Exception as err:  # the rest of the run stands; this says what broke
+        results["pairs_error"] = f"{type(err).__name__}: {str(err).strip()[:500]}"
+        progress(f"  pairs failed: {results['pairs_error']}")
+
+
 def _sections(torch, results, args, progress, phases, fresh=None):
     section_args = argparse.Namespace(**{**vars(args), "variants": [
         n for n in args.variants if n not in EXTRA_VARIANTS]})
@@ -182,6 +192,12 @@ def run_measurements(args, argv, out_dir, progress=print, check=None):
     results = {"schema_version": SCHEMA_VERSION, "generated_by": "build_tables.py",
                "provenance": prov, "config": cfg, "roof": roof, "variants": {}}
     phases.done("setup")
+    if getattr(args, "extra", False):  # torch.compile runs in this run anyway (flex, compiled_naive)
+        results["exp_roof"] = e = measure_exp_roof(torch, device)
+        progress(f"exp roof: {e['exps_per_s'] / 1e12:.2f} T exp/s ({e['exps_per_element']} per element, "
+                 f"{e['median_ms']:.3f} ms; a copy of the tensor {e['copy_ms']:.3f} ms)"
+                 if e["status"] == "ok" else f"exp roof: {e['reason']}")
+        phases.done("exp_roof")
     fresh = _fresh_processes(results, args, progress)
     if fresh is not None:
         phases.done("first_call_processes")
@@ -194,6 +210,8 @@ def run_measurements(args, argv, out_dir, progress=print, check=None):
         _sections(torch, results, args, progress, phases, fresh)
         _rounds(torch, results, made, inputs, args, progress)
         phases.done("rounds")
+        _pairs(torch, results, made, inputs, args, progress)
+        phases.done("pairs")
         results["phase_seconds"] = phases.seconds
         progress(phases.summary())
         return slug, results, tmp

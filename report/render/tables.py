@@ -20,6 +20,7 @@ from ..text.format import (
 )
 from ..trace.names import short_kernel_name
 from ..trace.stats import median, round_range
+from ..variants import FUSED
 from .datasheets import beside_matmul
 from .kernel_names import brief_names, kernel_cell
 from .markdown import (
@@ -255,15 +256,36 @@ def base_name(kernel):
     return short_kernel_name(kernel).rsplit("::", 1)[-1]
 
 
-def _ncu_rows(results, lang):
+TENSOR_KEYS = ("tensor_hmma_pct", "tensor_gmma_pct")  # measure/ncu.py: mma.sync and wgmma pipes
+
+
+def _ncu_work(section):
+    """Whether the run's ncu rows carry DRAM bytes and tensor-pipe figures (newer runs)."""
+    return any("dram_read_bytes" in m or any(k in m for k in TENSOR_KEYS)
+               for name, r in section.get("rows", {}).items() if name in FUSED
+               for m in r.get("kernels", {}).values())
+
+
+def _work_cells(m, lang):
+    """DRAM read / written in MB, and the busier tensor pipe in % (– where not measured)."""
+    none = t("value.none", lang)
+    dram = (f"{fmt_num(m['dram_read_bytes'] / 1e6, lang)} / {fmt_num(m.get('dram_write_bytes', 0) / 1e6, lang)}"
+            if "dram_read_bytes" in m else none)
+    tensor = [m[k] for k in TENSOR_KEYS if m.get(k) is not None]
+    return [dram, fmt_pct(max(tensor), lang) if tensor else none]
+
+
+def _ncu_rows(results, lang, work=False):
     rows = []
-    briefs = brief_names([short_kernel_name(kernel) for r in results["ncu"].get("rows", {}).values()
-                          for kernel in r.get("kernels", {})], lang)
+    briefs = brief_names([short_kernel_name(kernel) for name, r in results["ncu"].get("rows", {}).items()
+                          if name in FUSED for kernel in r.get("kernels", {})], lang)
     for name, r in results["ncu"].get("rows", {}).items():
+        if name not in FUSED:  # math's and naive's kernels are read by the findings, not listed here
+            continue
         # ncu and Kineto spell kernels differently (namespaces, template arguments)
         ours = {base_name(k["name"]): k for k in results["variants"][name]["kernels"] if k["kind"] == "kernel"}
         if r["status"] != "ok":
-            rows.append(not_run_row(name, r, lang, 5))
+            rows.append(not_run_row(name, r, lang, 5 + 2 * work))
             continue
         for kernel, m in r["kernels"].items():
             k = ours.get(base_name(kernel), {})
@@ -271,23 +293,31 @@ def _ncu_rows(results, lang):
                                 for x in ("limit_registers", "limit_shared_memory", "limit_warps"))
             rows.append([label(name, lang), kernel_cell(short_kernel_name(kernel), lang, briefs),
                          fmt_pct(k.get("kineto_occupancy_pct"), lang, 0), fmt_pct(k.get("our_optin_pct"), lang),
-                         fmt_pct(m.get("theoretical_pct"), lang), fmt_pct(m.get("achieved_pct"), lang), limits])
+                         fmt_pct(m.get("theoretical_pct"), lang), fmt_pct(m.get("achieved_pct"), lang), limits]
+                        + (_work_cells(m, lang) if work else []))
     return rows
 
 
 def ncu_occupancy(results, lang):
-    """Kineto, our calculator and Nsight Compute side by side, for each fused kernel."""
+    """Kineto, our calculator and Nsight Compute side by side, for each fused kernel; where
+    the run has them, ncu's DRAM bytes and tensor-pipe use beside (and the metrics named)."""
     section = results.get("ncu")
     if not section:
         return t("finding.missing", lang)
     refused = {"unavailable": "value.ncu_unavailable", "no_permission": "value.ncu_no_permission"}
     if section["status"] in refused:
         return t(refused[section["status"]], lang)
+    work = _ncu_work(section)
     cols = ("col.variant", "col.kernel", "col.kineto_occ", "col.ours_optin", "col.ncu_theoretical",
-            "col.ncu_achieved", "col.ncu_limits")
-    table = md_table([t(c, lang) for c in cols], _ncu_rows(results, lang),
-                     ["l", "l", "r", "r", "r", "r", "r"])
-    return table + "\n\n" + t("page.ncu_note", lang)
+            "col.ncu_achieved", "col.ncu_limits") + (("col.ncu_dram", "col.ncu_tensor") if work else ())
+    table = md_table([t(c, lang) for c in cols], _ncu_rows(results, lang, work),
+                     ["l", "l", "r", "r", "r", "r", "r"] + ["r", "r"] * work)
+    note = t("page.ncu_note", lang)
+    if work:
+        used = section.get("metrics") or {}
+        names = ", ".join(f"`{used[k]}`" for k in ("dram_read_bytes", "dram_write_bytes", *TENSOR_KEYS) if k in used)
+        note += " " + t("page.ncu_work_note", lang, metrics=names or t("value.none", lang))
+    return table + "\n\n" + note
 
 
 def rounds_table(results, lang):

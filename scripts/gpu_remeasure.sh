@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The H200 re-measurement of issues 29 and 30, one lent-GPU call per argument:
+#
+#   bash scripts/gpu_remeasure.sh a      # run A, the committed one: python build_tables.py --all --ncu
+#                                        # (docs/generated/h200 and compare/), then the GPU test pass
+#   bash scripts/gpu_remeasure.sh tests  # the GPU test pass alone (when a's time ran out before it)
+#   bash scripts/gpu_remeasure.sh b      # rerun B: only its results.json, to data/reruns/h200/b/
+#   bash scripts/gpu_remeasure.sh c      # rerun C: the same, to data/reruns/h200/c/
+#
+# Each call leaves ONE file under $OUT (the device returns at most 8): run-<arg>.tar.gz with
+# what the run wrote, its log and status.txt (each command's exit status and seconds).
+# Unpack it in the repository root: tar -xzf run-a.tar.gz (it holds repository paths, and
+# remeasure-logs/, which git does not need). Every command runs under `timeout`, so a call
+# ends inside 9 minutes (the device's limit per command is 10).
+#
+# The GPU test pass needs three packages the device does not have. Once, here, in the
+# repository root (they travel as wheels; name .whl in the call's carry):
+#   echo /.whl/ >> .git/info/exclude   # already in .gitignore
+#   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+#     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+#     -d .whl pytest-codeblocks==0.18.0 pymdown-extensions==13.1.2 Markdown==3.11.3
+# (PyYAML, which pymdown-extensions needs, is on the device with transformers.) Then:
+#   run(command="bash scripts/gpu_remeasure.sh a", carry=[".whl"], timeout_s=600)
+set -u
+ARG="${1:-}"
+case "$ARG" in a|tests|b|c) ;; *) echo "usage: bash scripts/gpu_remeasure.sh a|tests|b|c" >&2; exit 2;; esac
+cd "$(dirname "$0")/.." || exit 1
+PY="${PYTHON:-python3}"
+OUT="${OUT:-/tmp/remeasure-out}"
+mkdir -p "$OUT" remeasure-logs
+export PYTHONUNBUFFERED=1
+START=$(date +%s)
+BUDGET=540  # seconds for everything in this call, packing included
+STATUS=remeasure-logs/status-$ARG.txt
+: > "$STATUS"
+
+left() { echo $((BUDGET - 20 - ($(date +%s) - START))); }
+
+step() {  # step NAME SECONDS COMMAND...: run with a timeout, log it, record its status
+  local name=$1 limit=$2 t0 rc
+  shift 2
+  if [ "$limit" -lt 30 ]; then
+    echo "$name: not run, $limit s left" | tee -a "$STATUS"
+    return 1
+  fi
+  t0=$(date +%s)
+  echo "== $name (at most $limit s): $*"
+  set -o pipefail
+  timeout --kill-after=10 "$limit" "$@" 2>&1 | tee "remeasure-logs/$name.log"
+  rc=$?
+  set +o pipefail
+  echo "$name: exit $rc in $(($(date +%s) - t0)) s$([ $rc -eq 124 ] && echo ' (timed out)')" | tee -a "$STATUS"
+  return $rc
+}
+
+if [ -d .whl ]; then
+  "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    && export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}" || echo "wheels: install failed" | tee -a "$STATUS"
+fi
+{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv;
+  "$PY" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'; date -u; } \
+  > remeasure-logs/machine-$ARG.txt 2>&1
+
+PATHS=(remeasure-logs)
+case "$ARG" in
+  a)
+    step run-a 420 "$PY" build_tables.py --all --ncu
+    PATHS+=(docs/generated/h200 docs/generated/compare)
+    step gpu-tests "$(left)" "$PY" -m pytest -q -p no:cacheprovider tests/test_snippets.py tests/test_shapes.py \
+      tests/test_cli.py tests/test_pages.py
+    ;;
+  tests)
+    step gpu-tests "$(left)" "$PY" -m pytest -q -p no:cacheprovider tests/test_snippets.py tests/test_shapes.py \
+      tests/test_cli.py tests/test_pages.py
+    ;;
+  b|c)
+    tmp=$(mktemp -d)
+    if step "run-$ARG" 480 "$PY" build_tables.py --all --ncu --out "$tmp"; then
+      dest=data/reruns/h200/$ARG
+      mkdir -p "$dest"
+      cp "$tmp/h200/results.json" "$dest/results.json"
+      gpu=$("$PY" -c 'import json,sys; p=json.load(open(sys.argv[1]))["provenance"]; print(p["gpu_name"], "| torch", p["torch"], "| CUDA", p["cuda"], "| cuDNN", p["cudnn"], "| driver", p["driver"])' "$dest/results.json")
+      cat > "$dest/README.md" <<EOF
+# Rerun ${ARG^^} on the H200
+
+- Date: $(date -u +%Y-%m-%d) (UTC)
+- Command: \`python build_tables.py --all --ncu --out <a temporary folder>\`, then its
+  \`h200/results.json\` copied here (by \`bash scripts/gpu_remeasure.sh $ARG\`)
+- Machine: $gpu
+- Same code as the committed run in \`docs/generated/h200/\`; compare them with
+  \`python -m benchmarks.verdicts docs/generated/h200 data/reruns/h200/*\`
+EOF
+      PATHS+=("$dest")
+    fi
+    rm -rf "$tmp"
+    ;;
+esac
+tar -czf "$OUT/run-$ARG.tar.gz" "${PATHS[@]}"
+echo "== packed $OUT/run-$ARG.tar.gz ($(du -h "$OUT/run-$ARG.tar.gz" | cut -f1)) in $(($(date +%s) - START)) s"
+cat "$STATUS"

@@ -12,8 +12,6 @@ arguments, order of work, exit codes; the work is done by report/ (see its __ini
 """
 from __future__ import annotations
 
-import argparse
-import math
 import sys
 import time
 from pathlib import Path
@@ -21,7 +19,15 @@ from pathlib import Path
 from report.measure.host import PER_SLICE, WARM
 from report.measure.pairs import PAIRS
 from report.output import checks, signals
-from report.output.folders import SLUG
+from report.output.arguments import (
+    Parser,
+    given_options,
+    out_folder,
+    seconds,
+    slug_name,
+    variant_list,
+    whole_number,
+)
 from report.output.write import publish_run, render_only, short_error
 from report.paths import DEFAULT_OUT, SCRATCH_OUT
 from report.results import UsageError
@@ -30,62 +36,14 @@ from report.variants import DTYPES, EXTRA_VARIANTS, SWEEP_SEQ_LENS, VARIANTS
 MAX_HEAD_DIM = 512  # larger than any attention kernel supports
 MAX_ELEMENTS = 2**34  # per tensor: impossible on any GPU
 MIN_STEPS = 3  # a median of fewer means little
+# the most each option takes: far beyond any real run, small enough that no figure derived
+# from them overflows and no run is planned to last for years
+MOST = {"batch": 4096, "heads": 1024, "seq_len": 2**20, "head_dim": 2**20, "steps": 10_000,
+        "host_calls": 100_000, "rounds": 100, "sweep_max_seq": 2**20, "sweep_steps": 10_000,
+        "pairs": 10_000}
+MOST_SECONDS = 600  # --timer-seconds and --sweep-timer-seconds: ten minutes a variant or point
 ALL_SECTIONS = tuple(key for key in checks.SECTION_FLAGS if key != "ncu")  # what --all turns on
 RENDER_OPTIONS = {"out", "slug", "render_only"}  # what --render-only uses; the rest measure
-
-
-def positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
-    return value
-
-
-def positive_seconds(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text} must be a positive, finite number of seconds")
-    return value
-
-
-def slug_name(text):
-    if not SLUG.fullmatch(text):
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a folder name of lower-case letters, digits and '-' (e.g. h200)")
-    return text
-
-
-def variant_list(text):
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    known = VARIANTS + EXTRA_VARIANTS
-    unknown = [n for n in names if n not in known]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(
-            f"unknown variant(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(known)}")
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise argparse.ArgumentTypeError(f"{', '.join(twice)} given more than once")
-    return names
-
-
-def out_folder(text):
-    if not text.strip():
-        raise argparse.ArgumentTypeError("is empty: name a folder, e.g. build-out")
-    if not text.isprintable():
-        raise argparse.ArgumentTypeError(f"{text!r} holds a line break or a control character")
-    return Path(text)
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        """One line and exit 2, instead of argparse's usage block."""
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
 def _parser():
@@ -93,10 +51,10 @@ def _parser():
         prog="build_tables.py",
         description="Measure causal attention variants under torch.profiler and render the "
                     "site's tables (docs/generated/<gpu>/).")
-    p.add_argument("--batch", type=positive_int, default=8, help="batch size (default 8)")
-    p.add_argument("--heads", type=positive_int, default=16, help="attention heads (default 16)")
-    p.add_argument("--seq-len", type=positive_int, default=1024, help="sequence length (default 1024)")
-    p.add_argument("--head-dim", type=positive_int, default=64, help="head dimension (default 64)")
+    p.add_argument("--batch", type=whole_number(MOST["batch"]), default=8, help="batch size (default 8)")
+    p.add_argument("--heads", type=whole_number(MOST["heads"]), default=16, help="attention heads (default 16)")
+    p.add_argument("--seq-len", type=whole_number(MOST["seq_len"]), default=1024, help="sequence length (default 1024)")
+    p.add_argument("--head-dim", type=whole_number(MOST["head_dim"]), default=64, help="head dimension (default 64)")
     p.add_argument("--dtype", choices=DTYPES, default="bfloat16", help="data type of q, k, v (default bfloat16)")
     p.add_argument("--variants", type=variant_list, default=None,
                    help=f"comma-separated subset of: {','.join(VARIANTS + EXTRA_VARIANTS)} "
@@ -121,23 +79,23 @@ def _parser():
                            "(about 30 s more; not part of --all)")
     more.add_argument("--all", action="store_true",
                       help="--extra --sweep --overhead --backward --first-calls --shapes")
-    more.add_argument("--sweep-max-seq", type=positive_int, default=16384)
-    more.add_argument("--sweep-steps", type=positive_int, default=5)
-    more.add_argument("--sweep-timer-seconds", type=positive_seconds, default=0.05,
+    more.add_argument("--sweep-max-seq", type=whole_number(MOST["sweep_max_seq"]), default=16384)
+    more.add_argument("--sweep-steps", type=whole_number(MOST["sweep_steps"]), default=5)
+    more.add_argument("--sweep-timer-seconds", type=seconds(MOST_SECONDS), default=0.05,
                       help="wall timer per sweep and shape point (default 0.05; about 20 blocks of calls)")
-    p.add_argument("--steps", type=positive_int, default=50,
+    p.add_argument("--steps", type=whole_number(MOST["steps"]), default=50,
                    help=f"profiled (active) steps per variant, at least {MIN_STEPS} (default 50)")
-    p.add_argument("--timer-seconds", type=positive_seconds, default=0.5,
+    p.add_argument("--timer-seconds", type=seconds(MOST_SECONDS), default=0.5,
                    help="minimum run time of the wall-clock timer per variant (default 0.5)")
-    p.add_argument("--host-calls", type=positive_int, default=400,
+    p.add_argument("--host-calls", type=whole_number(MOST["host_calls"]), default=400,
                    help="calls per variant timed on the host, without the profiler, in slices of "
                         f"{PER_SLICE}, each after {WARM} untimed ones (default 400)")
-    p.add_argument("--rounds", type=positive_int, default=3,
+    p.add_argument("--rounds", type=whole_number(MOST["rounds"]), default=3,
                    help="independent rounds of the figures findings compare, every variant in "
                         "turn per round: kernel time from a short profile, wall time, host "
                         "overhead, the small shape, and (with --first-calls) first calls, each "
                         "in a fresh process (default 3)")
-    p.add_argument("--pairs", type=positive_int, default=PAIRS,
+    p.add_argument("--pairs", type=whole_number(MOST["pairs"]), default=PAIRS,
                    help="alternating blocks of calls per paired comparison and round: every "
                         "variant compared on wall time or host overhead is timed in blocks, "
                         f"order shuffled per pair, against unpinned SDPA (default {PAIRS})")
@@ -160,18 +118,6 @@ def _parser():
     p.add_argument("--format", choices=("text", "json"), default="text",
                    help="with --explain: text (default) or the JSON result (report/trace/explain_result.py)")
     return p
-
-
-def given_options(parser, argv):
-    """The dests of the options the command line names (defaults left out)."""
-    names = set()
-    for token in argv:
-        if token.startswith("--"):
-            opt = token.split("=", 1)[0]
-            action = parser._option_string_actions.get(opt)
-            if action is not None:
-                names.add(action.dest)
-    return names
 
 
 def parse_args(argv):
@@ -228,9 +174,12 @@ def explain(path, form="text"):
     from report.trace.explain import TraceError, explain_file
 
     try:
-        sys.stdout.write(explain_file(path, form))
+        text = explain_file(path, form)  # the trace's text made inert (report/trace/explain_safe.py)
     except TraceError as err:  # one line that names the file
         raise UsageError(str(err)) from None
+    if hasattr(sys.stdout, "reconfigure"):  # a terminal that cannot write µ or … gets \xb5, never a traceback
+        sys.stdout.reconfigure(errors="backslashreplace")
+    sys.stdout.write(text)
 
 
 def main(argv=None):

@@ -43,7 +43,7 @@ if str(ROOT) not in sys.path:
 
 import yaml  # noqa: E402  (MkDocs' own dependency)
 
-from report.variants import LANGS  # noqa: E402
+from report.text.display import LANGS  # noqa: E402
 from scripts.serve import make_server  # noqa: E402
 
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")

@@ -28,7 +28,7 @@ if str(ROOT) not in sys.path:
 import build_tables  # noqa: E402
 from report.measure.run import run_measurements  # noqa: E402
 from report.results import UsageError  # noqa: E402
-from report.trace.stats import median  # noqa: E402
+from report.verdict import median  # noqa: E402
 
 QUANTITIES = {  # the guide's words for time (its vocabulary table)
     "GPU span": lambda r: median(r["cuda_time_us"]),

@@ -23,7 +23,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from report.results import UsageError, load_reference, load_results  # noqa: E402
-from report.variants import LANGS  # noqa: E402
+from report.text.display import LANGS  # noqa: E402
 
 MASK = "#"
 UNITS = r"(?:µs|ms|s|%|×|x|TFLOP/s|[GT]B/s|[KMG]iB|GB)(?!\w)"

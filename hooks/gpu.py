@@ -17,8 +17,11 @@ name no run can have). A CPU run gets a note at the top of every page saying so.
 notebook page, executed by the build, gets the folder in SDPA_GPU_DIR.
 
 A setting that names no results folder stops the build with one line that lists the
-folders there are. `python hooks/gpu.py SETTING` makes the same check without building
-(scripts/site.sh runs it before installing anything).
+folders there are; so does a run's folder that is a symbolic link or holds one, a FIFO or
+a device (the pages would include what lies outside it, or wait on it forever), and one
+whose results.json has no tables/ or figures/ beside it (a render that was cut short: the
+pages would say "not in this run" everywhere). `python hooks/gpu.py SETTING` makes the
+same check without building (scripts/site.sh runs it before installing anything).
 """
 
 from __future__ import annotations
@@ -30,13 +33,18 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # `mkdocs` and `python hooks/gpu.py` have not the repository on it
+    sys.path.insert(0, str(ROOT))
+
+from report.limits import foreign_entry  # noqa: E402  (standard library only: runs before any install)
+from report.paths import COMPARE, SLUG  # noqa: E402
+from report.text.display import LANGS  # noqa: E402
+
 GENERATED = ROOT / "docs" / "generated"
 PLACEHOLDER = "generated/GPU/"
 PREVIEW = "_preview"  # never a slug: build_tables.py's slugs have no '_'
-SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")  # a results folder's name, as build_tables.py writes it
-COMPARE = "compare"   # docs/generated/compare: every GPU side by side, not one run
 ENV = "SDPA_GPU"
-LANGS = ("nb", "en")
+RENDERED = ("tables", "figures")  # what build_tables.py renders beside every results.json
 
 
 class SettingError(Exception):
@@ -48,8 +56,24 @@ def gpu_folders(generated=GENERATED):
     if not generated.is_dir():
         return []
     return sorted(d.name for d in generated.iterdir()  # a slug: never staging (.h200-x) or h200.old
-                  if d.is_dir() and d.name != COMPARE and SLUG.fullmatch(d.name)
+                  if d.is_dir() and not d.is_symlink() and d.name != COMPARE and SLUG.fullmatch(d.name)
                   and (d / "results.json").is_file())
+
+
+def check_run(setting, folder):
+    """SettingError where the run's folder holds anything but its own folders and regular
+    files, or holds a results.json without the tables rendered from it."""
+    found = foreign_entry(folder)
+    if found:
+        path, what = found
+        raise SettingError(f"{setting}: {str(path)!r} is {what}: a results folder the site shows holds "
+                           "only folders and regular files of its own (copy what a link points to in "
+                           "its place)")
+    missing = [part for part in RENDERED if not (folder / part).is_dir()]
+    if (folder / "results.json").is_file() and missing:
+        raise SettingError(f"{setting}: {folder} has a results.json but no {'/, '.join(missing)}/ (a "
+                           "render was cut short, or never ran): run python build_tables.py "
+                           "--render-only first")
 
 
 def resolve(setting, generated=GENERATED, cwd=None):
@@ -65,12 +89,16 @@ def resolve(setting, generated=GENERATED, cwd=None):
         if setting == COMPARE:
             raise SettingError(f"docs/generated/{COMPARE} holds every GPU side by side, not one "
                                f"run; folders with results: {there}")
+        if not setting.startswith(".") and (folder.is_symlink() or folder.is_dir()):
+            check_run(setting, folder)
         if setting.startswith(".") or not (folder / "results.json").is_file():
             raise SettingError(f"GPU folder {setting!r}: no docs/generated/{setting}/results.json; "
                                f"folders with results: {there} (or give the path of a results "
                                "folder, e.g. build-out/cpu)")
         return setting, folder, False
     folder = Path(cwd or os.getcwd(), setting).resolve()
+    if folder.is_dir():
+        check_run(setting, folder)
     if not (folder / "results.json").is_file():
         raise SettingError(f"{setting}: no results.json there (a folder build_tables.py wrote, "
                            f"e.g. build-out/cpu); folders under docs/generated: {there}")
@@ -200,9 +228,7 @@ on_files.mkdocs_priority = -200  # after mkdocs-static-i18n's on_files (-100)
 
 def _catalog(key, config):
     """A string of report/text/catalog.toml in the language being built."""
-    if str(ROOT) not in sys.path:  # `mkdocs` run as a script has not the repository on it
-        sys.path.insert(0, str(ROOT))
-    from report.text.catalog import t
+    from report.text.catalog import t  # tomllib: imported where a page is built
 
     return t(key, _language(config)[0])
 

@@ -2,7 +2,8 @@
 
     output/    what a run and a render write, all or nothing, and what they may replace
     render/    results.json -> Markdown tables, findings and SVG figures, nb and en
-    text/      the nb/en string catalog and locale number formatting
+    verdict/   every "faster" or "within noise" a page states: the rules, each a typed Verdict
+    text/      the nb/en string catalog, locale number formatting, languages and display names
     measure/   runs the snippets on a GPU (the only layer that imports torch)
     results    results.json: load, validate against schema, write atomically
     schema     the shape of results.json as types (a variant row, a stats summary, ...)

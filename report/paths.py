@@ -1,4 +1,5 @@
 """Where the repository's parts are, for every layer."""
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -6,6 +7,9 @@ SNIPPETS = ROOT / "snippets"
 PACKAGE = ROOT / "report"
 DEFAULT_OUT = ROOT / "docs" / "generated"
 COMPARE = "compare"  # <out>/compare/tables/: every GPU side by side; never a GPU's folder
+# a results folder's name, as build_tables.py writes it (--slug); staging (.h200-x) and .old never match
+SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
+MAX_SLUG = 64  # characters of that name: its staging folder and .old stay below NAME_MAX (255)
 REFERENCE = ROOT / "data" / "hf_blog_a100.json"
 # the real model's trace the page "Read your own trace" walks through: one of the test corpus
 # (benchmarks/record_traces.py, cut by benchmarks/cut_trace.py), beside its manifest.json

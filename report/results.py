@@ -2,6 +2,7 @@
 atomic writes."""
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import math
@@ -15,11 +16,10 @@ from .schema import Results
 from .schema_check import SchemaError, check
 from .variants import SNIPPET_FILES
 
-# the build's own code that decides what is measured and how (rendering is not in it)
-MEASURING_CODE = ("measure", "trace", "snippets.py", "variants.py")
-# files in those folders that no measurement runs: --explain reads a reader's trace
-# (glob patterns under report/)
-NOT_MEASURING = ("trace/explain.py", "trace/explain_*.py")
+# the build's own code that decides what is measured and how: every file of report/measure/
+# and what it imports, at any depth, from these parts of report/ (results.json's schema and
+# writing, paths and rendering are not in it; nor is --explain, which no measurement imports)
+MEASURING_PARTS = ("measure", "trace", "snippets", "variants")
 
 SCHEMA_VERSION = 1
 
@@ -56,16 +56,42 @@ def _check_roof(path, roof):
                          "the file is damaged; measure again")
 
 
-def code_hashes():
-    """sha256 of every file of report/ that takes part in measuring, by repo-relative path."""
+def _imported(path):
+    """The files of report/ that one file imports, relative or absolute, at any depth."""
+    package = path.parent.relative_to(PACKAGE.parent).parts  # ("report", "measure")
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = list(package[: len(package) - node.level + 1]) if node.level else []
+            module = base + (node.module.split(".") if node.module else [])
+            found += [module + [a.name] for a in node.names] + [module]  # `from . import seed`
+        elif isinstance(node, ast.Import):
+            found += [a.name.split(".") for a in node.names]
     files = []
-    for part in MEASURING_CODE:
-        path = PACKAGE / part
-        files += sorted(path.rglob("*.py")) if path.is_dir() else [path]
-    skip = {p for pattern in NOT_MEASURING for p in PACKAGE.glob(pattern)}
-    files = [p for p in files if p not in skip]
+    for parts in found:
+        if parts[:1] == ["report"]:
+            where = PACKAGE.parent.joinpath(*parts)
+            files += [f for f in (where.with_suffix(".py"), where / "__init__.py") if f.is_file()]
+    return files
+
+
+def measuring_files():
+    """report/measure/'s files and every file of MEASURING_PARTS they import, transitively."""
+    todo = sorted((PACKAGE / "measure").rglob("*.py"))
+    seen = set(todo)
+    while todo:
+        for f in _imported(todo.pop()):
+            if f not in seen and f.relative_to(PACKAGE).parts[0].removesuffix(".py") in MEASURING_PARTS:
+                seen.add(f)
+                todo.append(f)
+    return sorted(seen)
+
+
+def code_hashes():
+    """sha256 of every file of report/ that takes part in measuring (measuring_files), by
+    repo-relative path."""
     return {p.relative_to(ROOT).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()[:16]
-            for p in files}
+            for p in measuring_files()}
 
 
 MAX_RESULTS_BYTES = 50 * 2**20  # the H200's with every section is under 1 MB

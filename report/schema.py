@@ -3,15 +3,22 @@
 Every key is optional unless marked Required (old files lack newer keys, and a row that
 did not run holds only its status and reason); keys not named here are kept and not
 checked. report/schema_check.py walks a loaded file against these types (check). Every number
-must be finite and non-negative; a time (Time) at most MAX_TIME, any other number at most
-MAX_NUMBER.
+must be finite, non-negative and never subnormal; a time (Time), and a size or rate that the
+renderers divide by (Positive), at least MIN_DIVISOR; a whole number (int: a count or a size)
+at least 1, unless it is a Whole; a time or a spread of times (Spread, which may be zero) at
+most MAX_TIME; any other number at most MAX_NUMBER.
 """
 from typing import Annotated, Any, Required, TypedDict
 
 MAX_TIME = 1e12  # µs or ms: more than eleven days in µs; a real figure is far below
 MAX_NUMBER = 1e18  # bytes, FLOPs, counts, percentages: an exabyte
+MIN_DIVISOR = 1e-6  # a picosecond in µs; a real time, size or rate is far above, and any
+# figure divided by it stays finite (MAX_NUMBER / MIN_DIVISOR = 1e24)
 
-Time = Annotated[float, "time"]  # a duration in the unit its key names (_us, _ms)
+Time = Annotated[float, "time"]  # a duration in the unit its key names (_us, _ms): positive
+Spread = Annotated[float, "spread"]  # how far durations lie apart, in the same unit: may be zero
+Positive = Annotated[float, "positive"]  # a size or rate the renderers divide by: bytes, FLOPs, GB/s
+Whole = Annotated[int, "whole"]  # a whole number that may be zero; a plain int is at least 1
 Number = Annotated[float, "number"]  # any other figure: a count, a ratio, bytes, TFLOP/s, %
 
 
@@ -30,7 +37,7 @@ class HostStats(Stats, total=False):
     """measure/host.py: host overhead per call, and what it was measured beside."""
     calls: int
     slices: int
-    warm: int
+    warm: Whole
     per_small_op: Stats
     small_op_us: Stats
     first_calls: dict[str, Stats]
@@ -40,7 +47,7 @@ class HostStats(Stats, total=False):
 class Wall(TypedDict, total=False):
     """measure/timing.py: wall time per call over timed runs."""
     median: Time
-    iqr: Time
+    iqr: Spread
     runs: int
     calls_per_run: int
 
@@ -59,14 +66,14 @@ class Kernel(TypedDict, total=False):
     per_forward: Number
     avg_us: Time
     registers_per_thread: int | None
-    shared_memory: int | None
+    shared_memory: Whole | None
     block: list[int] | None
     grid: list[int] | None
     kineto_occupancy_pct: Number | None
     kineto_occupancy: Number | None
     our_kineto_rule_pct: Number
     our_optin_pct: Number
-    our_optin_blocks: int
+    our_optin_blocks: Whole
     our_optin_limited_by: list[str]
 
 
@@ -233,9 +240,9 @@ class ShapePoint(TypedDict, total=False):
     kv_len: int
     head_dim: int
     window: int | None
-    kv_bytes: Number
-    io_bytes: Number
-    flops: Number
+    kv_bytes: Positive
+    io_bytes: Positive
+    flops: Positive
     first_call_ms: Time | None
     rel_error: Number | None
     peak_extra_mib: Number | None
@@ -251,11 +258,11 @@ class ShapePoint(TypedDict, total=False):
 
 
 class CopyRoof(TypedDict, total=False):
-    bytes: Number
+    bytes: Positive
     median_ms: Time
     min_ms: Time
     max_ms: Time
-    gb_per_s: Number
+    gb_per_s: Positive
 
 
 class Shapes(TypedDict, total=False):
@@ -268,7 +275,7 @@ class Roof(TypedDict, total=False):
     """measure/roof.py: the matmul roof of this GPU."""
     shape: list[int]
     dtype: str
-    tflops: Number
+    tflops: Positive
     median_ms: Time
 
 
@@ -327,11 +334,11 @@ class PairGroup(TypedDict, total=False):
 class Pairs(TypedDict, total=False):
     """measure/pair_groups.py: measure_pairs, paired and interleaved timing."""
     pairs: int
-    seed: int
+    seed: Whole
     block_ms: Time
     min_calls: int
     max_calls: int
-    warm_calls: int
+    warm_calls: Whole
     order: str
     rounds: int
     reference: str

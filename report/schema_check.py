@@ -1,10 +1,15 @@
 """Checking a loaded results.json against its types (report/schema.py): `check(results)`
 raises SchemaError naming the dotted path of the first bad field, e.g.
 "results.variants.flash.cuda_time_us.median: expected a number, got 'x'". Every number must
-be finite and non-negative (none of the file's figures can be below zero); a time (Time)
-must also be at most MAX_TIME, any other number at most MAX_NUMBER.
+be finite and non-negative (none of the file's figures can be below zero) and never subnormal
+(5e-324 is no measured figure); a time (Time) and a size or rate that renderers divide by
+(Positive) at least MIN_DIVISOR (0 and -0.0 are refused: a division by them fails, and one by
+a smaller number overflows); a whole number (int: a count or a size, which renderers divide
+by too) at least 1, unless it is a Whole; a time or a spread of times at most MAX_TIME, any
+other number at most MAX_NUMBER.
 """
 import math
+import sys
 import types
 from functools import cache
 from typing import (
@@ -19,7 +24,7 @@ from typing import (
     is_typeddict,
 )
 
-from .schema import MAX_NUMBER, MAX_TIME, Results
+from .schema import MAX_NUMBER, MAX_TIME, MIN_DIVISOR, Results, Whole
 
 
 class SchemaError(ValueError):
@@ -35,7 +40,7 @@ def _bad(where, expected, value):
     raise SchemaError(f"{where}: expected {expected}, got {shown}")
 
 
-def _number(value, where, limit, what):
+def _number(value, where, limit, what, least=0.0, noun="figure"):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         _bad(where, what, value)
     if not math.isfinite(value):
@@ -44,6 +49,15 @@ def _number(value, where, limit, what):
         raise SchemaError(f"{where}: {value!r} is negative")
     if value > limit:
         raise SchemaError(f"{where}: {value!r} is larger than {limit:g}, not a real figure")
+    if value < least:
+        raise SchemaError(f"{where}: {value!r} is below {least:g}, no real {noun} (renderers divide by it)")
+    if 0 < value < sys.float_info.min:
+        raise SchemaError(f"{where}: {value!r} is subnormal, not a real figure")
+
+
+# Annotated kinds of schema.py: (the most, the least, what the least is for)
+KINDS = {"time": (MAX_TIME, MIN_DIVISOR, "duration"), "spread": (MAX_TIME, 0.0, "figure"),
+         "positive": (MAX_NUMBER, MIN_DIVISOR, "size or rate"), "number": (MAX_NUMBER, 0.0, "figure")}
 
 
 @cache
@@ -57,9 +71,10 @@ def check(value, kind=Results, where="results"):
     origin = get_origin(kind)
     if kind is Any:
         return
-    if origin is Annotated:
+    if origin is Annotated and kind != Whole:
         _, meta = get_args(kind)
-        _number(value, where, MAX_TIME if meta == "time" else MAX_NUMBER, "a number")
+        most, least, noun = KINDS[meta]
+        _number(value, where, most, "a number", least, noun)
     elif origin in (Union, types.UnionType):
         options = get_args(kind)
         if value is None and type(None) in options:
@@ -86,10 +101,10 @@ def check(value, kind=Results, where="results"):
         (sub,) = get_args(kind)
         for i, item in enumerate(value):
             check(item, sub, f"{where}.{i}")
-    elif kind is int:
+    elif kind is int or kind == Whole:
         if isinstance(value, bool) or not isinstance(value, int):
             _bad(where, "a whole number", value)
-        _number(value, where, MAX_NUMBER, "a whole number")
+        _number(value, where, MAX_NUMBER, "a whole number", *((1, "count or size") if kind is int else ()))
     elif kind is str:
         if not isinstance(value, str):
             _bad(where, "a string", value)

@@ -1,4 +1,4 @@
-"""The names of what is measured: variants, backends, dtypes, languages."""
+"""The names of what is measured: variants, backends, dtypes, shapes."""
 
 VARIANTS = ("naive", "naive_inplace", "math", "flash", "efficient", "cudnn", "auto")
 # measured with --extra or --all: math with its reduced-precision switches, and compiled code
@@ -8,8 +8,6 @@ FUSED = ("flash", "efficient", "cudnn")
 SDPA_VARIANTS = ("math", *MATH_SWITCHES, *FUSED, "auto")
 BACKWARD_VARIANTS = ("naive", "math", "flash", "efficient", "cudnn", "auto")
 DTYPES = ("bfloat16", "float16", "float32")
-LANGS = ("nb", "en")
-BACKEND_NAMES = {"math": "math", "flash": "flash", "efficient": "efficient", "cudnn": "cuDNN"}
 
 SWEEP_SEQ_LENS = (256, 512, 1024, 2048, 4096, 8192, 16384)
 SWEEP_HEAD_DIMS = (64, 128)

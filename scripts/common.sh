@@ -102,23 +102,53 @@ apt_install() {  # apt_install PACKAGE...: as root, or through sudo; never reads
 
 build_site() {  # the site into site/, strictly: a warning fails it
   # built into a fresh folder beside site/, then swapped in: two builds at once never write
-  # into the same folder, and a failed build leaves the last good site/ as it was
+  # into the same folder, and a failed build leaves the last good site/ as it was. The
+  # folders carry this shell's PID: a later build removes those whose shell is gone.
   echo "== mkdocs build --strict"
-  local fresh old rc=0
-  fresh=$(mktemp -d .site-build-XXXXXX)
-  trap 'rm -rf "$fresh"; exit 130' INT
-  trap 'rm -rf "$fresh"; exit 143' TERM
-  "$PY" -m mkdocs build --strict --site-dir "$fresh" </dev/null || rc=$?
-  trap - INT TERM
+  clean_stale_builds
+  local old rc=0
+  BUILD_DIR=$(mktemp -d ".site-build-$$-XXXXXX")
+  # mkdocs runs in the background, since bash runs a trap only after a foreground child
+  # ends: a signal to this shell ends mkdocs at once and removes the half-built folder;
+  # scripts/child.py ends it too where this shell is killed outright (kill -9)
+  trap 'stop_build 130' INT
+  trap 'stop_build 143' TERM
+  trap 'stop_build 129' HUP
+  "$PY" scripts/child.py -m mkdocs build --strict --site-dir "$BUILD_DIR" </dev/null &
+  BUILD_PID=$!
+  wait "$BUILD_PID" || rc=$?
+  trap - INT TERM HUP
   if [ "$rc" -ne 0 ]; then
-    rm -rf "$fresh"
+    rm -rf "$BUILD_DIR"
     return "$rc"
   fi
-  chmod 755 "$fresh"
-  old=$(mktemp -d .site-old-XXXXXX)
+  chmod 755 "$BUILD_DIR"
+  old=$(mktemp -d ".site-old-$$-XXXXXX")
   if [ -e site ]; then mv site "$old/site"; fi
-  mv "$fresh" site
+  mv "$BUILD_DIR" site
   rm -rf "$old"
+}
+
+stop_build() {  # stop_build STATUS: end the running mkdocs, remove its folder, exit STATUS
+  kill -TERM "$BUILD_PID" 2>/dev/null || true
+  wait "$BUILD_PID" 2>/dev/null || true
+  rm -rf "$BUILD_DIR"
+  echo "$SCRIPT: the build was stopped; site/ is as it was" >&2
+  exit "$1"
+}
+
+clean_stale_builds() {  # remove .site-build-PID-* and .site-old-PID-* whose shell PID is gone
+  local d pid
+  for d in .site-build-* .site-old-*; do
+    if [ ! -d "$d" ] || [ -L "$d" ]; then continue; fi
+    pid=${d#.site-*-}
+    pid=${pid%%-*}
+    case "$pid" in
+      '' | *[!0-9]*) ;;  # a name without a PID (an older common.sh's): stale
+      *) if kill -0 "$pid" 2>/dev/null || [ -d "/proc/$pid" ]; then continue; fi ;;
+    esac
+    rm -rf "$d"
+  done
 }
 
 pip_install() {  # the pinned requirements (torch: the machine's pip config picks the CPU build)

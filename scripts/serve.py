@@ -9,7 +9,9 @@
   sub-folder would; every URL outside that path is a 404 too;
 - nothing outside the site's folder, symbolic links resolved: a link inside site/ to
   /etc/passwd is a 404; a malformed path (%00, bad UTF-8) is a 400, never a traceback;
-- an idle connection is closed after IDLE_SECONDS, each connection has its own thread.
+- an idle connection is closed after IDLE_SECONDS, each connection has its own thread;
+- text is sent gzipped to a client that accepts it, each file compressed once (at
+  GZIP_LEVEL) and kept until it changes, so repeated requests cost no CPU.
 
 Standard library only, so any Python 3.11 runs it (scripts/site.sh calls it after the build).
 The handler can be reused: make_server(directory, port, sub_path) or subclass SiteHandler.
@@ -26,6 +28,7 @@ import os
 import re
 import socket
 import sys
+import threading
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -158,6 +161,38 @@ class SiteServer(ThreadingHTTPServer):
 
 # text compresses, so a static host sends it gzipped (GitHub Pages, nginx's gzip on)
 GZIP_SUFFIXES = {".html", ".css", ".js", ".json", ".svg", ".xml", ".txt", ".map"}
+GZIP_LEVEL = 6  # zlib's default: nearly level 9's size for a fraction of its time
+GZIP_CACHE_BYTES = 64 * 2**20  # compressed bytes kept; the whole built site is far less
+
+
+class GzipCache:
+    """Each file compressed once: its gzip bytes, by path, kept while the file's size and
+    modification time stay the same (a rebuilt site is compressed again), at most
+    `limit` compressed bytes in all (the oldest entries go first)."""
+
+    def __init__(self, limit=GZIP_CACHE_BYTES):
+        self.limit = limit
+        self.entries = {}  # path -> ((mtime_ns, size), gzip bytes); insertion order = age
+        self.lock = threading.Lock()
+
+    def get(self, path: Path) -> bytes:
+        stat = path.stat()
+        key, version = str(path), (stat.st_mtime_ns, stat.st_size)
+        with self.lock:
+            found = self.entries.get(key)
+            if found and found[0] == version:
+                return found[1]
+        body = gzip.compress(path.read_bytes(), compresslevel=GZIP_LEVEL, mtime=0)
+        with self.lock:
+            self.entries.pop(key, None)
+            if len(body) <= self.limit:
+                self.entries[key] = (version, body)
+            while sum(len(b) for _, b in self.entries.values()) > self.limit:
+                del self.entries[next(iter(self.entries))]
+        return body
+
+
+GZIPPED = GzipCache()
 
 
 def send_gzipped(handler: SimpleHTTPRequestHandler):
@@ -177,7 +212,7 @@ def send_gzipped(handler: SimpleHTTPRequestHandler):
         return None  # index.html/ is no page
     if target.suffix not in GZIP_SUFFIXES or not target.is_file():
         return None
-    body = gzip.compress(target.read_bytes(), mtime=0)
+    body = GZIPPED.get(target)
     handler.send_response(HTTPStatus.OK)
     kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
     handler.send_header("Content-Type", kind + ("; charset=utf-8" if kind.startswith("text/") or kind in (

@@ -38,6 +38,25 @@ def pytest_generate_tests(metafunc):
     metafunc.parametrize("shown_block", params)
 
 
+# --------------------------------------------------------------------------- markers
+
+# `pytest -m "not browser and not site"` runs the logic tests alone (pyproject.toml registers
+# the markers), by the fixtures a test uses, at any depth: browser, every test that drives
+# Chromium (test_browser.py's and test_trace_reader.py's `browser` fixture); site, every test
+# that needs a `mkdocs build --strict` (each fixture named here builds one).
+BROWSER_FIXTURES = {"browser"}
+SITE_FIXTURES = {"site_build", "hostile_site", "made_up_site", "cpu_site"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        if BROWSER_FIXTURES & used:
+            item.add_marker(pytest.mark.browser)
+        if SITE_FIXTURES & used:
+            item.add_marker(pytest.mark.site)
+
+
 # --------------------------------------------------------------------------- report
 
 _REPORT: list[str] = []

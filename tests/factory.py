@@ -246,16 +246,19 @@ def findings_of(module):
     return [name for name, fn in FINDINGS.items() if fn.__module__ == module.__name__]
 
 
-def said(finding, run, ref=None):
-    """What a finding says of the run, in English; first checks that the Norwegian says as
-    many lines and that both languages fill every placeholder."""
+def found(finding, run, ref=None):
+    """What a finding of a file with a template finds in the run: its fact, or None. First
+    renders that fact alone through the file's template in both languages, so that every
+    field the sentences read is there (StrictUndefined) and every figure has a format."""
+    from report.render import prose
+    from report.render.findings.registry import FILE_OF
     from report.results import load_reference
 
-    ref = ref if ref is not None else load_reference()
-    en, nb = finding(run, ref, "en"), finding(run, ref, "nb")
-    assert len(en) == len(nb), (finding.__name__, en, nb)
-    assert not any("{" in line and "}" in line for line in en + nb), (finding.__name__, en, nb)
-    return en
+    fact = finding(run, ref if ref is not None else load_reference())
+    file = FILE_OF[finding.__name__]
+    for lang in ("nb", "en"):
+        prose.render(file, lang, {n: (fact if n == finding.__name__ else None) for n, f in FILE_OF.items() if f == file})
+    return fact
 
 
 def nothing_measured():

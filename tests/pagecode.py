@@ -24,10 +24,10 @@ from nbterms import prose_lines
 
 from report.results import load_results
 from report.text.catalog import catalog
+from report.text.display import LANGS
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-LANGS = ("nb", "en")
 DEFAULT_LANG = "nb"
 GENERATED = DOCS / "generated"  # written by build_tables.py only; never by these tests
 
@@ -381,14 +381,14 @@ def committed_result_dirs():
 
 
 def generated_by(line, lang):
-    """[(module path, [function names])] that a generated file's header line names, or
-    None where the line is not the header."""
+    """[(module path, [function names])] that a generated file's header line names (a
+    template that wrote its prose: (its path, [])), or None where the line is not the header."""
     before, _, after = catalog()["page.header"][lang].partition("{writer}")
     if not (line.startswith(before) and line.endswith(after)):
         return None
     writer = line[len(before):len(line) - len(after)]
-    return [(module, names.split(", ")) for module, names in
-            (part.split(": ") for part in writer.split("; "))]
+    return [(module, names.split(", ") if names else []) for module, _, names in
+            (part.partition(": ") for part in writer.split("; "))]
 
 
 HUGGING_FACE = re.compile(r"Hugging Face|\(HF\)")  # how a figure of theirs is labelled

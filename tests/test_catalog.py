@@ -10,9 +10,10 @@ from nbterms import check_nb
 from report.paths import PACKAGE, ROOT
 from report.render.keyed import NAMES
 from report.text.catalog import CATALOG_FILE, catalog, placeholders, t
-from report.variants import LANGS
+from report.text.display import LANGS
 
-CODE = [*PACKAGE.rglob("*.py"), ROOT / "build_tables.py", *(ROOT / "hooks").glob("*.py")]
+# the code, and the findings' templates (a label there is t("value.oom"))
+CODE = [*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.j2"), ROOT / "build_tables.py", *(ROOT / "hooks").glob("*.py")]
 GROUPS = sorted({key.split(".")[0] for key in catalog()})
 KEY = re.compile(r"""["']((?:""" + "|".join(GROUPS) + r""")\.[a-z0-9_]+)["']""")
 KEYED = ROOT / "report" / "render" / "keyed.py"
@@ -60,7 +61,7 @@ def unused(used, entries):
 
 
 def test_every_key_the_code_uses_is_in_the_catalog_in_both_languages():
-    assert len(literal_keys()) > 250
+    assert len(literal_keys()) > 200  # the search finds them (249 once the sentences moved to templates)
     assert missing(used_keys(), catalog()) == set()
 
 
@@ -70,12 +71,12 @@ def test_no_key_of_the_catalog_goes_unused():
 
 def test_the_check_sees_an_unused_key_and_a_missing_one(tmp_path):
     code = tmp_path / "made_up.py"
-    code.write_text('t("finding.home_math", lang)\nt("finding.no_such_key", lang)\nkeyed("variant.", n, lang)\n')
+    code.write_text('t("col.variant", lang)\nt("finding.no_such_key", lang)\nkeyed("variant.", n, lang)\n')
     used = literal_keys([code])
-    assert used == {"finding.home_math", "finding.no_such_key"}
+    assert used == {"col.variant", "finding.no_such_key"}
     assert missing(used, catalog()) == {"finding.no_such_key"}
-    assert missing({"finding.home_math"}, {"finding.home_math": {"nb": "", "en": "x"}}) == {"finding.home_math"}
-    assert "finding.home_auto" in unused(used, catalog()) and "finding.home_math" not in unused(used, catalog())
+    assert missing({"col.variant"}, {"col.variant": {"nb": "", "en": "x"}}) == {"col.variant"}
+    assert "value.none" in unused(used, catalog()) and "col.variant" not in unused(used, catalog())
 
 
 def test_no_key_is_built_from_parts_outside_keyed_py():

@@ -18,7 +18,7 @@ from report.paths import DEFAULT_OUT as GENERATED
 from report.paths import ROOT, SCRATCH_OUT
 from report.render import site
 from report.results import UsageError, load_results
-from report.variants import LANGS
+from report.text.display import LANGS
 
 
 def run_main(argv, capsys):
@@ -34,7 +34,7 @@ def run_main(argv, capsys):
     (["--seq-len", "0"], "must be at least 1"),
     (["--head-dim", "sixty-four"], "is not a whole number"),
     (["--head-dim", "4096"], "larger than any attention kernel"),
-    (["--batch", "100000", "--seq-len", "1000000"], "more than 2^34 elements"),
+    (["--batch", "4096", "--seq-len", "1000000"], "more than 2^34 elements"),
     (["--steps", "2"], "at least 3"),
     (["--dtype", "int8"], "invalid choice"),
 ])
@@ -575,7 +575,7 @@ def test_an_empty_sweep_and_duplicated_variants_are_refused(argv, says, capsys, 
 def test_a_shape_that_does_not_fit_in_memory_is_refused_before_allocating(monkeypatch, capsys, tmp_path):
     never_measure(monkeypatch)
     monkeypatch.setattr(run, "make_inputs", lambda *a: pytest.fail("allocated"))
-    argv = ["--device", "cpu", "--batch", "1", "--heads", "1", "--seq-len", "100000000",
+    argv = ["--device", "cpu", "--batch", "1", "--heads", "1", "--seq-len", "1000000",
             "--head-dim", "16", "--out", str(tmp_path)]
     code, got = run_main(argv, capsys)
     assert code == 2 and got.err.count("\n") == 1

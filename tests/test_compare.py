@@ -22,8 +22,8 @@ from report.paths import DEFAULT_OUT as GENERATED
 from report.render.compare import FILES, render_compare
 from report.results import UsageError, load_reference, load_results, write_results
 from report.text.catalog import t
+from report.text.display import LANGS
 from report.text.format import fmt_ratio, fmt_us
-from report.variants import LANGS
 
 H200 = GENERATED / "h200" / "results.json"
 PAGE = "compare-gpus"

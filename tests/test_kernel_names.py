@@ -105,3 +105,24 @@ def test_the_cell_opens_on_the_full_name_and_carries_it_as_a_tooltip():
     odd = "x" * 50 + '_sm90_gemm_tn_"><script>[a](javascript:alert(1))*b*_64x64'
     summary = kernel_cell(odd, "en", brief_names([odd], "en")).split("</summary>")[0]
     assert re.fullmatch(r'<details class="sdpa-kernel"><summary title="[A-Za-z0-9 &#;]+">[^<>]+', summary), summary
+
+
+@pytest.mark.parametrize("name", ["math_gemms", "compiled", "flex", "train_kernels"])
+def test_a_list_of_a_variant_s_kernels_keeps_its_order_when_their_times_swap(name):
+    """results.json keeps kernels by total time, which two kernels of about the same time
+    swap between runs; the findings that list kernel names (no ranking in them) list them
+    in name order, so the words stay the same (issue 29, item 5)."""
+    from factory import found, h200
+
+    from report.render.findings import FINDINGS
+    from report.render.kernel_names import in_name_order
+
+    run = h200()
+    flipped = h200()
+    for source in (flipped["variants"], (flipped.get("backward") or {}).get("rows") or {}):
+        for row in source.values():
+            if isinstance(row, dict) and row.get("kernels"):
+                row["kernels"] = row["kernels"][::-1]
+    assert found(FINDINGS[name], run) is not None and found(FINDINGS[name], flipped) == found(FINDINGS[name], run)
+    rows = [{"short_name": "b", "name": "b"}, {"short_name": "Memset", "name": "Memset"}, {"short_name": "a", "name": "a"}]
+    assert [k["short_name"] for k in in_name_order(rows)] == ["a", "b", "Memset"]

@@ -14,9 +14,10 @@ ALLOWED = {
     "trace": {"trace", "snippets", "paths", "variants", "limits"},
     "results": {"paths", "variants", "schema", "schema_check", "limits"},
     "text": {"text"},
+    "verdict": {"verdict"},
     "measure": {"measure", "trace", "results", "schema", "variants", "snippets", "paths"},
-    "render": {"render", "text", "trace", "schema", "variants"},
-    "output": {"output", "render", "measure", "results", "paths"},
+    "render": {"render", "verdict", "text", "trace", "schema", "variants"},
+    "output": {"output", "render", "measure", "results", "paths", "variants", "limits"},
 }
 
 

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from benchmarks import lighthouse
-from report.variants import LANGS
+from report.text.display import LANGS
 from tests.pagecode import nav_pages, page_url
 
 

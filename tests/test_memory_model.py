@@ -5,7 +5,7 @@ import copy
 import pytest
 
 from report.paths import DEFAULT_OUT as GENERATED
-from report.render.memory_model import ceilings, fused_check, hand_written_check, model_text, sizes
+from report.render.memory_model import ceilings, fused_check, hand_written_check, model, model_text, sizes
 from report.results import load_results
 from report.text.format import fmt_sig, fmt_us
 
@@ -26,22 +26,24 @@ def test_the_model_uses_the_ceilings_measured_in_the_run():
     bandwidth, roof = ceilings(H200)
     assert bandwidth == pytest.approx(H200["shapes"]["copy_roof"]["gb_per_s"] * 1e3)
     assert roof == pytest.approx(H200["roof"]["tflops"] * 1e6)
-    text = model_text(H200, "en")
-    assert "134 million elements, 256.0 MiB" in text and "16 times as much as `q`" in text
-    one_pass = sizes(H200["config"])["pass_bytes"] / bandwidth
-    assert f"one such pass takes {one_pass:.1f} µs" in text
-    assert "bound by memory" in text  # one pass (126 µs) costs more than the square (44.5 µs)
+    m = model(H200)
+    assert m.pass_us == pytest.approx(sizes(H200["config"])["pass_bytes"] / bandwidth)
+    assert m.square_us == pytest.approx(sizes(H200["config"])["flops_square"] / roof)
+    assert m.pass_us > m.square_us  # bound by memory: one pass (129 µs) costs more than the square (45 µs)
+    for lang in ("nb", "en"):
+        assert model_text(H200, lang).count("\n\n") == 2  # three paragraphs: sizes, bytes, arithmetic
 
 
 def test_the_verdict_follows_the_ceilings_not_the_gpu():
     fast_memory = copy.deepcopy(H200)
     fast_memory["shapes"]["copy_roof"]["gb_per_s"] *= 10  # a pass now costs less than the arithmetic
-    assert "costs more than one pass" in model_text(fast_memory, "en")
-    assert "bound by memory" not in model_text(fast_memory, "en")
+    fast = model(fast_memory)
+    assert fast.pass_us < fast.square_us  # the arithmetic is the larger floor now
     no_copy = copy.deepcopy(H200)
     del no_copy["shapes"]
-    text = model_text(no_copy, "nb")
-    assert "ikke med i denne kjøringen" in text and "TB/s" not in text
+    m = model(no_copy)
+    assert m.copy is None and m.pass_us is None and m.fused_us is None
+    assert "TB/s" not in model_text(no_copy, "nb")  # no bandwidth is given where none was measured
     assert hand_written_check(no_copy, "en") == "Not measured on this GPU."
     assert fused_check(no_copy, "en", ["flash"]) == "Not measured on this GPU."
 

@@ -14,8 +14,9 @@ from report.render.figures import render_figures
 from report.render.header import written_by
 from report.render.site import render_all
 from report.results import code_hashes, load_reference, load_results, snippet_hashes
+from report.text.display import LANGS
 from report.text.format import fmt_num, fmt_pct, fmt_ratio, fmt_us
-from report.variants import FUSED, LANGS, SNIPPET_FILES
+from report.variants import FUSED, SNIPPET_FILES
 
 
 def test_number_formats_follow_the_locale():
@@ -68,7 +69,7 @@ def test_committed_results_came_from_the_committed_snippets(folder):
 
 @pytest.mark.parametrize("folder", committed_result_dirs(), ids=lambda p: p.name)
 def test_committed_results_came_from_the_committed_measuring_code(folder):
-    """A change to report/measure, report/trace or the variants also means measuring again."""
+    """A change to the measuring code (report/measure and what it imports) also means measuring again."""
     results = load_results(folder / "results.json")
     assert results["provenance"].get("code_sha256") == code_hashes()
 
@@ -77,6 +78,34 @@ def test_measuring_code_hashes_cover_measure_and_trace():
     files = set(code_hashes())
     assert {"report/measure/seed.py", "report/trace/analyze.py", "report/variants.py"} <= files
     assert not any(f.startswith("report/render/") or f.startswith("report/text/") for f in files)
+
+
+def test_editing_a_noise_rule_or_a_display_name_leaves_the_measuring_code_hash_alone(tmp_path, monkeypatch):
+    """The hash covers what measures: report/measure and what it imports (results.code_hashes).
+    On a copy of report/, a changed verdict rule or backend name keeps it; a changed stats()
+    does not."""
+    import shutil
+
+    from report import results as results_module
+
+    shutil.copytree(ROOT / "report", tmp_path / "report", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(results_module, "ROOT", tmp_path)
+    monkeypatch.setattr(results_module, "PACKAGE", tmp_path / "report")
+    before = code_hashes()
+    assert before == results_module.code_hashes() and "report/trace/stats.py" in before
+
+    def edit(rel, old, new):
+        path = tmp_path / rel
+        text = path.read_text(encoding="utf-8")
+        assert old in text, rel
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+    edit("report/verdict/one_run.py", "return max(spread(a), spread(b))", "return 2 * max(spread(a), spread(b))")
+    edit("report/verdict/paired.py", "MIN_EFFECT = 0.05", "MIN_EFFECT = 0.10")
+    edit("report/text/display.py", '"cudnn": "cuDNN"', '"cudnn": "NVIDIA cuDNN"')
+    assert results_module.code_hashes() == before
+    edit("report/trace/stats.py", '"median": statistics.median(values)', '"median": statistics.fmean(values)')
+    assert results_module.code_hashes() != before
 
 
 def test_readme_names_the_torch_pin_and_the_torch_of_the_committed_numbers():
@@ -117,6 +146,8 @@ def test_every_generated_header_names_functions_that_exist():
     for file, names in {**findings.FILES, **findings.EXTRA_FILES}.items():
         first = (GENERATED / "h200" / "tables" / f"{file}.en.md").read_text(encoding="utf-8").splitlines()[0]
         assert [n for _, ns in generated_by(first, "en") for n in ns] == list(names), file
+        templates = [m for m, ns in generated_by(first, "en") if m.endswith(".j2")]
+        assert templates == [f"report/text/templates/{file}.en.md.j2"], file
 
 
 def test_a_header_groups_its_functions_by_module():

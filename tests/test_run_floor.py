@@ -1,10 +1,11 @@
-"""report/render/findings/common.py: the run's floor for host-paced figures (samples,
+"""report/verdict/run_floor.py: the run's floor for host-paced figures (samples,
 floor, below, host_floor), and the findings that judge by it: the small shape's pinning
 verdict, the fastest CUDA-graph replay, the decode wall time at batch 1, flex's wall time,
 and the idle gap listed only where every round has it."""
-from factory import h200, overhead, overhead_row, results, said, stats, wall
+from factory import found, h200, overhead, overhead_row, results, stats, wall
 
-from report.render.findings import common, compiled, fused, overhead_findings, scaling
+from report.render.findings import compiled, fused, overhead_findings, scaling
+from report.verdict import run_floor
 
 
 def with_rounds(row, key, values):
@@ -28,63 +29,61 @@ def small(eager, graph=None, auto_ran="cudnn"):
 
 def test_samples_are_the_measurement_and_each_round():
     row = with_rounds({"eager_wall_us": wall(30.0)}, "eager_wall_us", [31.0, 29.0, None])
-    assert common.samples(row, "eager_wall_us") == [30.0, 31.0, 29.0]
-    assert common.samples({}, "eager_wall_us") == []
+    assert run_floor.samples(row, "eager_wall_us") == [30.0, 31.0, 29.0]
+    assert run_floor.samples({}, "eager_wall_us") == []
 
 
 def test_the_floor_is_the_largest_change_of_one_variant_and_below_needs_more_than_it():
     a = with_rounds({"w": wall(20.0)}, "w", [21.0, 19.0])      # 10 % change
     b = with_rounds({"w": wall(30.0)}, "w", [45.0, 31.0])      # 50 % change: the floor
     c = with_rounds({"w": wall(40.0)}, "w", [41.0, 39.0])
-    assert common.floor([a, b, c], "w") == (45.0 - 30.0) / 31.0
-    f = common.floor([a, b, c], "w")
-    assert common.below(a, c, "w", f)  # 39 / 21 - 1 = 86 % > 48 %
-    assert not common.below(a, b, "w", f)  # 30 / 21 - 1 = 43 %: within the floor
+    assert run_floor.floor([a, b, c], "w") == (45.0 - 30.0) / 31.0
+    f = run_floor.floor([a, b, c], "w")
+    assert run_floor.below(a, c, "w", f)  # 39 / 21 - 1 = 86 % > 48 %
+    assert not run_floor.below(a, b, "w", f)  # 30 / 21 - 1 = 43 %: within the floor
     reversing = with_rounds({"w": wall(20.0)}, "w", [21.0, 42.0])  # one round above c's lowest
-    assert not common.below(reversing, c, "w", 0.0)
+    assert not run_floor.below(reversing, c, "w", 0.0)
 
 
 def test_pinning_wins_only_beyond_the_runs_floor_and_names_the_fastest_only_when_it_stands_apart():
     clear = small({"auto": (40.0, 41.0, 39.0), "efficient": (20.0, 21.0, 19.0), "flash": (30.0, 31.0, 29.0),
                    "cudnn": (40.0, 41.0, 39.0)})
-    found = scaling.small_shape_pinning(clear, "en")
-    assert found["best"] == "SDPA efficient pinned" and found["verdict"].startswith("Here pinning wins by 2.0×")
-    (line,) = said(scaling.auto_small, clear)
-    assert "an eager call takes 39.0–41.0 µs with auto (cuDNN) and 19.0–21.0 µs with SDPA efficient pinned" in line
+    pin = found(scaling.auto_small, clear)
+    assert (pin.best, pin.wins, pin.ratio, pin.ran) == ("efficient", True, 2.0, "cudnn")
+    assert (pin.auto_range, pin.best_range, pin.n) == ((39.0, 41.0), (19.0, 21.0), 3)
     # the machine moved one variant's figure by 1.6x between measurements: nothing stands apart
     noisy = small({"auto": (40.0, 41.0, 39.0), "efficient": (20.0, 32.0, 19.0), "flash": (30.0, 31.0, 29.0),
                    "cudnn": (40.0, 41.0, 39.0)})
-    found = scaling.small_shape_pinning(noisy, "en")
-    assert found["best"] == "the pinned fused backends" and found["best_range"] == (19.0, 41.0)
-    assert found["verdict"].startswith("No pinned backend was faster beyond noise: a figure the CPU paces moved by up to 65%")
+    pin = found(scaling.auto_small, noisy)
+    assert pin.best is None and pin.best_range == (19.0, 41.0)  # all of them
+    assert not pin.wins and round(pin.floor_pct) == 65
 
 
 def test_the_fastest_graph_replay_is_named_only_beyond_the_floor_of_the_replays():
     steady = small({"flash": (40.0, 40.0, 40.0), "cudnn": (48.0, 48.0, 48.0)},
                    graph={"flash": (12.0, 12.1, 11.9), "cudnn": (9.0, 9.1, 8.9)})
-    small_range, small_graph = said(overhead_findings.overhead, steady)
-    assert "the best path is SDPA cuDNN replayed from a CUDA graph" in small_graph
+    (small_shape,) = found(overhead_findings.overhead, steady)
+    assert small_shape.graph.variant == "cudnn"
     bimodal = small({"flash": (40.0, 40.0, 40.0), "cudnn": (48.0, 48.0, 48.0)},
                     graph={"flash": (12.0, 12.1, 11.9), "cudnn": (9.0, 14.0, 9.1)})
-    _, small_graph = said(overhead_findings.overhead, bimodal)
-    assert "Which backend replays fastest is within noise: the replays moved by up to 55%" in small_graph
+    (small_shape,) = found(overhead_findings.overhead, bimodal)
+    assert small_shape.graph.variant is None and round(small_shape.graph.floor) == 55  # within noise
 
 
 def test_an_idle_gap_on_the_threshold_in_one_round_is_not_named():
     run = h200()
     v = run["variants"]
-    listed = said(fused.idle_gap_finding, run)
-    assert "SDPA cuDNN" in listed[0]
+    assert "cudnn" in [g.variant for g in found(fused.idle_gap_finding, run).gaps]
     for r in v["cudnn"]["rounds"]:
         r["cuda_time_us"] = {**r["kernel_sum_us"], "median": r["kernel_sum_us"]["median"] * 1.01}
-    assert "SDPA cuDNN" not in " ".join(said(fused.idle_gap_finding, run))
+    assert "cudnn" not in [g.variant for g in found(fused.idle_gap_finding, run).gaps]
 
 
 def test_flex_host_overhead_is_called_above_its_kernel_time_only_when_the_rounds_say_so():
     run = h200()
     fx = run["variants"]["flex"]
-    kernel = common.samples(fx, "kernel_sum_us")
+    kernel = run_floor.samples(fx, "kernel_sum_us")
     for r in fx["rounds"]:  # every round: host overhead 10 % under the kernel time
         r["host_time_us"] = {**r["host_time_us"], "median": 0.9 * min(kernel)}
     fx["host_time_us"] = {**fx["host_time_us"], "median": 2 * max(kernel)}  # the main pass says above
-    assert "is above its kernel time" not in said(compiled.flex, run)[0]
+    assert found(compiled.flex, run).host is None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -130,11 +131,13 @@ def test_site_bad_arguments_get_one_line_and_exit_2(repo_copy, args):
 
 @pytest.fixture(scope="module")
 def repo_with_runs(tmp_path_factory) -> Path:
-    """scripts/, hooks/ and one run folder: what site.sh --gpu checks against."""
+    """scripts/, hooks/, report/ and one run folder: what site.sh --gpu checks against."""
     root = tmp_path_factory.mktemp("repo-runs")
-    for part in ("scripts", "hooks"):
+    for part in ("scripts", "hooks", "report"):
         shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
     (root / "docs" / "generated" / "h200").mkdir(parents=True)
+    for part in ("tables", "figures"):
+        (root / "docs" / "generated" / "h200" / part).mkdir()
     (root / "docs" / "generated" / "h200" / "results.json").write_text("{}", encoding="utf-8")
     return root
 
@@ -158,6 +161,17 @@ def test_site_gpu_without_a_run_is_refused_before_anything(repo_with_runs, args,
     assert proc.returncode == 2 and proc.stdout == ""
     assert needle in one_line(proc.stderr)
     assert not (repo_with_runs / ".venv").exists() and not (repo_with_runs / "site").exists()
+
+
+def test_site_gpu_that_is_a_link_is_refused_before_anything(repo_with_runs, tmp_path):
+    link = repo_with_runs / "docs" / "generated" / "linked"
+    link.symlink_to(repo_with_runs / "docs" / "generated" / "h200", target_is_directory=True)
+    try:
+        proc = run_script(repo_with_runs, "site.sh", "--dry-run", "--gpu", "linked")
+    finally:
+        link.unlink()
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "linked' is a symbolic link to" in one_line(proc.stderr)
 
 
 def test_site_needs_a_python(repo_copy):
@@ -603,6 +617,131 @@ def test_server_sends_text_gzipped_to_a_client_that_accepts_it(server):
     assert fetch_gzip(httpd, f"{sub}index.html/")[::2] == (404, NOT_FOUND)
     assert fetch_gzip(httpd, f"{sub}missing/")[0] == 404
     assert fetch_gzip(httpd, f"{sub}en")[0] == 301
+
+
+# --------------------------------------------------------------------------- a build that is killed
+
+SLOW_MKDOCS = """#!/usr/bin/env bash
+# stands in for python scripts/child.py -m mkdocs build ... --site-dir DIR: writes, then waits
+while [ "$#" -gt 0 ]; do [ "$1" = --site-dir ] && dir=$2; shift; done
+echo $$ > "$PID_FILE"
+echo "half" > "$dir/index.html"
+sleep 60
+"""
+
+
+def wait_for(path: Path, seconds: float = 20) -> str:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().strip():
+            return path.read_text().strip()
+        time.sleep(0.05)
+    raise AssertionError(f"{path} never appeared")
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    state = Path(f"/proc/{pid}/stat")
+    return not (state.exists() and state.read_text().split(")")[-1].split()[0] == "Z")
+
+
+@pytest.mark.parametrize("signame, code", [("SIGTERM", 143), ("SIGINT", 130), ("SIGHUP", 129)])
+def test_a_killed_build_ends_its_mkdocs_and_removes_its_folder(tmp_path, signame, code):
+    shutil.copytree(SCRIPTS, tmp_path / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text("the last good site")
+    fake = tmp_path / "fake-python"
+    fake.write_text(SLOW_MKDOCS)
+    fake.chmod(0o755)
+    script = f'cd "{tmp_path}" && source scripts/common.sh && PY="{fake}" && build_site'
+    shell = subprocess.Popen(["bash", "-c", script], env={**os.environ, "PID_FILE": str(tmp_path / "pid")},
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = int(wait_for(tmp_path / "pid"))
+    started = time.monotonic()
+    shell.send_signal(getattr(signal, signame))
+    assert shell.wait(timeout=10) == code and time.monotonic() - started < 5  # not after mkdocs ends
+    deadline = time.monotonic() + 5
+    while alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(child)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fake-python", "pid", "scripts", "site"]
+    assert (tmp_path / "site" / "index.html").read_text() == "the last good site"
+
+
+def test_a_build_whose_shell_is_killed_outright_ends_too(tmp_path):
+    """kill -9 reaches no trap: scripts/child.py has Linux end the build with its shell."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("PR_SET_PDEATHSIG is Linux's")
+    sleeper = 'import os, time; print(os.getpid(), flush=True); time.sleep(60)'
+    script = f'"{sys.executable}" "{SCRIPTS / "child.py"}" -c "{sleeper}" > "{tmp_path / "pid"}" & wait'
+    shell = subprocess.Popen(["bash", "-c", script])
+    child = int(wait_for(tmp_path / "pid"))
+    shell.kill()
+    shell.wait(timeout=10)
+    deadline = time.monotonic() + 5
+    while alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(child)
+
+
+def dead_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+def test_the_next_build_removes_what_killed_builds_left(tmp_path):
+    shutil.copytree(SCRIPTS, tmp_path / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    gone = dead_pid()
+    stale = [f".site-build-{gone}-abc123", f".site-old-{gone}-abc123", ".site-build-Xy12Ab"]
+    live = f".site-build-{os.getpid()}-abc123"  # a build that still runs: its shell is alive
+    for name in stale + [live]:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "index.html").write_text("20 MB of a site")
+    assert build_site(tmp_path, "a").wait(timeout=30) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live, "fake-python", "scripts", "site"])
+
+
+# --------------------------------------------------------------------------- gzip once per file
+
+
+def test_server_compresses_each_file_once_at_a_moderate_level(tmp_path, monkeypatch):
+    import gzip
+
+    calls = []
+    real = gzip.compress
+
+    def counted(data, compresslevel=9, **kwargs):
+        calls.append(compresslevel)
+        return real(data, compresslevel=compresslevel, **kwargs)
+
+    monkeypatch.setattr(serve.gzip, "compress", counted)
+    monkeypatch.setattr(serve, "GZIPPED", serve.GzipCache())
+    (tmp_path / "index.html").write_text("<title>one</title>" * 1000)
+    (tmp_path / "404.html").write_bytes(NOT_FOUND)
+    httpd = start(tmp_path, "/")
+    try:
+        for _ in range(20):
+            status, _, raw = fetch_gzip(httpd, "/")
+            assert status == 200 and gzip.decompress(raw) == b"<title>one</title>" * 1000
+        assert calls == [serve.GZIP_LEVEL] and serve.GZIP_LEVEL < 9
+        (tmp_path / "index.html").write_text("<title>two</title>")  # a rebuilt site: compressed again
+        assert gzip.decompress(fetch_gzip(httpd, "/")[2]) == b"<title>two</title>" and len(calls) == 2
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_the_gzip_cache_keeps_to_its_limit(tmp_path):
+    cache = serve.GzipCache(limit=3000)
+    for i in range(10):
+        (tmp_path / f"{i}.txt").write_bytes(os.urandom(1000))  # incompressible: about 1 kB each
+        cache.get(tmp_path / f"{i}.txt")
+    assert sum(len(body) for _, body in cache.entries.values()) <= 3000
+    assert list(cache.entries)[-1] == str(tmp_path / "9.txt")  # the newest stays
 
 
 # --------------------------------------------------------------------------- gpu_remeasure.sh

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 import torch.nn.functional as F
-from factory import SMALL_CPU, h200, shape_results
+from factory import SMALL_CPU, found, h200, shape_results
 from shapes import cache_attention, check_heads, make_cache_inputs, make_flex, repeat_kv, sliding_window
 
 import build_tables
@@ -20,7 +20,8 @@ from report.render.shape_points import refusal_line
 from report.render.site import render_all
 from report.results import load_reference, load_results
 from report.text.catalog import t
-from report.variants import LANGS, SHAPES_CPU, SHAPES_GPU
+from report.text.display import LANGS
+from report.variants import SHAPES_CPU, SHAPES_GPU
 
 ROOT = Path(__file__).resolve().parents[1]
 SHAPE_FINDING_FILES = files_of(decode_findings, shape_findings)
@@ -375,20 +376,18 @@ def test_refusals_are_summarised_in_the_page_language_with_the_raw_line_collapse
 
 def test_what_unpinned_sdpa_ran_is_said_once_with_the_exceptions_named():
     results = shape_results()
-    lines = decode_findings.shapes_decode_auto(results, None, "en")
-    assert lines[0].startswith("Unpinned, SDPA ran the same backend at every KV length")
-    assert not any("The exception" in line for line in lines)
+    ran = found(decode_findings.shapes_decode_auto, results)
+    assert [b for b, _ in ran.steady] == ["flash"] and ran.mixed == ()
     mixed = copy.deepcopy(results)
     autos = [p for p in mixed["shapes"]["points"] if p["family"] == "decode" and p["variant"] == "auto"
              and p["q_len"] == 1 and p["batch"] == 1 and p["status"] == "ok"]
     autos[-1]["backend_ran"] = "efficient"
-    lines = decode_findings.shapes_decode_auto(mixed, None, "en")
-    exception = [line for line in lines if line.startswith("The exception: at query length 1, batch 1")]
-    assert exception and ": efficient" in exception[0]
+    ((q_len, batch, by_kv),) = found(decode_findings.shapes_decode_auto, mixed).mixed
+    assert (q_len, batch) == (1, 1) and by_kv[-1] == (autos[-1]["kv_len"], "efficient")
     # the committed run: one kernel and grid at every KV length, one sentence
     committed = load_results(Path(build_tables.__file__).parent / "docs" / "generated" / "h200" / "results.json")
-    grid = decode_findings.shapes_decode_grid(committed, None, "en")
-    assert len(grid) == 1 and "at all 4 KV lengths" in grid[0]
+    (grid,) = found(decode_findings.shapes_decode_grid, committed)
+    assert grid.every and len(grid.kv_lens) == 4
     # grids that differ: one sentence for each, with its KV lengths
-    grid = decode_findings.shapes_decode_grid(results, None, "en")
-    assert len(grid) == 2 and all(", KV " in line for line in grid)
+    grids = found(decode_findings.shapes_decode_grid, shape_results())
+    assert len(grids) == 2 and not any(g.every for g in grids)

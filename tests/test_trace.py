@@ -254,30 +254,6 @@ def test_our_calculator_gives_ncu_theoretical_occupancy(parsed):
         assert kernels[ours["short_name"]]["theoretical_pct"] == pytest.approx(ours["our_optin_pct"], abs=0.01), variant
 
 
-# --- the one noise rule (report/trace/stats.py), on made-up figures -------------------------
-
-def test_a_figure_s_spread_is_the_one_its_measurement_recorded():
-    from report.trace.stats import spread
-
-    assert spread({"median": 10.0, "spread_pct": 30.0, "iqr": 1.0, "min": 9.0, "max": 11.0}) == 0.3
-    assert spread({"median": 10.0, "iqr": 1.0, "runs": 5}) == 0.1              # a wall timer
-    assert spread({"median": 10.0, "min": 9.5, "max": 10.5, "n": 50}) == 0.1   # profiled steps
-    assert spread({"median": 10.0}) == 0.0                                     # a cited figure
-
-
-@pytest.mark.parametrize("a, b, differ_", [
-    ({"median": 10.0, "min": 9.5, "max": 10.5}, {"median": 12.0, "min": 11.5, "max": 12.5}, True),
-    ({"median": 10.0, "min": 9.5, "max": 10.5}, {"median": 10.9, "min": 10.4, "max": 11.4}, False),
-    ({"median": 10.0, "iqr": 3.0}, {"median": 12.0, "iqr": 0.1}, False),      # the larger spread counts
-    ({"median": 10.0}, {"median": 11.0, "min": 10.5, "max": 11.5}, True),    # cited: ours counts
-    ({"median": 10.0}, {"median": 10.5, "min": 10.0, "max": 11.0}, False),
-])
-def test_two_figures_differ_only_beyond_the_larger_spread(a, b, differ_):
-    from report.trace.stats import differ
-
-    assert differ(a, b) is differ_ and differ(b, a) is differ_
-
-
 # --- the calculator's constants, as CUDA 13.0's cuda_occupancy.h has them --------------------
 
 def _gpu(cc, smem_per_sm=102400):

@@ -30,6 +30,8 @@ import pytest
 from mkdocs.exceptions import PluginError
 from pagecode import CHROMIUM, LANGS, chromium, counting, page_url, serving
 
+from benchmarks import explain_stress
+
 ROOT = Path(__file__).resolve().parent.parent
 CLI_PREFIX = "build_tables.py: error: "
 SUB_PATH = "/sdpa/"
@@ -440,3 +442,125 @@ def test_a_file_over_the_limit_is_refused_before_python_loads(browser, server, t
         r.assert_local()
     finally:
         r.close()
+
+
+# --------------------------------------------------------------------------- hostile files (issue 27)
+
+def drop(reader, files):
+    """Drop File objects made in the page ([name, text] pairs) on the drop zone; the status
+    line right after (before the worker answers)."""
+    return reader.page.evaluate("""(files) => {
+      const dt = new DataTransfer();
+      for (const [name, text] of files) dt.items.add(new File([text], name, {type: 'application/json'}));
+      document.querySelector('.trace-reader__drop').dispatchEvent(
+        new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+      return document.querySelector('.trace-reader__status').textContent;
+    }""", files)
+
+
+def members(path, *parts):
+    """A .json.gz of several gzip members, as `cat a.gz b.gz` makes: Python's gzip reads them all."""
+    path.write_bytes(b"".join(gzip.compress(p, compresslevel=1) for p in parts))
+    return path
+
+
+def test_every_gzip_member_counts_toward_the_limit(browser, server, tmp_path):
+    """Chromium's DecompressionStream throws at a second member: the page counted the first
+    alone and read 420 MB of JSON. Each member counts; a trace split in members reads as the
+    command prints it."""
+    limit = limit_mb("en")
+    text = gzip.decompress(COMMITTED[0].read_bytes())
+    split = members(tmp_path / "split.json.gz", text[:1000], text[1000:])
+    expected, _ = cli(split, tmp_path)
+    bomb = members(tmp_path / "bomb.json.gz", b'{"traceEvents": [', b" " * (limit * 10**6), b"]}")
+    assert bomb.stat().st_size < 2 * 10**6
+    r = Reader(browser, server, "en")
+    try:
+        shown, error, _ = r.pick(bomb, timeout=120_000)
+        assert shown is None and error == message("en", "too-large-gzip").format(name=bomb.name, limit=limit)
+        assert not [u for u in r.requests if f"/{hook.OUT}/" in u], "refused before Python loads"
+        shown, error, _ = r.pick(split)
+        assert error is None and shown == expected
+        r.assert_local()
+    finally:
+        r.close()
+
+
+def test_a_file_no_file_system_can_name_is_read_under_its_own_name(reader, tmp_path):
+    """A file named ".." (a File the page is given can be): the command's line for it, not
+    "[object Object]"."""
+    (tmp_path / "trace").write_text('{"traceEvents": 3}', encoding="utf-8")
+    expected = error_line("trace", tmp_path)
+    reader.read_count += 1
+    drop(reader, [["..", '{"traceEvents": 3}']])
+    reader.page.wait_for_function(BUSY.format(n=reader.read_count))
+    assert reader.shown()[:2] == (None, ".." + expected[len("trace"):])
+
+
+def test_several_files_in_one_drop_read_the_first_and_say_so(reader, tmp_path):
+    (tmp_path / "first.json").write_text('{"traceEvents": 3}', encoding="utf-8")
+    expected = error_line("first.json", tmp_path)
+    reader.read_count += 1
+    drop(reader, [["first.json", '{"traceEvents": 3}'], ["second.json", "[]"]])
+    reader.page.wait_for_function(BUSY.format(n=reader.read_count))
+    _, error, status = reader.shown()
+    assert error == expected
+    assert status == message("en", "several").format(count=2, name="first.json")
+
+
+def test_a_drop_while_reading_is_refused_with_a_word_and_a_read_can_be_cancelled(reader, tmp_path):
+    big = long_trace(tmp_path / "long.json", copies=15).read_text(encoding="utf-8")
+    reader.page.evaluate("(text) => { window.__big = text; }", big)
+    status = reader.page.evaluate("""() => {
+      const zone = document.querySelector('.trace-reader__drop');
+      for (const name of ['long.json', 'next.json']) {
+        const dt = new DataTransfer();
+        dt.items.add(new File([name === 'long.json' ? window.__big : '{}'], name));
+        zone.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+      }
+      return document.querySelector('.trace-reader__status').textContent;
+    }""")
+    assert status == message("en", "busy").format(name="long.json", next="next.json")
+    assert reader.page.locator(".trace-reader__cancel").is_visible()
+    reader.read_count += 1
+    reader.page.click(".trace-reader__cancel")
+    reader.page.wait_for_function(BUSY.format(n=reader.read_count))
+    shown, error, status = reader.shown()
+    assert (shown, error) == (None, None) and status == message("en", "cancelled").format(name="long.json")
+    assert not reader.page.locator(".trace-reader__cancel").is_visible()
+    expected, _ = cli(COMMITTED[0], ROOT)  # a fresh worker reads the next file
+    shown, error, _ = reader.pick(COMMITTED[0])
+    assert error is None and shown == expected
+
+
+def test_a_hostile_trace_shows_as_the_command_writes_it_out_and_as_text(reader, tmp_path):
+    """Names with markup, an escape sequence, a bidi override and a lone surrogate: the page
+    shows what the command prints (each written out: \\x1b, \\u202e, \\ud800), as text."""
+    trace = json.loads(gzip.decompress(COMMITTED[0].read_bytes()))
+    hostile = '<img src=x onerror="window.__owned=1"></pre><script>window.__owned=2</script>\x1b[2J\u202e\ud800'
+    for e in trace["traceEvents"]:
+        if e.get("cat") in ("kernel", "user_annotation"):
+            e["name"] += hostile
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(trace), encoding="utf-8")
+    expected, err = cli(path, tmp_path)
+    assert err == "" and "\\x1b[2J\\u202e\\ud800" in expected and "\x1b" not in expected
+    shown, error, _ = reader.pick(path)
+    assert error is None and shown == expected
+    assert reader.page.evaluate("() => window.__owned") is None
+    assert reader.page.locator(".trace-reader__output img, .trace-reader__output script").count() == 0
+
+
+def test_ten_thousand_streams_read_in_the_browser_as_the_command_prints(reader, tmp_path, report):
+    """Each stream held a merged copy of all the others: 10,000 streams (3.3 MB) ran 91 s in
+    the browser and ended in MemoryError. One sweep now."""
+    w = explain_stress.Writer()
+    explain_stress.streams(w, 10_000)
+    path = tmp_path / "streams.json"
+    w.write(path)
+    expected, _ = cli(path, tmp_path)
+    shown, error, _ = reader.pick(path, timeout=120_000)
+    assert error is None and shown == expected
+    report(f"in-browser reader, 10,000 streams ({path.stat().st_size / 1e6:.1f} MB): read in "
+           f"{int(reader.dataset('read-ms')) / 1000:.1f} s, WebAssembly memory "
+           f"{int(reader.dataset('heap-bytes')) / 1e6:.0f} MB")

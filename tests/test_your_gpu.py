@@ -195,7 +195,8 @@ def test_one_provenance_block_per_built_page(made_up_site, lang):
 
 def test_the_setting_is_refused_in_one_line_listing_the_folders(tmp_path):
     hook = gpu_hook()
-    (tmp_path / "h200").mkdir()
+    for part in ("tables", "figures"):
+        (tmp_path / "h200" / part).mkdir(parents=True)
     (tmp_path / "h200" / "results.json").write_text("{}", encoding="utf-8")
     (tmp_path / "compare").mkdir()
     for setting, needle in [("a100", "folders with results: h200"), ("compare", "every GPU side by side"),

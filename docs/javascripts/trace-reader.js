@@ -4,7 +4,9 @@
  * A picked or dropped file goes to trace-worker.js, a Web Worker that runs the command
  * line's own Python in Pyodide; this page stays responsive while it works. Nothing is
  * uploaded: the worker fetches only Pyodide and the Python files, from this site, and only
- * once a file has been picked.
+ * once a file has been picked. One file at a time: a file dropped while one is read is
+ * refused with a word, of several dropped at once the first is read (and the page says so),
+ * and Cancel ends a read (the worker is stopped; the next file starts a fresh one).
  */
 (function () {
   "use strict";
@@ -22,19 +24,21 @@
   var output = root.querySelector(".trace-reader__output code");
   var diagnosis = root.querySelector(".trace-reader__diagnosis");
   var doctor = null;  // a promise of trace-doctor.js, loaded with the first result
+  var cancel = root.querySelector(".trace-reader__cancel");
   var limitMb = Number(root.dataset.limitMb);
   var lang = document.documentElement.lang || "en";
   var seconds = new Intl.NumberFormat(lang, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
   var worker = null;
   var busy = false;
   var current = null;
+  var note = "";  // said beside every status line of the current read
 
   function say(key, values) {
     var text = root.dataset["msg" + key] || "";
     return text.replace(/\{(\w+)\}/g, function (_, name) { return values && name in values ? values[name] : ""; });
   }
 
-  function show(line) { status.textContent = line; }
+  function show(line) { status.textContent = note && line ? note + " " + line : line || note; }
 
   function fail(line) {
     error.textContent = line;
@@ -45,6 +49,8 @@
 
   function finish() {
     busy = false;
+    note = "";
+    cancel.hidden = true;
     root.dataset.filesRead = String(Number(root.dataset.filesRead || 0) + 1);
     root.removeAttribute("aria-busy");
     input.disabled = false;
@@ -92,6 +98,8 @@
       fail(m.line);
     } else if (m.kind === "too-large") {
       fail(say(m.gzipped ? "TooLargeGzip" : "TooLarge", { name: name, limit: limitMb }));
+    } else if (m.kind === "gzip-parts") {
+      fail(say("GzipParts", { name: name, parts: m.parts }));
     } else {
       worker.terminate();
       worker = null;
@@ -108,10 +116,27 @@
     finish();
   }
 
-  function read(file) {
-    if (!file || busy) return;
+  function stop() {
+    if (worker) worker.terminate();
+    worker = null;
+    result.hidden = true;
+    error.hidden = true;
+    var name = current.name;
+    finish();
+    show(say("Cancelled", { name: name }));
+  }
+
+  function read(files) {
+    var file = files && files[0];
+    if (!file) return;
+    if (busy) {
+      show(say("Busy", { name: current.name, next: file.name }));
+      return;
+    }
     busy = true;
     current = file;
+    note = files.length > 1 ? say("Several", { count: files.length, name: file.name }) : "";
+    cancel.hidden = false;
     root.setAttribute("aria-busy", "true");
     input.disabled = true;
     error.hidden = true;
@@ -124,7 +149,7 @@
   }
 
   input.addEventListener("change", function () {
-    read(input.files[0]);
+    read(input.files);
     input.value = "";  // the same file again is a new pick
   });
   ["dragenter", "dragover"].forEach(function (type) {
@@ -138,7 +163,8 @@
   });
   drop.addEventListener("drop", function (e) {
     e.preventDefault();
-    if (e.dataTransfer && e.dataTransfer.files.length) read(e.dataTransfer.files[0]);
+    if (e.dataTransfer && e.dataTransfer.files.length) read(e.dataTransfer.files);
   });
+  cancel.addEventListener("click", stop);
   root.dataset.ready = "true";
 })();

@@ -11,14 +11,14 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..paths import COMPARE, DEFAULT_OUT, ROOT
+from ..limits import foreign_entry
+from ..paths import COMPARE, DEFAULT_OUT, ROOT, SLUG
 from ..results import SCHEMA_VERSION, UsageError
 
 MARKER = ".build_tables"  # in every folder build_tables.py writes: results, comparison, staging
 MARKER_FORMAT = 1
 WRITER = "build_tables.py"
-SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")  # a results folder's name; staging and .old never match
-STAGING = re.compile(r"\.(render|[a-z0-9][a-z0-9-]*)-[a-z0-9_]{8}")  # tempfile.mkdtemp's names
+STAGING = re.compile(rf"\.(render|{SLUG.pattern})-[a-z0-9_]{{8}}")  # tempfile.mkdtemp's names
 MAX_MARKER = 4096
 
 
@@ -99,6 +99,24 @@ def refuse_replacing(final, owner=None):
                          "(nothing was measured or changed)")
 
 
+def refuse_foreign(folder):
+    """UsageError where a results folder is a symbolic link or holds one, a FIFO or a device:
+    rendering would read (or wait on) what lies outside it, and write through the link."""
+    found = foreign_entry(folder)
+    if found:
+        path, what = found
+        raise UsageError(f"{str(path)!r} is {what}: a results folder holds only folders and regular "
+                         "files of its own (copy what a link points to in its place); nothing was "
+                         "rendered or changed")
+
+
+def refuse_foreign_results(out, folders=()):
+    """refuse_foreign for `folders`, every results folder of `out` and its comparison: what
+    a render reads, checked before it writes anything."""
+    for folder in dict.fromkeys([*folders, *result_folders(out), Path(out) / COMPARE]):
+        refuse_foreign(folder)
+
+
 def _mkdir(path):
     """A folder readable by everyone (mkdtemp's are private), within the umask."""
     mask = os.umask(0)
@@ -170,10 +188,11 @@ def clean_leftovers(parent):
 
 
 def result_folders(out):
-    """Every GPU or CPU results folder of `out` (a name of a slug, holding a results.json),
-    by name; staging folders, .old folders and the comparison are never among them."""
+    """Every GPU or CPU results folder of `out` (a name of a slug, holding a results.json:
+    also a link, a FIFO or a device there, which rendering refuses), by name; staging
+    folders, .old folders and the comparison are never among them."""
     out = Path(out)
     if not out.is_dir():
         return []
     return sorted(d for d in out.iterdir() if SLUG.fullmatch(d.name) and d.name != COMPARE
-                  and (d / "results.json").is_file())
+                  and ((d / "results.json").exists() or (d / "results.json").is_symlink()))

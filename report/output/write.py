@@ -10,7 +10,16 @@ from pathlib import Path
 from ..paths import COMPARE, MODEL_TRACE
 from ..results import UsageError, load_reference, load_results, write_results
 from . import signals
-from .folders import mark, owned, refuse_replacing, replace_dir, result_folders, staged
+from .folders import (
+    mark,
+    owned,
+    refuse_foreign,
+    refuse_foreign_results,
+    refuse_replacing,
+    replace_dir,
+    result_folders,
+    staged,
+)
 
 MAX_ERROR = 200  # characters of an OS error shown (a shutil.Error lists every file it copied)
 
@@ -34,6 +43,7 @@ def _renderer():
 
 def _stage_folder(stack, folder, ref):
     """One GPU's tables and figures rendered into a staging folder inside it."""
+    refuse_foreign(folder)
     results = load_results(folder / "results.json")
     if not owned(folder):  # a contributed results.json: its tables are new, or not ours
         for part in ("tables", "figures"):
@@ -57,6 +67,7 @@ def _stage_comparison(stack, out, ref):
     holds no GPU run (CPU runs are never compared)."""
     from ..render.compare import has_gpu_runs, render_compare
 
+    refuse_foreign_results(out)
     runs = [(d.name, load_results(d / "results.json")) for d in result_folders(out)]
     if not has_gpu_runs(runs):
         return None
@@ -101,6 +112,7 @@ def render_only(out, slug=None, progress=print):
     folders = [out / slug] if slug else result_folders(out)
     if not folders:
         raise UsageError(f"no results.json under {out}: nothing to render")
+    refuse_foreign_results(out, folders)  # before anything is written
     ref = load_reference()
     with ExitStack() as stack:
         try:

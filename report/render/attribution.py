@@ -4,8 +4,8 @@ from __future__ import annotations
 from ..text.catalog import t
 from ..text.format import fmt_num, fmt_pct, fmt_ratio_sig, fmt_us, fmt_us_sig
 from ..trace.causes import CAUSES
-from ..trace.stats import differ, noise
 from ..variants import MATH_SWITCHES
+from ..verdict import differ, noise
 from .conversions import PARTS, conversion_split
 from .keyed import keyed
 from .markdown import label, md_table
@@ -45,7 +45,7 @@ def _shown_split(results, names, split):
 
 def _split_note(results, split, lang):
     """How the row was split, and what it shows for math: the weights against the three
-    upcasts together, by the noise rule on the steps' figures (trace/stats.py: differ)."""
+    upcasts together, by the noise rule on the steps' figures (report/verdict: differ)."""
     s_over_d = fmt_num(results["config"]["seq_len"] / results["config"]["head_dim"], lang, 0)
     lines = [t("page.attribution_split", lang, ratio=s_over_d)]
     m = split.get("math")

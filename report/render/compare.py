@@ -6,7 +6,7 @@ in the order of their folder names, and the cited A100 figures are the last colu
 files have fixed names (FILES), so the page that includes them needs no edit when a GPU
 is added. Columns that measured another shape say so in the table, and the findings
 compare only columns of the same shape; they call one faster only beyond noise
-(trace/stats.py: differ).
+(report/verdict: differ).
 """
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ import math
 from dataclasses import dataclass
 
 from ..text.catalog import t
+from ..text.display import BACKEND_NAMES, LANGS
 from ..text.format import fmt_num, fmt_pct, fmt_ratio, fmt_us
-from ..trace.stats import differ, median
-from ..variants import BACKEND_NAMES, EXTRA_VARIANTS, FUSED, LANGS, VARIANTS
-from .extra_tables import point_figure
+from ..variants import EXTRA_VARIANTS, FUSED, VARIANTS
+from ..verdict import differ, median, point_figure
 from .findings.common import compute_kernel
 from .header import header
 from .markdown import code_safe, kernel_count, label, markdown_safe, md_table, safe_provenance, status_text
@@ -225,7 +225,7 @@ def _join(items, lang):
 
 def leaders(figures):
     """(the keys within noise of the fastest figure, fastest first; [(key, ratio)] of the
-    rest by ratio). Noise is trace/stats.py's: a cited figure with no spread is compared
+    rest by ratio). Noise is report/verdict's: a cited figure with no spread is compared
     within the other's spread."""
     best = min(figures.values(), key=lambda f: f["median"])
     ranked = sorted(figures, key=lambda k: figures[k]["median"])

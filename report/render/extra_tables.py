@@ -1,8 +1,9 @@
 """The --all tables: sweeps, launch overhead, backward."""
 from __future__ import annotations
 
-from ..schema import ShapePoint, Stats, Sweep, SweepPoint
+from ..schema import ShapePoint, Sweep, SweepPoint
 from ..text.catalog import t
+from ..text.display import BACKEND_NAMES
 from ..text.format import (
     fmt_mib,
     fmt_num,
@@ -14,15 +15,9 @@ from ..text.format import (
     fmt_us_range,
     fmt_us_sig,
 )
-from ..trace.stats import differ, median, round_range
-from ..variants import BACKEND_NAMES, FUSED
+from ..variants import FUSED
+from ..verdict import differ, median, point_figure, round_range
 from .markdown import label, md_table, not_run_row, status_text
-
-
-def point_figure(p: SweepPoint | ShapePoint) -> Stats | None:
-    """The recorded figure a sweep or shape point is compared by: its kernel time (the
-    profiled CPU range without a GPU)."""
-    return p.get("kernel_sum_us") or p.get("cpu_time_us")
 
 
 def point_time(p: SweepPoint | ShapePoint) -> float | None:
@@ -159,7 +154,7 @@ def auto_vs_best(sweep: Sweep, d: int) -> list[tuple[int, SweepPoint, SweepPoint
     """Per sequence length: (seq, auto point, fastest pinned fused point, slower beyond noise).
 
     Auto counts as slower only when it ran another backend than the fastest pinned one and
-    the two kernel times differ beyond noise (trace/stats.py: differ)."""
+    the two kernel times differ beyond noise (report/verdict: differ)."""
     out = []
     for s in sweep["seq_lens"]:
         pts = {p["variant"]: p for p in sweep["points"] if p["head_dim"] == d and p["seq_len"] == s

@@ -6,7 +6,7 @@ import textwrap
 
 from ..text.catalog import t
 from ..text.format import fmt_num
-from ..trace.stats import median
+from ..verdict import median
 from .extra_tables import point_time
 from .header import header
 from .markdown import label

@@ -6,12 +6,16 @@ from ..text.catalog import t
 
 
 def written_by(fns):
-    """"report/render/findings/home.py: home_auto, home_math": the functions, by module, in
-    the order given."""
+    """"report/render/findings/home.py: home_auto, home_math; report/text/templates/findings-home.en.md.j2":
+    the functions, by module, in the order given, and a template (a path) where one wrote the prose."""
     by_module = {}
     for fn in fns:
-        by_module.setdefault(fn.__module__, {})[fn.__name__] = None
-    return "; ".join(f"{module.replace('.', '/')}.py: {', '.join(names)}" for module, names in by_module.items())
+        if isinstance(fn, str):
+            by_module[fn] = None
+        else:
+            by_module.setdefault(f"{fn.__module__.replace('.', '/')}.py", {})[fn.__name__] = None
+    return "; ".join(f"{where}: {', '.join(names)}" if names is not None else where
+                     for where, names in by_module.items())
 
 
 def header(lang, fns):

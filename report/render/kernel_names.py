@@ -12,6 +12,15 @@ from ..text.catalog import t
 from ..trace.names import short_kernel_name
 from .markdown import label, markdown_safe
 
+
+def in_name_order(kernels):
+    """Kernel rows in the order a list of their names is written: by short name, then full
+    name. results.json keeps a variant's kernels by total time, an order two kernels of about
+    the same time swap between runs; a list whose order is not a finding must not move with
+    it. (The rows keep no launch order to list them by.)"""
+    return sorted(kernels, key=lambda k: (k["short_name"].casefold(), k["name"]))
+
+
 # the library, by the first pattern that matches the full name (lower case)
 ORIGINS = (
     ("flash", re.compile(r"pytorch_flash::|flash_fwd|flash_bwd")),

@@ -23,7 +23,6 @@ NAMES = {
     "word.shapes_": SHAPE_FAMILIES,  # the family as a word in a sentence
     "word.shapes_family_": SHAPE_FAMILIES,  # the family as a heading
     "page.shape_": OVERHEAD_SHAPES,
-    "finding.shape_": OVERHEAD_SHAPES,
     # render/shape_tables.py: REFUSAL_SUMMARIES, and "other" for a line no pattern matches
     "refusal.": ("oom", "same_heads", "head_dim", "causal", "mask", "dtype", "other"),
 }

@@ -8,7 +8,7 @@ import re
 from ..schema import HostStats, Results, VariantRow
 from ..text.catalog import t
 from ..text.format import fmt_num, fmt_pct, fmt_us
-from ..trace.stats import median
+from ..verdict import median
 from .keyed import keyed
 
 # Every string of a results.json is data, never markup: it may come from a stranger's GPU

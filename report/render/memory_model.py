@@ -10,13 +10,16 @@ floor for each; the measured kernels are then read in units of that floor.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..text.catalog import t
-from ..text.format import fmt_bytes, fmt_num, fmt_ratio, fmt_sig, fmt_us
+from ..text.format import fmt_num, fmt_ratio, fmt_sig, fmt_us
 from ..trace.causes import CAUSES
-from ..trace.stats import median
-from .datasheets import beside_copy, beside_matmul
+from ..verdict import median
+from . import prose
 from .keyed import keyed
 from .markdown import label, md_table
+from .prose import Data
 
 DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4}
 HAND_WRITTEN = "naive"  # the five operations of the page, with masked_fill
@@ -46,46 +49,40 @@ def ceilings(results):
     return (copy * 1e3 if copy else None), (roof * 1e6 if roof else None)
 
 
-def _gflop(flops, lang):
-    return f"{fmt_sig(flops / 1e9, lang)} GFLOP"
+@dataclass(frozen=True)
+class Model:
+    """The model at the run's shape (`config`, `sizes`), with the copy bandwidth (`copy`:
+    results' copy_roof, None where not measured) and the matmul roof (`roof`: results'
+    roof, None where not measured) it is read against: the time of one pass over the score
+    matrix, of a fused kernel's bytes, of the square and causal arithmetic (µs; None
+    without the ceiling); `gpu` for the datasheet's figures beside the ceilings."""
+    config: dict
+    sizes: dict
+    copy: dict | None
+    roof: dict | None
+    pass_us: float | None
+    fused_us: float | None
+    square_us: float | None
+    causal_us: float | None
+    gpu: Data
+
+
+def model(results) -> Model:
+    z = sizes(results["config"])
+    bandwidth, roof = ceilings(results)
+    return Model(config=results["config"], sizes=z, copy=results["shapes"]["copy_roof"] if bandwidth else None,
+                 roof=results["roof"] if roof else None,
+                 pass_us=z["pass_bytes"] / bandwidth if bandwidth else None,
+                 fused_us=z["fused_bytes"] / bandwidth if bandwidth else None,
+                 square_us=z["flops_square"] / roof if roof else None,
+                 causal_us=z["flops_causal"] / roof if roof else None,
+                 gpu=Data(results["provenance"].get("gpu_name") or "?"))
 
 
 def model_text(results, lang):
     """The model in three short paragraphs: sizes, bytes, arithmetic (each with its floor
-    where the run measured the ceiling)."""
-    c = results["config"]
-    z = sizes(c)
-    bandwidth, roof = ceilings(results)
-    out = [t("model.sizes", lang, batch=c["batch"], heads=c["heads"], seq_len=c["seq_len"],
-             head_dim=c["head_dim"], dtype=c["dtype"], x=fmt_sig(z["x"] / 1e6, lang),
-             x_bytes=fmt_bytes(z["x_bytes"], lang), s=fmt_sig(z["s"] / 1e6, lang),
-             s_bytes=fmt_bytes(z["s_bytes"], lang), ratio=fmt_num(z["s"] / z["x"], lang, 0))]
-    if bandwidth:
-        copy = results["shapes"]["copy_roof"]
-        out.append(t("model.bytes", lang, pass_bytes=fmt_bytes(z["pass_bytes"], lang),
-                     bandwidth=fmt_sig(copy["gb_per_s"] / 1e3, lang),
-                     copy=fmt_bytes(copy["bytes"], lang),
-                     pass_us=fmt_us(z["pass_bytes"] / bandwidth, lang),
-                     fused_bytes=fmt_bytes(z["fused_bytes"], lang),
-                     fused_us=fmt_us(z["fused_bytes"] / bandwidth, lang))
-                   + " " + beside_copy(results, lang))
-    else:
-        out.append(t("model.bytes_unmeasured", lang, pass_bytes=fmt_bytes(z["pass_bytes"], lang),
-                     fused_bytes=fmt_bytes(z["fused_bytes"], lang)))
-    if roof:
-        r = results["roof"]
-        square_us = z["flops_square"] / roof
-        text = t("model.flops", lang, square=_gflop(z["flops_square"], lang),
-                 causal=_gflop(z["flops_causal"], lang), roof=fmt_sig(r["tflops"], lang),
-                 n=r["shape"][0], dtype=r["dtype"], square_us=fmt_us(square_us, lang),
-                 causal_us=fmt_us(z["flops_causal"] / roof, lang))
-        if bandwidth:
-            pass_us = z["pass_bytes"] / bandwidth
-            verdict = "model.memory_bound" if pass_us > square_us else "model.compute_bound"
-            text += " " + t(verdict, lang, pass_us=fmt_us(pass_us, lang), square_us=fmt_us(square_us, lang))
-        sheet = beside_matmul(results, lang)
-        out.append(text + (f" {sheet}" if sheet else ""))
-    return "\n\n".join(out)
+    where the run measured the ceiling); the sentences are in report/text/templates/model.<lang>.md.j2."""
+    return prose.render("model", lang, {"model": model(results)})
 
 
 def _ok(results, name):
@@ -93,10 +90,24 @@ def _ok(results, name):
     return row if row and row.get("status") == "ok" and row.get("kernel_sum_us") else None
 
 
+@dataclass(frozen=True)
+class HandWritten:
+    """The hand-written version's kernel time per forward pass, in passes over the score
+    matrix at the copy bandwidth and against its arithmetic at the matmul roof (`arithmetic`,
+    None without the roof); `single`: (cause, passes) for the steps whose least work is one
+    pass, in the order of the causes."""
+    variant: str
+    total_us: float
+    passes: float
+    arithmetic: float | None
+    single: tuple[tuple[str, float], ...]
+
+
 def hand_written_check(results, lang):
     """The hand-written version's kernel time per step, in passes over the score matrix at
-    the copy bandwidth: a table and the sentence it proves; the "not measured" line where
-    the run lacks the variant or the bandwidth."""
+    the copy bandwidth: a table and the sentence it proves (report/text/templates/
+    model-hand-written.<lang>.md.j2); the "not measured" line where the run lacks the
+    variant or the bandwidth."""
     row, (bandwidth, roof) = _ok(results, HAND_WRITTEN), ceilings(results)
     if not row or not bandwidth or not row.get("attribution"):
         return t("finding.missing", lang)
@@ -110,20 +121,25 @@ def hand_written_check(results, lang):
     total = median(row["kernel_sum_us"])
     table = md_table([t("col.cause", lang), t("col.per_forward", lang), t("col.kernel_sum", lang),
                       t("col.model_passes", lang, pass_us=fmt_us(one_pass, lang))], rows)
-    sentence = t("model.hand_written_check", lang, variant=label(HAND_WRITTEN, lang),
-                 total=fmt_us(total, lang), passes=fmt_sig(total / one_pass, lang),
-                 arithmetic=fmt_ratio(total / (z["flops_square"] / roof), lang) if roof else "–")
-    single = [(c, e["us_per_forward"] / one_pass) for c, e in steps if c in ONE_PASS]
-    if single:
-        sentence += " " + t("model.one_pass_steps", lang, low=fmt_sig(min(p for _, p in single), lang),
-                            high=fmt_sig(max(p for _, p in single), lang),
-                            steps=", ".join(keyed("cause.", c, lang) for c, _ in single))
-    return table + "\n\n" + sentence
+    fact = HandWritten(HAND_WRITTEN, total, total / one_pass, total / (z["flops_square"] / roof) if roof else None,
+                       tuple((c, e["us_per_forward"] / one_pass) for c, e in steps if c in ONE_PASS))
+    return prose.render("model-hand-written", lang, {"table": table, "check": fact})
+
+
+@dataclass(frozen=True)
+class FusedFloor:
+    """A fused kernel's two floors: its bytes at the copy bandwidth and its causal
+    arithmetic at the matmul roof (µs), its intensity and the ridge point (FLOP per byte)."""
+    bytes_us: float
+    flops_us: float
+    intensity: float
+    ridge: float
 
 
 def fused_check(results, lang, names):
     """The fused backends' kernel times against the two floors of a fused kernel (its bytes
-    at the copy bandwidth, its causal arithmetic at the matmul roof)."""
+    at the copy bandwidth, its causal arithmetic at the matmul roof): a table and its
+    sentence (report/text/templates/model-fused.<lang>.md.j2)."""
     bandwidth, roof = ceilings(results)
     ran = [(n, median(row["kernel_sum_us"])) for n in names if (row := _ok(results, n))]
     if not ran or not bandwidth or not roof:
@@ -135,7 +151,5 @@ def fused_check(results, lang, names):
     table = md_table([t("col.variant", lang), t("col.kernel_sum", lang),
                       t("col.model_over_bytes", lang, floor=fmt_us(bytes_us, lang)),
                       t("col.model_over_flops", lang, floor=fmt_us(flops_us, lang))], rows)
-    bound = "model.fused_memory_floor" if bytes_us >= flops_us else "model.fused_compute_floor"
-    return table + "\n\n" + t(bound, lang, bytes_us=fmt_us(bytes_us, lang), flops_us=fmt_us(flops_us, lang),
-                              intensity=fmt_num(z["flops_causal"] / z["fused_bytes"], lang, 0),
-                              ridge=fmt_num(roof / bandwidth, lang, 0))
+    fact = FusedFloor(bytes_us, flops_us, z["flops_causal"] / z["fused_bytes"], roof / bandwidth)
+    return prose.render("model-fused", lang, {"table": table, "floor": fact})

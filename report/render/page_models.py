@@ -10,16 +10,19 @@ pages can include the file from any run.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from ..text.catalog import t
 from ..text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_sig, fmt_us
 from ..trace.kernel_occupancy import registers_per_block
-from ..trace.stats import median
 from ..variants import FUSED
+from ..verdict import median
+from . import prose
 from .extra_tables import point_time
 from .findings.common import compute_kernel, ok
-from .markdown import code_safe, label, md_table
+from .markdown import label, md_table
 from .memory_model import DTYPE_BYTES, ceilings, sizes
+from .prose import Data
 from .shape_points import backend_name, fastest, grouped, points
 
 GIB = 2**30
@@ -33,12 +36,33 @@ def _missing(lang):
 
 # --- occupancy -------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class OccupancyModel:
+    """The SM's registers and warps, the GPU's SMs, and for the first fused backend's
+    compute kernel: registers × threads per block (as handed out), the blocks the registers
+    alone leave room for, the calculator's blocks, warps, share of the SM's warps (%), the
+    grid and the waves it makes."""
+    regs_sm: int
+    max_warps: int
+    sms: int | None
+    kernel: Data
+    regs: int
+    threads: int
+    per_block: int
+    by_regs: int | None
+    blocks: int
+    warps: int
+    pct: float
+    grid: int
+    waves: float
+
+
 def occupancy_model(results, lang):
     """Registers × threads per block against the SM's register file, for the compute
     kernel of each fused backend at the seed's shape; blocks per SM, warps, and how many
     waves the grid makes over the SMs. The blocks per SM are the calculator's (with the
     kernel's shared-memory opt-in); the register line shows where the register limit
-    comes from."""
+    comes from. The sentences: report/text/templates/model-occupancy.<lang>.md.j2."""
     prov = results["provenance"]
     regs_sm, max_warps, sms = prov.get("regs_per_sm"), prov.get("max_warps_per_sm"), prov.get("sm_count")
     rows, first = [], None
@@ -64,20 +88,18 @@ def occupancy_model(results, lang):
     if not rows or not regs_sm or not max_warps:
         return _missing(lang)
     k, threads, per_block, by_regs, blocks, warps, grid, waves = first
-    intro = t("model.occ_intro", lang, regs_sm=fmt_num(regs_sm, lang, 0), max_warps=max_warps,
-              sms=sms, kernel=code_safe(k["short_name"]), regs=k["registers_per_thread"],
-              threads=threads, per_block=fmt_num(per_block, lang, 0), by_regs=by_regs,
-              blocks=blocks, warps=warps, pct=fmt_pct(100 * warps / max_warps, lang),
-              grid=fmt_num(grid or 0, lang, 0), waves=fmt_sig(waves or 0, lang, 2))
+    fact = OccupancyModel(regs_sm, max_warps, sms, Data(k["short_name"]), k["registers_per_thread"], threads, per_block,
+                          by_regs, blocks, warps, 100 * warps / max_warps, grid or 0, waves or 0)
     table = md_table([t("col.variant", lang), t("col.model_regs_block", lang), t("col.model_by_regs", lang),
                       t("col.blocks_sm", lang), t("col.model_warps", lang), t("col.model_occ", lang),
                       t("col.model_waves", lang)], rows)
-    return intro + "\n\n" + table + "\n\n" + t("model.occ_note", lang)
+    return prose.render("model-occupancy", lang, {"occupancy": fact, "table": table})
 
 
 def occupancy_check(results, lang):
     """Kineto's figure against the model's, kernel by kernel (the same rule: the default
-    shared-memory limit and the grid), in one sentence."""
+    shared-memory limit and the grid), in one sentence: report/text/templates/
+    model-occupancy-check.<lang>.md.j2 over (the backends that agree, those that differ)."""
     pairs = []
     for name in FUSED:
         row = ok(results, name)
@@ -86,13 +108,10 @@ def occupancy_check(results, lang):
             pairs.append((name, k))
     if not pairs:
         return _missing(lang)
-    agree = [n for n, k in pairs if math.floor(k["our_kineto_rule_pct"] + 0.5) == round(k["kineto_occupancy_pct"])]
     # Kineto rounds half up (12.5 % shows as 13 %)
-    differ = [n for n, _ in pairs if n not in agree]
-    text = t("model.occ_check", lang, agree=len(agree), total=len(pairs))
-    if differ:
-        text += " " + t("model.occ_check_differ", lang, variants=", ".join(label(n, lang) for n in differ))
-    return text
+    agree = tuple(n for n, k in pairs if math.floor(k["our_kineto_rule_pct"] + 0.5) == round(k["kineto_occupancy_pct"]))
+    return prose.render("model-occupancy-check", lang,
+                        {"agree": agree, "differ": tuple(n for n, _ in pairs if n not in agree)})
 
 
 # --- scaling ---------------------------------------------------------------------------
@@ -100,6 +119,23 @@ def occupancy_check(results, lang):
 def _sweep_point(sweep, variant, seq_len, head_dim):
     return next((p for p in sweep["points"] if p["variant"] == variant and p["seq_len"] == seq_len
                  and p["head_dim"] == head_dim), None)
+
+
+@dataclass(frozen=True)
+class ScalingModel:
+    """The sweep's shape, the score matrix's bytes at the seed's length (`ref_len`) and at
+    the longest (`top`), the GPU's memory (GiB), and per quadratic variant (variant, score
+    matrices it held at ref_len, bits per element)."""
+    batch: int
+    heads: int
+    head_dim: int
+    dtype: Data
+    ref_len: int
+    ref_score: int
+    top: int
+    top_score: int
+    memory: float
+    held: tuple[tuple[str, float, int], ...]
 
 
 def scaling_model(results, lang):
@@ -143,17 +179,15 @@ def scaling_model(results, lang):
     for variant in held:
         headers += [t("col.model_modelled", lang, variant=label(variant, lang)),
                     t("col.model_measured", lang, variant=label(variant, lang))]
-    intro = t("model.scale_intro", lang, batch=b, heads=h, head_dim=d, dtype=sweep.get("dtype"),
-              ref_len=fmt_num(ref_len, lang, 0), ref_score=fmt_bytes(score(ref_len, elem), lang),
-              top=fmt_num(lens[-1], lang, 0), top_score=fmt_bytes(score(lens[-1], elem), lang),
-              memory=fmt_num(memory, lang, 1),
-              held="; ".join(t("model.scale_held", lang, variant=label(v, lang), k=fmt_sig(k, lang, 2),
-                                bits=8 * size) for v, (size, k) in held.items()))
-    return intro + "\n\n" + md_table(headers, rows)
+    fact = ScalingModel(b, h, d, Data(sweep.get("dtype")), ref_len, score(ref_len, elem), lens[-1],
+                        score(lens[-1], elem), memory, tuple((v, k, 8 * size) for v, (size, k) in held.items()))
+    return prose.render("model-scaling", lang, {"scaling": fact, "table": md_table(headers, rows)})
 
 
 def scaling_check(results, lang):
-    """Where the model says each quadratic variant runs out of memory, and where it did."""
+    """Where the model says each quadratic variant runs out of memory, and where it did:
+    (variant, predicted length, measured length; None: room at every length) for
+    report/text/templates/model-scaling-check.<lang>.md.j2."""
     sweep, memory = results.get("sweep"), results["provenance"].get("gpu_memory_gib")
     if not sweep or not memory:
         return _missing(lang)
@@ -169,14 +203,8 @@ def scaling_check(results, lang):
         k = p["peak_extra_mib"] * 2**20 / (sweep["batch"] * sweep["heads"] * ref_len**2 * size)
         predicted = next((n for n in lens if k * sweep["batch"] * sweep["heads"] * n * n * size > memory * GIB), None)
         measured = next((n for n in lens if (q := _sweep_point(sweep, variant, n, d)) and q["status"] == "oom"), None)
-        name = label(variant, lang)
-        key = ("model.scale_agree" if predicted == measured else "model.scale_disagree")
-        lines.append(t(key, lang, variant=name,
-                       predicted=t("model.scale_at", lang, n=fmt_num(predicted, lang, 0)) if predicted
-                       else t("model.scale_never", lang),
-                       measured=t("model.scale_at", lang, n=fmt_num(measured, lang, 0)) if measured
-                       else t("model.scale_never", lang)))
-    return "\n".join(f"- {line}" for line in lines) if lines else _missing(lang)
+        lines.append((variant, predicted, measured))
+    return prose.render("model-scaling-check", lang, {"checks": tuple(lines)}) if lines else _missing(lang)
 
 
 # --- today's shapes: decode -------------------------------------------------------------
@@ -205,13 +233,26 @@ def decode_model(results, lang):
     if not rows:
         return _missing(lang)
     copy = results["shapes"]["copy_roof"]
-    share = min(p["kv_bytes"] / p["io_bytes"] for p in pts if p.get("io_bytes"))
-    intro = t("model.decode_intro", lang, bandwidth=fmt_sig(copy["gb_per_s"] / 1e3, lang),
-              copy=fmt_bytes(copy["bytes"], lang), share=fmt_pct(100 * share, lang))
     table = md_table([t("col.shapes_q_len", lang), t("col.shapes_batch", lang), t("col.shapes_kv_len", lang),
                       t("col.model_bytes", lang), t("col.model_floor", lang), t("col.model_fastest", lang),
                       t("col.model_over_floor", lang), t("col.host_time", lang)], rows)
-    return intro + "\n\n" + table
+    share = 100 * min(p["kv_bytes"] / p["io_bytes"] for p in pts if p.get("io_bytes"))
+    return prose.render("model-decode", lang, {"table": table, "copy": copy, "share": share})
+
+
+@dataclass(frozen=True)
+class DecodeCheck:
+    """The fastest backend's kernel time over the floor (its bytes at the copy bandwidth):
+    lowest and highest, at the smallest and the largest cache (with their bytes); at how
+    many of the points with a host overhead (`hosted`, 0: none) it exceeded the kernel time."""
+    low: float
+    high: float
+    short: float
+    short_bytes: int
+    long: float
+    long_bytes: int
+    cpu_bound: int
+    hosted: int
 
 
 def decode_check(results, lang):
@@ -232,46 +273,50 @@ def decode_check(results, lang):
     long = max(best, key=lambda p: p["io_bytes"])
     hosted = [p for p in best if p.get("host_time_us")]
     cpu_bound = [p for p in hosted if median(p["host_time_us"]) > point_time(p)]
-    lines = [t("model.decode_check", lang, low=fmt_ratio(ratios[0], lang), high=fmt_ratio(ratios[-1], lang),
-               short=fmt_ratio(point_time(short) / (short["io_bytes"] / bandwidth), lang),
-               long=fmt_ratio(point_time(long) / (long["io_bytes"] / bandwidth), lang),
-               short_bytes=fmt_bytes(short["io_bytes"], lang), long_bytes=fmt_bytes(long["io_bytes"], lang))]
-    if hosted:
-        lines.append(t("model.decode_cpu", lang, n=len(cpu_bound), total=len(hosted)))
-    return "\n".join(f"- {line}" for line in lines)
+    floor = lambda p: point_time(p) / (p["io_bytes"] / bandwidth)  # noqa: E731
+    return prose.render("model-decode-check", lang, {"check": DecodeCheck(
+        ratios[0], ratios[-1], floor(short), short["io_bytes"], floor(long), long["io_bytes"], len(cpu_bound),
+        len(hosted))})
 
 
 # --- training --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TrainingModel:
+    """A training step's arithmetic and memory at the backward pass's shape: the forward's
+    causal FLOP, the score matrix's and the output's bytes, one float per row; the step's
+    time at the matmul roof (None without it) and the roof (TFLOP/s)."""
+    flops_causal: float
+    s_bytes: int
+    out_bytes: int
+    stats_bytes: int
+    step_us: float | None
+    roof: float | None
+
 
 def training_model(results, lang):
     """Backward does about twice the forward's matmul work (a gradient for each of the two
     inputs of every matmul), so a training step is about three forwards of arithmetic; a
     fused backward also computes the score matrix again (one matmul more). Memory: the
     hand-written version keeps the softmax output, one score matrix, for backward; a fused
-    one keeps the output and one float per row."""
+    one keeps the output and one float per row. The sentences:
+    report/text/templates/model-training.<lang>.md.j2."""
     bw = results.get("backward")
     _, roof = ceilings(results)
     if not bw:
         return _missing(lang)
     c = bw["config"]
-    cfg = dict(results["config"], **c)
-    z = sizes(cfg)
-    stats_bytes = c["batch"] * c["heads"] * c["seq_len"] * 4  # one float32 per row: the softmax sums
-    text = t("model.train_intro", lang, fwd=f"{fmt_sig(z['flops_causal'] / 1e9, lang)} GFLOP",
-             step=f"{fmt_sig(3 * z['flops_causal'] / 1e9, lang)} GFLOP",
-             fused_step=f"{fmt_sig(3.5 * z['flops_causal'] / 1e9, lang)} GFLOP",
-             s_bytes=fmt_bytes(z["s_bytes"], lang), out_bytes=fmt_bytes(z["x_bytes"], lang),
-             stats=fmt_bytes(stats_bytes, lang))
-    if roof:
-        text += " " + t("model.train_roof", lang, step_us=fmt_us(3 * z["flops_causal"] / roof, lang),
-                        step=f"{fmt_sig(3 * z['flops_causal'] / 1e9, lang)} GFLOP",
-                        roof=fmt_sig(results["roof"]["tflops"], lang))
-    return text
+    z = sizes(dict(results["config"], **c))
+    fact = TrainingModel(z["flops_causal"], z["s_bytes"], z["x_bytes"], c["batch"] * c["heads"] * c["seq_len"] * 4,
+                         3 * z["flops_causal"] / roof if roof else None, results["roof"]["tflops"] if roof else None)
+    return prose.render("model-training", lang, {"training": fact})
 
 
 def training_check(results, lang):
     """Measured: a training step's kernel time against the forward's, per variant (the
-    model's 3 to 3.5), and whether the extra memory held the score matrix."""
+    model's 3 to 3.5), and whether the extra memory held the score matrix: a table, then
+    report/text/templates/model-training-check.<lang>.md.j2 over the variants within 2.5
+    to 4 times, above and below."""
     bw = results.get("backward")
     if not bw:
         return _missing(lang)
@@ -294,14 +339,6 @@ def training_check(results, lang):
     ratios = {name: median(row["kernel_sum_us"]) / median(ok(results, name)["kernel_sum_us"])
               for name, row in bw["rows"].items()
               if row.get("status") == "ok" and ok(results, name) and row.get("kernel_sum_us")}
-    inside = [n for n, r in ratios.items() if 2.5 <= r <= 4]
-    above = [n for n, r in ratios.items() if r > 4]
-    below = [n for n, r in ratios.items() if r < 2.5]
-    parts = [t("model.train_expect", lang)]
-    if inside:
-        parts.append(t("model.train_inside", lang, variants=", ".join(label(n, lang) for n in inside)))
-    if above:
-        parts.append(t("model.train_above", lang, variants=", ".join(label(n, lang) for n in above)))
-    if below:
-        parts.append(t("model.train_below", lang, variants=", ".join(label(n, lang) for n in below)))
-    return table + "\n\n" + " ".join(parts)
+    return prose.render("model-training-check", lang, {
+        "table": table, "inside": tuple(n for n, r in ratios.items() if 2.5 <= r <= 4),
+        "above": tuple(n for n, r in ratios.items() if r > 4), "below": tuple(n for n, r in ratios.items() if r < 2.5)})

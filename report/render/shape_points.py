@@ -4,10 +4,9 @@ from __future__ import annotations
 import re
 
 from ..schema import Results, ShapePoint
+from ..text.display import BACKEND_NAMES
 from ..text.format import fmt_num, unit
-from ..trace.stats import differ, spread
-from ..variants import BACKEND_NAMES
-from .extra_tables import point_figure, point_time
+from .extra_tables import point_time
 
 # the lines of a refusal that say nothing about why: headers and the other backends
 NOT_THE_REASON = ("kernel not used because", "can't be used because", "has been runtime disabled",
@@ -33,28 +32,6 @@ def ran_suffix(p):
 
 def point_ok(p: ShapePoint | None) -> bool:
     return p is not None and p["status"] == "ok"
-
-
-def within_noise(a, b):
-    """True when two points' times do not differ beyond noise (trace/stats.py: differ)."""
-    return not differ(point_figure(a), point_figure(b))
-
-
-def wall_figure(p):
-    """A point's wall time as the noise rule compares it (trace/stats.py: differ). A wall
-    time of one timer run has no spread of its own (an IQR of one run is 0): then its
-    spread is the larger of the point's host overhead's and kernel time's, the two that
-    set the pace of back-to-back calls."""
-    wall = dict(p["wall_time_us"])
-    if (wall.get("runs") or 0) < 2:
-        wall["spread_pct"] = 100 * max(spread(p[k]) for k in ("host_time_us", "kernel_sum_us") if p.get(k)) \
-            if any(p.get(k) for k in ("host_time_us", "kernel_sum_us")) else 0.0
-    return wall
-
-
-def walls_differ(a, b):
-    """True when two points' wall times differ beyond noise (wall_figure, differ)."""
-    return differ(wall_figure(a), wall_figure(b))
 
 
 def gb_per_s(p):

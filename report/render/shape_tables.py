@@ -22,7 +22,7 @@ from ..text.format import (
     fmt_us_column,
     unit,
 )
-from ..trace.stats import median
+from ..verdict import median
 from .datasheets import beside_copy, beside_matmul
 from .extra_tables import point_time
 from .header import call_writers

@@ -5,9 +5,10 @@ import json
 from pathlib import Path
 
 from ..text.catalog import t
+from ..text.display import LANGS
 from ..trace.explain import TraceError, explain, load_trace, report
-from ..variants import FUSED, LANGS
-from . import attribution, extra_tables, figures, findings, shape_figures, shape_tables, tables
+from ..variants import FUSED
+from . import attribution, extra_tables, figures, findings, prose, shape_figures, shape_tables, tables
 from .downloads import trace_links
 from .header import call_writers, header
 from .kernel_names import kernel_names
@@ -38,7 +39,6 @@ def seed_tables(results, ref, lang, split=None):
         "kernels-naive-math": (tables.kernels, results, lang, naive_math),
         "kernels-fused": (tables.kernels, results, lang, fused),
         "kernel-names": (kernel_names, results, lang, fused),
-        "model": (model_text, results, lang),
         "model-hand-written": (hand_written_check, results, lang),
         "model-fused": (fused_check, results, lang, list(FUSED)),
         "model-occupancy": (occupancy_model, results, lang),
@@ -55,18 +55,22 @@ def seed_tables(results, ref, lang, split=None):
     })
     out.update(call_writers({f"profiler-{name}": (tables.profiler_table, results, name, lang)
                              for name in results["variants"]}))
-    out.update(_findings(findings.FILES, results, ref, lang))
     return out
 
 
-def _findings(files, results, ref, lang):
-    return {name: (findings.render_findings(results, ref, lang, keys), findings.writers(keys))
+def findings_files(plain, ref, lang):
+    """name -> (Markdown body, the functions and template that wrote it), for every findings
+    file (findings.FILES and EXTRA_FILES): facts from the plain results, whose strings the
+    templates' filters escape where a sentence prints them (the tables get results made safe
+    beforehand: safe_provenance)."""
+    files = {**findings.FILES, **findings.EXTRA_FILES}
+    return {name: (findings.render_findings(name, keys, plain, ref, lang), findings.writers(name, keys, lang))
             for name, keys in files.items()}
 
 
 def extra(results, ref, lang):
     """name -> (Markdown body, the functions that wrote it), for the --all and --shapes files."""
-    out = _findings(findings.EXTRA_FILES, results, ref, lang)
+    out = {}
     sweep = results.get("sweep")
     for d in sweep["head_dims"] if sweep else ():
         cap = t("page.sweep_caption", lang).format(**sweep)
@@ -157,11 +161,16 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
     for lang in LANGS:
         bodies = dict(seed_tables(results, ref, lang, split))
         bodies.update(extra(results, ref, lang))
+        bodies.update(findings_files(plain, ref, lang))
+        # prose over facts from the plain results, like the findings: its template escapes
+        bodies["model"] = (model_text(plain, lang), (model_text,))
         bodies.update(explanations)
         bodies["traces"] = (trace_links(results, traces_dir, lang), (trace_links,))
         # what the run was measured on, once per page (each page includes it at its end)
         bodies["measured-on"] = (measured_on(results, lang), (measured_on,))
         for name, (body, fns) in bodies.items():
+            template = prose.template_path(name, lang) if prose.has_template(name) else None
+            fns = (*fns, template) if template and template not in fns else fns  # its sentences' template
             path = tables_dir / f"{name}.{lang}.md"
             path.write_text("\n".join([header(lang, fns), "", body]) + "\n", encoding="utf-8")
             written.append(path)

@@ -19,8 +19,8 @@ from ..text.format import (
     fmt_us_range,
 )
 from ..trace.names import short_kernel_name
-from ..trace.stats import median, round_range
 from ..variants import FUSED
+from ..verdict import median, round_range
 from .datasheets import beside_matmul
 from .kernel_names import brief_names, kernel_cell
 from .markdown import (

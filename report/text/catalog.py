@@ -6,8 +6,9 @@ import tomllib
 from functools import cache
 from pathlib import Path
 
+from .display import LANGS
+
 CATALOG_FILE = Path(__file__).with_name("catalog.toml")
-LANGS = ("nb", "en")
 
 
 def _flatten(table, prefix=""):

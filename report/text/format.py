@@ -206,6 +206,14 @@ def fmt_us_range(low_high, lang, digits=SIG):
     return unit(a if a == b else f"{a}\u2013{b}", name, lang)
 
 
+def fmt_pct_range(shares, lang):
+    """"55–81%" (nb "55–81 %"): shares (0.55, not 55) over rounds, None for a round
+    without the figure, the unit written once; one value where both ends read the same."""
+    values = [s for s in shares if s is not None]
+    low, high = round(100 * min(values)), round(100 * max(values))
+    return fmt_pct(high, lang, 0) if low == high else f"{fmt_num(low, lang, 0)}\u2013{fmt_pct(high, lang, 0)}"
+
+
 def column_time_unit(values_us):
     """The one unit a column of times is written in: µs when its shortest time is under
     1 ms, ms when it is under 1 s, s otherwise (None and NaN cells are left out)."""

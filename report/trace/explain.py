@@ -38,24 +38,27 @@ import bisect
 import contextlib
 import gc
 import gzip
+import heapq
 import json
 import re
+import stat
 import zlib
 from pathlib import Path
 
 from ..limits import parse_json
 from .explain_attention import attention
 from .explain_diagnose import diagnose
-from .explain_events import LAUNCH_CATS, MAX_TIME_US
+from .explain_events import MAX_TIME_US
 from .explain_format import us as _us
 from .explain_kernels import add_occupancy, devices, kernel_rows
-from .explain_read import ReadError, Trace, from_dict
+from .explain_read import MAX_EVENTS, ReadError, Trace, from_dict
 from .explain_read import read_trace as _read_stream
 from .explain_result import BUSY_SHARE, HOST_SHARE, STEP_NAME, WHOLE_TRACE, Result, to_json
+from .explain_safe import error_line, inert
 from .explain_text import report as _text
-from .explain_timeline import HIP_SYNC_CALLS, SYNC_CALLS, Timeline, idle_causes, window
+from .explain_timeline import HIP_SYNC_CALLS, SYNC_CALLS, Timeline, busy_by, idle_causes, window
 from .explain_words import WORDS, platform
-from .names import short_kernel_name
+from .names import LAUNCH_CATS, short_kernel_name
 from .stats import stats
 
 STEP = re.compile(r"ProfilerStep#\d+")
@@ -75,10 +78,14 @@ class TraceError(ValueError):
 def _a_file(path):
     """path as a Path; TraceError with one line where it is missing or not a file."""
     path = Path(path)
-    if not path.exists():
-        raise TraceError(f"{path}: no such file")
-    if not path.is_file():
-        raise TraceError(f"{path}: not a file")
+    try:
+        mode = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        raise TraceError(error_line(path, "no such file")) from None
+    except OSError as err:  # a name too long, a folder it may not enter
+        raise TraceError(error_line(path, f"cannot be read ({err.strerror or err})")) from None
+    if not stat.S_ISREG(mode):
+        raise TraceError(error_line(path, "not a file"))
     return path
 
 
@@ -91,19 +98,19 @@ def load_trace(path):
             gzipped = f.read(2) == b"\x1f\x8b"
         raw = _read_capped(path, gzipped)
     except OSError as err:
-        raise TraceError(f"{path}: cannot be read ({err.strerror or err})") from None
+        raise TraceError(error_line(path, f"cannot be read ({err.strerror or err})")) from None
     try:
-        trace = parse_json(raw.decode("utf-8"), json.loads)
+        trace = parse_json(raw.decode("utf-8-sig"), json.loads)  # a byte order mark is no fault
     except UnicodeDecodeError:
-        raise TraceError(f"{path}: not JSON (not UTF-8 text)") from None
+        raise TraceError(error_line(path, "not JSON (not UTF-8 text)")) from None
     except json.JSONDecodeError as err:
-        raise TraceError(f"{path}: not JSON ({err.msg} at line {err.lineno}, "
-                         f"column {err.colno})") from None
+        raise TraceError(error_line(path, f"not JSON ({err.msg.removesuffix(' at')} at line {err.lineno}, "
+                                          f"column {err.colno})")) from None
     except ValueError as err:  # too deep
-        raise TraceError(f"{path}: JSON {err}, so not a trace written by torch.profiler") from None
+        raise TraceError(error_line(path, f"JSON {err}, so not a trace written by torch.profiler")) from None
     if not isinstance(trace, dict) or not isinstance(trace.get("traceEvents"), list):
-        raise TraceError(f"{path}: JSON without a traceEvents list, so not a trace "
-                         "written by torch.profiler")
+        raise TraceError(error_line(path, "JSON without a traceEvents list, so not a trace "
+                                          "written by torch.profiler"))
     return trace
 
 
@@ -116,12 +123,12 @@ def _read_capped(path, gzipped):
             while chunk := f.read(CHUNK):
                 size += len(chunk)
                 if size > MAX_TRACE_BYTES:
-                    raise TraceError(f"{path}: more than {MAX_TRACE_BYTES // 2**20:,} MB of JSON"
-                                     f"{' once unpacked' if gzipped else ''}: too large for a "
-                                     "trace of a few steps; record fewer steps")
+                    raise TraceError(error_line(path, f"more than {MAX_TRACE_BYTES // 2**20:,} MB of JSON"
+                                                      f"{' once unpacked' if gzipped else ''}: too large for a "
+                                                      "trace of a few steps; record fewer steps"))
                 chunks.append(chunk)
     except (EOFError, zlib.error, gzip.BadGzipFile) as err:
-        raise TraceError(f"{path}: not a readable gzip file ({err})") from None
+        raise TraceError(error_line(path, f"not a readable gzip file ({err})")) from None
     return b"".join(chunks)
 
 
@@ -145,11 +152,11 @@ def read_trace(path):
     path = _a_file(path)
     try:
         with _collector_paused():
-            return _read_stream(path, MAX_TRACE_BYTES)
+            return _read_stream(path, MAX_TRACE_BYTES, MAX_EVENTS)
     except ReadError as err:
-        raise TraceError(f"{path}: {err}") from None
+        raise TraceError(error_line(path, str(err))) from None
     except OSError as err:
-        raise TraceError(f"{path}: cannot be read ({err.strerror or err})") from None
+        raise TraceError(error_line(path, f"cannot be read ({err.strerror or err})")) from None
 
 
 def _range_name(name):
@@ -189,19 +196,23 @@ def _no_gpu(data):
 
 
 def _instances(acts_by_launch, launch_ts, ranges):
-    """The activities launched in each range; nested ranges of one name: the innermost."""
-    spans = [(bisect.bisect_left(launch_ts, r["ts"]), bisect.bisect_right(launch_ts, r["ts"] + r["dur"]))
-             for r in ranges]
+    """The activities launched in each range (ranges by start); nested ranges of one name:
+    the innermost (the shortest that holds the launch, the later of equal ones), found in
+    one sweep over the ranges and launches."""
     nested = any(ranges[i]["ts"] < ranges[i - 1]["ts"] + ranges[i - 1]["dur"] for i in range(1, len(ranges)))
     if not nested:
-        return [acts_by_launch[lo:hi] for lo, hi in spans]
-    owner = {}
-    for i in sorted(range(len(ranges)), key=lambda i: -ranges[i]["dur"]):
-        for j in range(*spans[i]):
-            owner[j] = i
-    out = [[] for _ in ranges]
-    for j, i in sorted(owner.items()):
-        out[i].append(acts_by_launch[j])
+        return [acts_by_launch[bisect.bisect_left(launch_ts, r["ts"]):
+                               bisect.bisect_right(launch_ts, r["ts"] + r["dur"])] for r in ranges]
+    out, open_, i = [[] for _ in ranges], [], 0
+    for j, ts in enumerate(launch_ts):
+        while i < len(ranges) and ranges[i]["ts"] <= ts:
+            r = ranges[i]
+            heapq.heappush(open_, (r["dur"], -i, r["ts"] + r["dur"]))
+            i += 1
+        while open_ and open_[0][2] < ts:
+            heapq.heappop(open_)
+        if open_:
+            out[-open_[0][1]].append(acts_by_launch[j])
     return out
 
 
@@ -315,10 +326,10 @@ def explain_path(path):
     try:
         return explain(trace)
     except TraceError as err:
-        raise TraceError(f"{path}: {err}") from None
+        raise TraceError(error_line(path, str(err))) from None
     except (TypeError, KeyError, AttributeError, ArithmeticError, ValueError) as err:
-        raise TraceError(f"{path}: a trace this reader cannot use ({type(err).__name__}: "
-                         f"{str(err)[:100]})") from None
+        raise TraceError(error_line(path, f"a trace this reader cannot use ({type(err).__name__}: "
+                                          f"{str(err)[:100]})")) from None
 
 
 def explain_file(path, form="text"):
@@ -329,8 +340,10 @@ def explain_file(path, form="text"):
 
 
 def explain_json(result):
-    """The Result as the JSON text `--format json` prints (explain_result.py's schema)."""
-    return json.dumps(to_json(result), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    """The Result as the JSON text `--format json` prints (explain_result.py's schema): ASCII
+    only, so no control character, bidi mark or lone surrogate of the trace's names reaches a
+    terminal as itself (each is a JSON escape, \\u001b; inert() would write \\x1b, no JSON)."""
+    return json.dumps(to_json(result), indent=1, ensure_ascii=True, allow_nan=False) + "\n"
 
 
 def explain(trace):
@@ -356,9 +369,15 @@ def _explain(data):
     found_on = platform(data.categories, data.meta, [first] + [s.name for s in timeline.syncs])
     kernels = kernel_rows(timeline.acts)
     devs = devices(data.meta)
-    for device, (limits, _) in devs.items():
-        if limits is not None:
-            add_occupancy([k for k in kernels if k["device"] in (device, None) and k["block"]], limits, found_on)
+    by_device = {}
+    for k in kernels:
+        if k["block"]:
+            by_device.setdefault(k["device"], []).append(k)
+    usable = [(device, limits) for device, (limits, _) in devs.items() if limits is not None]
+    for device, limits in usable:
+        add_occupancy(by_device.get(device, []), limits, found_on)
+    if usable and None in by_device:  # rows without a device: by the last device's properties
+        add_occupancy(by_device[None], usable[-1][1], found_on)
 
     groups = {}
     for e in data.events:
@@ -384,17 +403,8 @@ def _explain(data):
             inst = inst[1:]
         per = [list(timeline.acts)] if n == WHOLE_TRACE else _instances(with_launch, launch_ts, inst)
         ranges.append(_explain_range(n, inst, per, timeline) | {"first_left_out": first_out})
-    kinds, by_kind = {}, {"compute": [], "communication": [], "memory": []}
-    for a in timeline.acts:  # by start and end: each kind's busy stretches in one pass
-        iv, s, t = by_kind[a.kind], a.e.ts, a.e.end
-        if iv and s <= iv[-1][1]:
-            if t > iv[-1][1]:
-                iv[-1][1] = t
-        else:
-            iv.append([s, t])
-    for k, iv in by_kind.items():
-        if iv:
-            kinds[k] = sum(b - a for a, b in iv)
+    busy = busy_by(timeline.acts, lambda a: a.kind)  # each kind's busy stretches, in one pass
+    kinds = {k: busy[k] for k in ("compute", "communication", "memory") if k in busy}
     streams = idle_causes(timeline)
     for row in streams:
         row["verdict"] = _stream_verdict(row)
@@ -412,5 +422,6 @@ def _explain(data):
 
 
 def report(found):
-    """The explanation as plain English text, the same for the same trace."""
-    return _text(found)
+    """The explanation as plain English text, the same for the same trace; the trace's text
+    in it made inert (explain_safe.py), whatever the renderer clipped or not."""
+    return inert(_text(found))

@@ -11,8 +11,10 @@ op per backend) and off the kernel names where ops are missing (compiled code, F
 """
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 
+from .explain_index import Spans
 from .explain_sdpa_inputs import explain_call, sdpa_inputs
 from .explain_words import WORDS
 from .names import backend_of_kernels
@@ -101,11 +103,16 @@ def call_groups(events, sdpa_calls, cc=None):
     for e in events:
         if e.cat == "cpu_op" and e.name in FORWARD_OPS:
             inner.setdefault(e.tid, []).append(e)
-    for ops in inner.values():
+    starts = {}
+    for tid, ops in inner.items():
         ops.sort(key=lambda e: e.ts)
+        starts[tid] = [o.ts for o in ops]
     groups = {}
-    for call in sdpa_calls:
-        ran = next((FORWARD_OPS[o.name] for o in inner.get(call.tid, ()) if call.ts <= o.ts <= call.end), None)
+    for call in sdpa_calls:  # the first backend op at or after the call's start, by bisection
+        ops, ran = inner.get(call.tid, ()), None
+        i = bisect.bisect_left(starts[call.tid], call.ts) if ops else 0
+        if i < len(ops) and ops[i].ts <= call.end:
+            ran = FORWARD_OPS[ops[i].name]
         x = sdpa_inputs(call.args)
         key = (ran, x)
         g = groups.get(key)
@@ -154,7 +161,7 @@ def _chains(events, sdpa_spans):
     for e in events:
         if e.cat == "cpu_op" and (e.name in MATMULS or e.name in SOFTMAXES or e.name in MASK_COPIES):
             by_tid.setdefault(e.tid, []).append(e)
-    chains = []
+    chains, inside = [], {tid: Spans(spans) for tid, spans in sdpa_spans.items()}
     for tid, ops in by_tid.items():
         ops.sort(key=lambda e: (e.ts, -e.dur))
         top, end = [], float("-inf")  # the outermost of nested ops (matmul holds bmm)
@@ -163,7 +170,7 @@ def _chains(events, sdpa_spans):
                 top.append(e)
                 end = e.end
         for i, e in enumerate(top):
-            if e.name not in SOFTMAXES or any(s <= e.ts <= t for s, t in sdpa_spans.get(tid, ())):
+            if e.name not in SOFTMAXES or (tid in inside and inside[tid].holds(e.ts)):
                 continue
             before = [o for o in top[max(0, i - 3):i] if o.name in MATMULS]
             after = next((o for o in top[i + 1:i + 3] if o.name in MATMULS), None)
@@ -213,8 +220,9 @@ def attention(timeline, events, activity_us, platform="cuda", devices_cc=None):
         by_tid = {}
         for s, t, tid, _ in chains:
             by_tid.setdefault(tid, []).append((s, t))
+        by_tid = {tid: Spans(spans) for tid, spans in by_tid.items()}
         gpu = sum(a.e.dur for a in timeline.acts if a.launch is not None
-                  and any(s <= a.launch.ts <= t for s, t in by_tid.get(a.launch.tid, ())))
+                  and a.launch.tid in by_tid and by_tid[a.launch.tid].holds(a.launch.ts))
         hand = {"chains": len(chains), "masked_fill_copies": sum(1 for c in chains if c[3]),
                 "gpu_us": gpu, "share": gpu / activity_us if activity_us else 0.0}
     forward = {r["backend"]: r["calls"] for r in rows if r["direction"] == "forward"}

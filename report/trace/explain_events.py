@@ -19,8 +19,6 @@ from __future__ import annotations
 # Kineto writes ts as µs since 1970 (1.7e15 in 2023, HTA's test traces): the bound lies well above
 MAX_TIME_US = 1e17
 
-GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
-LAUNCH_CATS = ("cuda_runtime", "cuda_driver")
 # older Kineto (and ROCm builds) name the same categories differently; matched lower-cased
 CAT_ALIASES = {"kernel": "kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset",
                "gpu_memcpy": "gpu_memcpy", "gpu_memset": "gpu_memset",
@@ -49,13 +47,21 @@ def hashable(value):
     return value if type(value) in (int, str, float) or value is None else str(value)
 
 
+# an event's name is kept to this many characters: the longest real ones (ROCm's GEMMs, Triton's
+# fused kernels) are a few hundred, and each name is read character by character (names.py)
+MAX_NAME = 10_000
+
+
 class Event:
     """One complete ("X") event of a kept category: times in µs as the trace has them; corr,
     the correlation id, of GPU activities and launch calls only; args, the launch resources
-    of GPU activities, or the recorded inputs of an op of INPUT_OPS (inputs(args))."""
+    of GPU activities, or the recorded inputs of an op of INPUT_OPS (inputs(args)); name, at most
+    MAX_NAME characters of it."""
     __slots__ = ("cat", "name", "ts", "dur", "end", "pid", "tid", "corr", "args")
 
     def __init__(self, cat, name, ts, dur, pid, tid, corr, args):
+        if len(name) > MAX_NAME:
+            name = name[:MAX_NAME]
         self.cat, self.name, self.ts, self.dur, self.end = cat, name, ts, dur, ts + dur
         self.pid, self.tid, self.corr, self.args = pid, tid, corr, args
 

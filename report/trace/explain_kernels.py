@@ -22,14 +22,18 @@ from collections import Counter
 from .. import snippets
 from .explain_events import hashable as _hashable
 from .explain_words import unit
-from .names import short_kernel_name
+from .names import KINDS, short_kernel_name
 
-KINDS = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
 SMALL_GRID = 1.0  # a grid with fewer blocks than this many per SM leaves SMs idle
 
 
+# launch resources and device properties are C ints in CUDA and HIP (a grid's x is at most
+# 2**31 - 1): a larger value is malformed, not a number to print 61 digits of
+MAX_COUNT = 2**31 - 1
+
+
 def _count(value, least=1):
-    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+    return isinstance(value, int) and not isinstance(value, bool) and least <= value <= MAX_COUNT
 
 
 def _dims(value):

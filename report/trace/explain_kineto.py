@@ -16,18 +16,8 @@ import json
 import re
 import sys
 
-from .explain_events import (
-    CAT_ALIASES,
-    GPU_ARGS,
-    GPU_CATS,
-    INPUT_OPS,
-    LAUNCH_CATS,
-    MAX_TIME_US,
-    Event,
-    hashable,
-    inputs,
-    shared,
-)
+from .explain_events import CAT_ALIASES, GPU_ARGS, INPUT_OPS, MAX_TIME_US, Event, hashable, inputs, shared
+from .names import GPU_CATS, LAUNCH_CATS
 
 _DECODER = json.JSONDecoder()
 

@@ -26,21 +26,15 @@ from pathlib import Path
 
 from ..limits import MAX_DEPTH, too_deep
 from . import explain_kineto, explain_msgspec
-from .explain_events import (
-    CAT_ALIASES,
-    GPU_ARGS,
-    GPU_CATS,
-    INPUT_OPS,
-    LAUNCH_CATS,
-    MAX_TIME_US,
-    Event,
-    hashable,
-    inputs,
-    shared,
-)
+from .explain_events import CAT_ALIASES, GPU_ARGS, INPUT_OPS, MAX_TIME_US, Event, hashable, inputs, shared
+from .names import GPU_CATS, LAUNCH_CATS
 
 CHUNK = 1 << 23  # characters decoded at a time
-MAX_VALUE = 1 << 26  # one JSON value (an event, deviceProperties) longer than this is no trace's
+# the events kept (explain_events.py) that the reader holds: about 0.6 KB each at the peak of
+# explaining (benchmarks/explain_stress.py's plain trace of 67 MB keeps 302,000 and peaks at
+# 194 MB), so 5 million take about 3 GB; in the browser (Pyodide, sys.platform "emscripten"),
+# whose WebAssembly memory ends at 4 GB, fewer
+MAX_EVENTS = 1_500_000 if sys.platform == "emscripten" else 5_000_000
 _WS = re.compile(r"[ \t\n\r]*")
 _NEXT = re.compile(r"[ \t\n\r]*,[ \t\n\r]*\{")  # after an event's "}": the next one's "{"
 _DECODER = json.JSONDecoder()
@@ -49,6 +43,11 @@ FAST_DECODER = explain_msgspec.AVAILABLE  # False: the pure-Python reader alone,
 
 class ReadError(ValueError):
     """The file is no readable trace; the message is one line (without the path)."""
+
+
+def _json_fault(err):
+    """json's message without its own trailing "at" ("Unterminated string starting at")."""
+    return err.msg.removesuffix(" at")
 
 
 class Trace:
@@ -162,7 +161,7 @@ def _chunks(path, max_chars):
     with open(path, "rb") as f:
         gz = f.read(2) == b"\x1f\x8b"
     raw = gzip.open(path, "rb") if gz else open(path, "rb")  # noqa: SIM115 - closed below
-    decode = codecs.getincrementaldecoder("utf-8")().decode
+    decode = codecs.getincrementaldecoder("utf-8-sig")().decode  # a byte order mark is no fault
     total = 0
     try:
         while True:
@@ -208,15 +207,34 @@ class _Stream:
             if not self.more():
                 return ""
 
+    def grow(self, need):
+        """Read on until the buffer holds `need` characters from pos, or the text ends; the
+        chunks joined once (no copy of the buffer per chunk)."""
+        parts, held = [self.buf[self.pos:]], len(self.buf) - self.pos
+        for text in self.chunks:
+            parts.append(text)
+            held += len(text)
+            if held >= need:
+                break
+        else:
+            self.eof = True
+        self.offset += self.pos
+        self.buf, self.pos = "".join(parts), 0
+        return len(parts) > 1
+
     def value(self):
         while True:
             self.peek()
             try:
                 found, end = _DECODER.raw_decode(self.buf, self.pos)
             except json.JSONDecodeError as err:
-                if not self.eof and len(self.buf) - self.pos < MAX_VALUE and self.more():
+                # cut off by the buffer's end (a string not yet closed, or a fault within a
+                # token of the end): read on, twice as much each time, so one value of any
+                # size costs its length; any other fault is the text's own
+                cut = err.msg.startswith("Unterminated string") or err.pos >= len(self.buf) - 16
+                if cut and not self.eof and self.grow(max(2 * (len(self.buf) - self.pos), CHUNK)):
                     continue
-                raise ReadError(f"not JSON ({err.msg} at character {self.offset + err.pos:,})") from None
+                raise ReadError(f"not JSON ({_json_fault(err)} at character {self.offset + err.pos:,})") from None
             except RecursionError:
                 raise ReadError(DEEP) from None
             if end == len(self.buf) and not self.eof and self.more():
@@ -260,27 +278,39 @@ def _batch(stream, into):
     return True
 
 
-def _events(stream, found):
-    """The traceEvents array's values, the "[" taken; stops before its "]"."""
-    while True:
+def _events(stream, found, max_events):
+    """The traceEvents array's values, the "[" taken; stops before its "]". ReadError as soon
+    as more than max_events are kept (a batch at a time: before the explaining)."""
+    while _held(found, max_events):
         if not stream.eof and len(stream.buf) - stream.pos < CHUNK:
             stream.more()
         if _batch(stream, found):
             continue
         for _ in range(64):  # value by value: the array's end, or a batch that did not parse
             if stream.peek() == "]":
+                _held(found, max_events)
                 return
             found.add(stream.value())
             if stream.peek() == ",":
                 stream.pos += 1
 
 
+def _held(found, max_events):
+    """True; ReadError where the trace has more than max_events kept events."""
+    if len(found.events) > max_events:
+        raise ReadError(f"more than {max_events:,} events of the kinds --explain reads (GPU activities, "
+                        "launch calls, ops, ranges): more than this reader holds in memory"
+                        f"{' in the browser' if sys.platform == 'emscripten' else ''}; record fewer steps")
+    return True
+
+
 DEEP = f"JSON nested deeper than {MAX_DEPTH} levels, so not a trace written by torch.profiler"
 NO_EVENTS = "JSON without a traceEvents list, so not a trace written by torch.profiler"
 
 
-def read_trace(path, max_chars=2 * 2**30):
-    """The Trace in the file (at most max_chars of text); ReadError (one line) if it is none."""
+def read_trace(path, max_chars=2 * 2**30, max_events=MAX_EVENTS):
+    """The Trace in the file (at most max_chars of text and max_events kept events);
+    ReadError (one line) if it is none."""
     stream, found, seen = _Stream(_chunks(Path(path), max_chars)), Trace(), False
     if stream.peek() != "{":
         stream.value()  # not JSON at all, or JSON of another shape
@@ -292,7 +322,7 @@ def read_trace(path, max_chars=2 * 2**30):
         if key == "traceEvents" and stream.peek() == "[":
             seen = True
             stream.take("[")
-            _events(stream, found)
+            _events(stream, found, max_events)
             stream.take("]")
         elif key == "traceEvents":
             stream.value()

@@ -9,9 +9,11 @@ import textwrap
 from .explain_format import pct as _pct
 from .explain_format import us as _us
 from .explain_result import BUSY_SHARE, HOST_SHARE, WHOLE_TRACE
+from .explain_safe import shown
 from .explain_words import WORDS, unit
 
 MAX_STREAMS, MAX_KERNELS, MAX_GAPS = 8, 10, 5
+MAX_DEVICES = 8  # kinds of device on the GPU line (a made-up trace can list 20,000)
 # and "efficient", whose kernels differ by platform: WORDS
 BACKEND_NAMES = {"flash": "flash (FlashAttention)", "cudnn": "cuDNN", "math": "math (unfused: matmul, softmax, matmul)",
                  "flex": "Flex attention (Triton kernels)", "overrideable": "a backend's own (overrideable)",
@@ -28,11 +30,13 @@ PACED = {"host": "the host: the GPU waits for launches", "gpu": "the GPU: launch
 
 
 def _plural(n, one, many):
-    return f"{n:,g} {one if n == 1 else many}"
+    """A count in words: whole ones with separators (1,048,470 calls), a median between two 2.5."""
+    count = f"{int(n):,}" if n == int(n) else f"{n:,.1f}"
+    return f"{count} {one if n == 1 else many}"
 
 
 def _clip(name, width=60):
-    return name if len(name) <= width else name[: width - 1] + "…"
+    return shown(name, width)  # a trace's text: inert, at most `width` characters
 
 
 def _dims(v):
@@ -48,16 +52,16 @@ def _launch(k):
 def _ops(k):
     ops = k["ops"].most_common()
     if len(ops) == 1:
-        return "" if ops[0][0] == "(no ATen op)" else f" ({ops[0][0]})"
-    shown = ", ".join(f"{op} ×{n:,}" for op, n in ops[:3])
-    return f" ({shown}{', …' if len(ops) > 3 else ''})"
+        return "" if ops[0][0] == "(no ATen op)" else f" ({shown(ops[0][0])})"
+    listed = ", ".join(f"{shown(op)} ×{n:,}" for op, n in ops[:3])
+    return f" ({listed}{', …' if len(ops) > 3 else ''})"
 
 
 def _kernel_lines(i, k, activity_us, on):
     words = WORDS[on]
     configs = f", one of {k['configs_of_name']} launch configurations" if k["configs_of_name"] > 1 else ""
     collectives = f" ({words['collectives']} communication)" if k["work"] == "communication" else ""
-    lines = [f"{i:>2}. {k['short_name']}{_ops(k)}",
+    lines = [f"{i:>2}. {shown(k['short_name'])}{_ops(k)}",
              f"    {k['kind']}{collectives}, "
              f"{_plural(k['calls'], 'call', 'calls')}, {_us(k['avg_us'])} per call, {_us(k['total_us'])} in all "
              f"({_pct(100 * k['total_us'] / activity_us, 0)} of GPU activity time){configs}"]
@@ -86,7 +90,7 @@ def _kernel_lines(i, k, activity_us, on):
 
 
 def _range_lines(r):
-    head = f"{r['name']}: {_plural(r['ranges'], 'range', 'ranges')}" + (
+    head = f"{shown(r['name'])}: {_plural(r['ranges'], 'range', 'ranges')}" + (
         " (the first step left out: it holds the profiler's start)" if r.get("first_left_out") else "")
     if r["name"] == WHOLE_TRACE:
         head = f"{WHOLE_TRACE}: no record_function ranges, so the trace as one range"
@@ -144,7 +148,7 @@ def _stream_lines(found):
         idle = s["idle_us"]
         delay = f", launch delay median {_us(s['launch_delay_us'])}" if s["launch_delay_us"] is not None else ""
         kinds = ", ".join(f"{n:,} {k}" for k, n in sorted(s["kinds"].items()))
-        lines.append(f"  device {s['device']} stream {s['stream']}: {kinds}; "
+        lines.append(f"  device {shown(s['device'], 40)} stream {shown(s['stream'], 40)}: {kinds}; "
                      f"busy {_us(s['busy_us'])}; idle: "
                      f"host {_us(idle['host'])}, other stream {_us(idle['stream'])}, other {_us(idle['other'])}"
                      f"{delay}")
@@ -193,14 +197,16 @@ def _attention_lines(att, on):
 
 def _devices(found):
     """The devices in the trace's order, equal ones once with their count (an 8-GPU host's
-    trace lists all eight)."""
+    trace lists all eight), at most MAX_DEVICES different ones."""
     counts = {}
     for d, lim in sorted(found["limits"].items(), key=lambda kv: str(kv[0])):
         many = unit(found["platform"], lim.compute_capability)[1]
-        text = (f"{lim.name} (compute capability {lim.compute_capability[0]}.{lim.compute_capability[1]}, "
+        text = (f"{shown(lim.name)} (compute capability {lim.compute_capability[0]}.{lim.compute_capability[1]}, "
                 f"{lim.sm_count} {many}{', ROCm properties' if found['schemas'].get(d) == 'rocm' else ''})")
         counts[text] = counts.get(text, 0) + 1
-    return ", ".join(text if n == 1 else f"{n} × {text}" for text, n in counts.items())
+    listed = [text if n == 1 else f"{n:,} × {text}" for text, n in counts.items()]
+    more = f", … and {len(listed) - MAX_DEVICES:,} more" if len(listed) > MAX_DEVICES else ""
+    return ", ".join(listed[:MAX_DEVICES]) + more
 
 
 def _wrap(text, indent=""):
@@ -234,17 +240,17 @@ def first_screen(result):
         lines += _wrap(result.attention_note, "  ")
     if result.findings:
         lines.append("Findings, largest time at stake first:")
-    shown = 0
+    given = 0
     for i, f in enumerate(result.findings, start=1):
         block = (_wrap(f"{i}. {f.title}: {_us(f.time_us)} at stake ({_pct(100 * f.share, 0)})", "  ")
                  + _wrap(f"evidence: {f.evidence}", "     ")[:2] + _wrap(f"remedy: {f.remedy}", "     ")[:2])
         if len(lines) + len(block) > SCREEN - 1:
             break
         lines += block
-        shown += 1
+        given += 1
     if not result.findings:
         lines.append("No finding: no rule's evidence is in the trace.")
-    more = len(result.findings) - shown
+    more = len(result.findings) - given
     lines.append((f"… {_plural(more, 'more finding', 'more findings')} in the JSON (--format json); " if more else "")
                  + "the detail follows.")
     return lines[:SCREEN]

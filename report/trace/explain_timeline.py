@@ -21,7 +21,8 @@ import bisect
 import operator
 from collections import Counter
 
-from .explain_events import GPU_CATS, LAUNCH_CATS
+from .explain_index import Cover, FirstAtMost, LastAtLeast
+from .names import GPU_CATS, LAUNCH_CATS
 
 # CPU calls that wait for the GPU: their time is not work the CPU had to do
 SYNC_CALLS = ("cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
@@ -47,6 +48,9 @@ HOST_READS = {"aten::item": ".item()", "aten::_local_scalar_dense": ".item()",
 COPY_WAYS = (("DtoH", "a copy to the host (.cpu(), .to())"), ("HtoD", "a copy to the GPU (.to(), .cuda())"),
              ("DtoD", "a copy on the GPU (.copy_(), .to())"))
 CAUSES = ("host", "stream", "other")
+# an activity's op stack keeps the innermost this many op names: a stack of ops nested
+# thousands deep (no profiler writes one) would otherwise cost its depth for each launch in it
+MAX_STACK = 64
 
 
 _KINDS = {}
@@ -61,18 +65,6 @@ def kind_of(e):
         low = e.name.lower()
         found = _KINDS[e.name] = "communication" if "nccl" in low or "rccl" in low else "compute"
     return found
-
-
-def merged(intervals):
-    """Sorted, non-overlapping (start, end) covering the same time."""
-    out = []
-    for s, t in sorted(intervals):
-        if out and s <= out[-1][1]:
-            if t > out[-1][1]:
-                out[-1][1] = t
-        else:
-            out.append([s, t])
-    return out
 
 
 def busy_by(acts, key):
@@ -92,25 +84,15 @@ def busy_by(acts, key):
     return total
 
 
-def covered(merged_list, s, t, starts=None):
-    """Time of [s, t] that a merged interval list covers."""
-    starts = starts if starts is not None else [a for a, _ in merged_list]
-    i, total = max(bisect.bisect_right(starts, s) - 1, 0), 0.0
-    while i < len(merged_list) and merged_list[i][0] < t:
-        a, b = merged_list[i][0], merged_list[i][1]
-        total += max(0.0, min(b, t) - max(a, s))
-        i += 1
-    return total
-
-
 def _op_key(e):
     return (e.ts, -e.dur)
 
 
 def _op_stacks(events, launches):
-    """launch -> the names of the cpu_ops open on its thread at its start, outermost first
-    (one sweep per thread; equal stacks are shared). At one start, ops come before launches
-    and the longer op first; ties beyond that keep the trace's order."""
+    """launch -> the names of the cpu_ops open on its thread at its start, outermost first,
+    at most MAX_STACK (the innermost) (one sweep per thread; equal stacks are shared). At one
+    start, ops come before launches and the longer op first; ties beyond that keep the
+    trace's order."""
     ops_by_tid, launches_by_tid = {}, {}
     for e in events:
         if e.cat == "cpu_op":
@@ -137,6 +119,8 @@ def _op_stacks(events, launches):
             del names[len(open_ops):]
             while len(names) < len(open_ops):
                 t = (names[-1] if names else ()) + (open_ops[len(names)].name,)
+                if len(t) > MAX_STACK:
+                    t = t[1:]
                 names.append(shared.setdefault(t, t))
             stacks[id(e)] = names[-1] if names else ()
     return stacks
@@ -234,67 +218,100 @@ class Timeline:
             else:
                 union.append([s, t, a, a])
         self.union_starts = [u[0] for u in union]
+        # the idle time between busy stretches k - 1 and k: its cause, and each cause's
+        # running sum up to k; the activity that opens each stretch, by id
+        self.gap_causes, self.opens = [None], {id(u[2]): k for k, u in enumerate(union)}
+        self.idle_before = {"host": [0.0], "other": [0.0]}
+        for k in range(1, len(union)):
+            cause = _gap_cause(union[k][2], union[k - 1][1])
+            self.gap_causes.append(cause)
+            for c, before in self.idle_before.items():
+                before.append(before[-1] + (union[k][0] - union[k - 1][1] if c == cause else 0.0))
         self._idle_per_stream()
+        self._index()
 
     def _idle_per_stream(self):
-        """Each activity's idle gap before it on its stream and the gap's cause."""
-        others = {}
-        for s in self.streams:
-            rest = merged(iv for t in self.streams if t != s for iv in self.busy[t])
-            others[s] = (rest, [a for a, _ in rest])
-        last = {}
+        """Each activity's idle gap before it on its stream and the gap's cause: one pass.
+        Within the gap its own stream runs nothing, so the other streams cover there what
+        the whole GPU's busy time (the union) covers."""
+        cover, last = Cover(self.union), {}
         for a in self.acts:
             prev = last.get(a.stream)
             if prev is not None and a.e.ts > prev.e.end:
                 a.gap, a.prev = a.e.ts - prev.e.end, prev
-                a.cause = self._cause(a, prev.e.end, others[a.stream])
+                a.cause = self._cause(a, prev.e.end, cover)
             if prev is None or a.e.end > prev.e.end:
                 last[a.stream] = a
 
-    def _cause(self, a, idle_from, others):
+    def _cause(self, a, idle_from, cover):
         if a.launch is not None and a.launch.ts > idle_from:
             return "host"
-        rest, starts = others
-        if rest and covered(rest, idle_from, a.e.ts, starts) >= 0.5 * (a.e.ts - idle_from):
+        if cover.covered(idle_from, a.e.ts) >= 0.5 * (a.e.ts - idle_from):
             return "stream"
         return "other"
 
+    def _index(self):
+        """Per thread: its synchronize calls by end, its host reads by start and its GPU
+        copies by launch, each searched in O(log n) (explain_index.py)."""
+        syncs, reads, copies = {}, {}, {}
+        for s in self.syncs:
+            syncs.setdefault(s.tid, []).append(s)
+        self.syncs_by_tid = {tid: ([s.end for s in mine], FirstAtMost([s.ts for s in mine]), mine)
+                             for tid, mine in syncs.items()}
+        self.read_starts = [r[0] for r in self.host_reads]
+        for i, r in enumerate(self.host_reads):
+            reads.setdefault(r[3], []).append(i)
+        self.reads_by_tid = {tid: (mine, LastAtLeast([self.host_reads[i][1] for i in mine]))
+                             for tid, mine in reads.items()}
+        for c in self.copy_launches:
+            copies.setdefault(c[1], []).append(c)
+        self.copies_by_tid = {tid: ([c[0] for c in mine], mine) for tid, mine in copies.items()}
+
     def opener(self, idle_from, launch):
         """What made the host issue `launch` only after the GPU ran dry at idle_from: a
-        synchronize call or an op that reads a value on the host, or a profiler step."""
+        synchronize call or an op that reads a value on the host, or a profiler step.
+        The sync: the first by end, from idle_from - 1 µs to the launch, on the launch's
+        thread, that began by idle_from + 1 µs."""
         if launch is None:
             return None
-        i = bisect.bisect_left(self.sync_ends, idle_from - 1.0)
-        while i < len(self.syncs) and self.syncs[i].end <= launch.ts:
-            sync = self.syncs[i]
-            if sync.tid == launch.tid and sync.ts <= idle_from + 1.0:
-                return self._read_around(sync) or sync.name
-            i += 1
+        found = self.syncs_by_tid.get(launch.tid)
+        if found is not None:
+            ends, starts, mine = found
+            i = starts.first(bisect.bisect_left(ends, idle_from - 1.0), idle_from + 1.0)
+            if i >= 0 and mine[i].end <= launch.ts:
+                return self._read_around(mine[i]) or mine[i].name
         j = bisect.bisect_right(self.steps, idle_from)
         if j < len(self.steps) and self.steps[j] <= launch.ts:
             return "a profiler step (prof.step())"
         return None
 
     def _read_around(self, sync):
-        starts = [r[0] for r in self.host_reads]
-        i = bisect.bisect_right(starts, sync.ts) - 1
-        while i >= 0:
-            ts, end, what, tid = self.host_reads[i]
-            if tid == sync.tid and end >= sync.end:
-                return f"{sync.name} in {self._which_copy(ts, end, tid) if what == COPY else what}"
-            if sync.ts - ts > 1e7:
-                break
-            i -= 1
-        return None
+        """The host read (by start, back from the sync's start) on the sync's thread that
+        lasts past the sync's end, if none on any thread that began more than 10 s before
+        the sync comes first."""
+        found = self.reads_by_tid.get(sync.tid)
+        if found is None:
+            return None
+        mine, ends = found
+        p = bisect.bisect_right(self.read_starts, sync.ts) - 1
+        j = ends.last(bisect.bisect_right(mine, p) - 1, sync.end)
+        if j < 0:
+            return None
+        # the last read that began more than 10 s before the sync ends the search
+        old = bisect.bisect_left(self.read_starts, False, hi=p + 1, key=lambda ts: not sync.ts - ts > 1e7) - 1
+        if mine[j] < old:
+            return None
+        ts, end, what, tid = self.host_reads[mine[j]]
+        return f"{sync.name} in {self._which_copy(ts, end, tid) if what == COPY else what}"
 
     def _which_copy(self, ts, end, tid):
         """The copy op's direction, from the GPU copy it launched between ts and end."""
-        i = bisect.bisect_left(self.copy_starts, ts)
-        while i < len(self.copy_launches) and self.copy_launches[i][0] <= end:
-            _, launch_tid, name = self.copy_launches[i]
-            if launch_tid == tid:
-                return next((label for way, label in COPY_WAYS if way in name), COPY)
-            i += 1
+        found = self.copies_by_tid.get(tid)
+        if found is not None:
+            starts, mine = found
+            i = bisect.bisect_left(starts, ts)
+            if i < len(mine) and mine[i][0] <= end:
+                return next((label for way, label in COPY_WAYS if way in mine[i][2]), COPY)
         return COPY
 
 
@@ -302,9 +319,11 @@ def idle_causes(timeline):
     """Per stream: activities, busy time, idle time by cause, median launch delay."""
     from .stats import stats
 
-    rows = []
+    rows, by_stream = [], {s: [] for s in timeline.streams}
+    for a in timeline.acts:
+        by_stream[a.stream].append(a)
     for s in timeline.streams:
-        acts = [a for a in timeline.acts if a.stream == s]
+        acts = by_stream[s]
         idle = Counter()
         for a in acts:
             if a.cause:
@@ -355,6 +374,12 @@ def _busy_by_stream_and_kind(acts):
     return total_s, total_k
 
 
+def _gap_cause(opener, idle_from):
+    """host: the activity that ends the idle time was launched after it began (or has no
+    launch call); other: it had been launched in time."""
+    return "host" if opener.launch is None or opener.launch.ts > idle_from else "other"
+
+
 def window(acts, timeline, start, host_end):
     """One range's GPU figures. acts: its activities; start: the range's start on the CPU;
     host_end: where the CPU's own work in it ends (its end less its synchronize time).
@@ -371,26 +396,30 @@ def window(acts, timeline, start, host_end):
     stream_busy, kinds = _busy_by_stream_and_kind(acts)
     own = sum(stream_busy.values()) if len(stream_busy) == 1 else busy_by(acts, _one)[0]
     idle = {c: 0.0 for c in CAUSES}
-    gaps, mine = [], {id(a) for a in acts}
     union, starts = timeline.union, timeline.union_starts
-    i = max(bisect.bisect_right(starts, lo) - 1, 0)
-    cursor, prev = lo, None
-    while True:
-        nxt = union[i] if i < len(union) and union[i][0] < hi else None
-        gap_end = hi if nxt is None else nxt[0]
-        if gap_end > cursor:
-            opener = nxt[2] if nxt is not None else None
-            cause = "host" if opener is None or opener.launch is None or opener.launch.ts > cursor else "other"
-            if opener is None and i < len(union) and union[i][2].launch is not None:
-                cause = "host" if union[i][2].launch.ts > cursor else "other"
-            idle[cause] += gap_end - cursor
-            if prev is not None and opener is not None and id(opener) in mine:
-                gaps.append((gap_end - cursor, prev, opener, cause, cursor))
-        if nxt is None:
-            break
-        if nxt[1] > cursor:
-            cursor, prev = nxt[1], nxt[3]
-        i += 1
+    first_in = max(bisect.bisect_right(starts, lo) - 1, 0)  # the busy stretches in the window:
+    if union[first_in][1] <= lo:                          # first_in to last_in
+        first_in += 1
+    last_in = bisect.bisect_left(starts, hi) - 1
+    cursor, gaps = lo, []
+    if first_in <= last_in:
+        head = union[first_in]
+        if head[0] > cursor:  # the window opens idle: from its start
+            idle[_gap_cause(head[2], cursor)] += head[0] - cursor
+        # the idle time between the stretches, by cause, from the timeline's running sums;
+        # the range's own gaps: those its activities end
+        for c, before in timeline.idle_before.items():
+            idle[c] += before[last_in] - before[first_in]
+        opens = timeline.opens
+        for a in acts:
+            k = opens.get(id(a))
+            if k is not None and first_in < k <= last_in:
+                gone = union[k - 1][1]
+                gaps.append((union[k][0] - gone, union[k - 1][3], a, timeline.gap_causes[k], gone))
+        cursor = union[last_in][1]
+    if hi > cursor:  # it closes idle: to its end, "host" unless the next stretch was launched
+        nxt = union[last_in + 1][2] if last_in + 1 < len(union) else None
+        idle["host" if nxt is None or nxt.launch is None else _gap_cause(nxt, cursor)] += hi - cursor
     delays = [a.e.ts - a.launch.end for a in acts if a.launch is not None]  # Activity.delay
     busy = hi - lo - sum(idle.values())
     return {"span": last - first, "window": hi - lo, "busy": own, "gpu_busy": busy, "idle": idle,

@@ -1,11 +1,13 @@
 """What a GPU activity is called and what it belongs to."""
 
-GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
+# the Kineto categories of GPU activities, each with the kind a kernel row gives it
+KINDS = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
+GPU_CATS = tuple(KINDS)
 LAUNCH_CATS = ("cuda_runtime", "cuda_driver")
 
 
 def kernel_kind(event):
-    return {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}[event["cat"]]
+    return KINDS[event["cat"]]
 
 
 def short_kernel_name(name):

@@ -1,15 +1,14 @@
 """report/render/findings/home.py: the short answer Home starts with."""
 import pytest
-from factory import another_gpu, findings_of, h200, nothing_measured, results, row, said, stats
+from factory import another_gpu, findings_of, found, h200, nothing_measured, results, row, stats, sweep, sweep_point
 
 from report.render.findings import FINDINGS, home
-from report.text.catalog import t
 
 
 @pytest.mark.parametrize("name", findings_of(home))
 def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name):
-    assert said(FINDINGS[name], h200())
-    assert said(FINDINGS[name], nothing_measured()) == []
+    assert found(FINDINGS[name], h200()) is not None
+    assert found(FINDINGS[name], nothing_measured()) is None
 
 
 def kernel_only(median, lo, hi):
@@ -21,14 +20,24 @@ def kernel_only(median, lo, hi):
 def test_math_is_compared_only_beyond_noise():
     run = results({"math": kernel_only(200.0, 190.0, 210.0), "naive_inplace": kernel_only(100.0, 95.0, 105.0),
                    "flash": kernel_only(10.0, 9.0, 11.0), "cudnn": kernel_only(10.5, 10.2, 12.0)})
-    (line,) = said(home.home_math, run)
-    assert "2.0× as much as the hand-written in-place version" in line
-    assert "flash, cuDNN (within noise of each other)" in line
+    m = found(home.home_math, run)
+    assert m.vs_naive.differs and m.vs_naive.ratio == 2.0 and m.vs_naive.us == 100.0
+    assert m.fused == ("flash", "cudnn")  # cuDNN within noise of flash: both named, the faster first
+    assert m.vs_fused.differs and m.vs_fused.ratio == 20.0
     run = results({"math": kernel_only(101.0, 96.0, 104.0), "naive_inplace": kernel_only(100.0, 95.0, 105.0),
                    "flash": kernel_only(10.0, 9.0, 11.0)})
-    (line,) = said(home.home_math, run)
-    assert "as much as the hand-written in-place version (100.0 µs), within noise" in line
-    assert "the fused backend with the least kernel time, flash" in line
+    m = found(home.home_math, run)
+    assert not m.vs_naive.differs and m.fused == ("flash",)
+    assert m.cause is None  # the made-up rows have no attribution
+
+
+def test_the_largest_extra_cost_is_the_cause_math_pays_most_for():
+    m = found(home.home_math, h200())
+    v = h200()["variants"]
+    extra = {c: v["math"]["attribution"][c]["us_per_forward"] - v["naive_inplace"]["attribution"].get(c, {}).get(
+        "us_per_forward", 0.0) for c in v["math"]["attribution"]}
+    assert m.cause == max(extra, key=extra.get) and m.cause_extra_us == pytest.approx(extra[m.cause])
+    assert m.cause_extra_us > 0
 
 
 def test_a_run_without_the_other_measurements_gets_no_answer_line():
@@ -36,11 +45,31 @@ def test_a_run_without_the_other_measurements_gets_no_answer_line():
     for key in ("sweep", "overhead"):
         run.pop(key)
     del run["variants"]["auto"]
-    assert said(home.home_auto, run) == [] and said(home.home_pin, run) == []
-    (line,) = said(home.home_cpu, run)  # without its small-shape sentence
-    assert t("finding.home_cpu_small", "en").split(":")[0] not in line
+    assert found(home.home_auto, run) is None and found(home.home_pin, run) is None
+    cpu = found(home.home_cpu, run)
+    assert cpu is not None and cpu.small is None  # without its small-shape sentence
+
+
+def test_the_cpu_line_gives_the_share_per_round_where_the_run_has_rounds():
+    cpu = found(home.home_cpu, h200())
+    assert cpu.rounds is not None and len(cpu.rounds) == 3 and cpu.small > 1
+    assert cpu.pct == pytest.approx(100 * cpu.host_us / cpu.kernel_us)
+
+
+def point(variant, seq, median, lo, hi, ran=None):
+    p = sweep_point(variant, seq, median, backend_ran=ran)
+    p["kernel_sum_us"] = {**stats(median), "min": lo, "max": hi}
+    return p
+
+
+def test_pinning_counts_the_sweep_points_where_auto_lost_beyond_noise():
+    run = results(sweep=sweep([point("auto", 256, 12.0, 11.5, 12.5, "cudnn"), point("flash", 256, 10.0, 9.5, 10.5),
+                               point("auto", 512, 10.4, 10.0, 10.8, "cudnn"), point("flash", 512, 10.0, 9.6, 10.6)]))
+    pin = found(home.home_pin, run)
+    assert (pin.sweep_lost, pin.sweep_points, pin.small) == (1, 2, None)
+    assert found(home.home_pin, h200()).small is not None
 
 
 def test_the_answer_names_another_gpu_and_what_auto_ran_there():
-    (line,) = said(home.home_auto, another_gpu())
-    assert "NVIDIA A100-SXM4-80GB" in line and "flash" in line and "cuDNN" not in line
+    auto = found(home.home_auto, another_gpu())
+    assert auto.gpu == "NVIDIA A100-SXM4-80GB" and auto.ran == "flash"

@@ -1,14 +1,14 @@
 """report/render/findings/overhead_findings.py: eager calls against kernel time, CUDA graphs."""
 import pytest
-from factory import findings_of, h200, nothing_measured, overhead, overhead_row, refused, results, said
+from factory import findings_of, found, h200, nothing_measured, overhead, overhead_row, refused, results
 
 from report.render.findings import FINDINGS, overhead_findings
 
 
 @pytest.mark.parametrize("name", findings_of(overhead_findings))
 def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name):
-    assert said(FINDINGS[name], h200())
-    assert said(FINDINGS[name], nothing_measured()) == []
+    assert found(FINDINGS[name], h200()) is not None
+    assert found(FINDINGS[name], nothing_measured()) is None
 
 
 def test_the_eager_range_and_the_best_graph_per_shape():
@@ -16,15 +16,15 @@ def test_the_eager_range_and_the_best_graph_per_shape():
         "small": {"flash": overhead_row(10.0, 40.0, graph_us=12.0), "cudnn": overhead_row(8.0, 48.0, graph_us=9.0),
                   "math": refused("oom")},
         "seed": {"flash": overhead_row(100.0, 110.0)}}))
-    small_range, small_graph, seed_range = said(overhead_findings.overhead, run)
-    assert small_range.startswith("The small shape:") and "between 400% and 600% of the kernel time" in small_range
-    assert "SDPA cuDNN replayed from a CUDA graph, 9.0 µs per call: 112% of the best kernel time" in small_graph
-    assert seed_range.startswith("The original study's shape:") and "110%" in seed_range  # no graph, no line
+    small, seed = found(overhead_findings.overhead, run)
+    assert (small.shape, small.lo, small.hi, small.near) == ("small", 400.0, 600.0, False)
+    assert (small.graph.variant, small.graph.graph_us, small.graph.pct) == ("cudnn", 9.0, 112.5)
+    assert (seed.shape, round(seed.lo), seed.near, seed.graph) == ("seed", 110, True, None)  # no graph
 
 
 def test_a_shape_where_nothing_ran_says_nothing():
     run = results(overhead=overhead({"small": {"flash": refused("oom")}}))
-    assert said(overhead_findings.overhead, run) == []
+    assert found(overhead_findings.overhead, run) is None
 
 
 def test_auto_is_never_the_best_graph_of_its_own_backend():
@@ -33,6 +33,5 @@ def test_auto_is_never_the_best_graph_of_its_own_backend():
     run = results(overhead=overhead({"seed": {"cudnn": overhead_row(57.8, 60.0, graph_us=60.0),
                                               "auto": overhead_row(57.6, 60.1, graph_us=59.7),
                                               "flash": overhead_row(92.0, 94.0, graph_us=93.0)}}))
-    lines = said(overhead_findings.overhead, run)
-    assert any("the best path is SDPA cuDNN replayed from a CUDA graph" in line for line in lines)
-    assert not any("auto" in line for line in lines)
+    (seed,) = found(overhead_findings.overhead, run)
+    assert seed.graph.variant == "cudnn" and seed.graph.best_variant == "cudnn"

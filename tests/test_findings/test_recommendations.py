@@ -1,14 +1,14 @@
 """report/render/findings/recommendations.py: the findings behind the three recommendations."""
 import pytest
-from factory import another_gpu, findings_of, h200, host, nothing_measured, results, row, said
+from factory import another_gpu, findings_of, found, h200, host, nothing_measured, results, row
 
 from report.render.findings import FINDINGS, recommendations
 
 
 @pytest.mark.parametrize("name", findings_of(recommendations))
 def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name):
-    assert said(FINDINGS[name], h200())
-    assert said(FINDINGS[name], nothing_measured()) == []
+    assert found(FINDINGS[name], h200()) is not None
+    assert found(FINDINGS[name], nothing_measured()) is None
 
 
 def made_up(per_op, spread, kernel=100.0):
@@ -22,28 +22,41 @@ def made_up(per_op, spread, kernel=100.0):
     return results({n: fused(h) for n, h in zip(("flash", "efficient", "cudnn"), per_op, strict=True)})
 
 
-@pytest.mark.parametrize("per_op, spread, says", [
-    ((3.0, 3.1, 6.0), 10.0, "highest host overhead"),  # 6.0 vs 3.1: far outside 10 %
-    ((3.0, 5.5, 6.0), 10.0, "within noise"),           # 6.0 vs 5.5: 9 % apart, spread 10 %
-    ((3.0, 5.5, 6.0), 5.0, "highest host overhead"),   # the same, with a tighter spread
+@pytest.mark.parametrize("per_op, spread, holds", [
+    ((3.0, 3.1, 6.0), 10.0, True),   # 6.0 vs 3.1: far outside 10 %
+    ((3.0, 5.5, 6.0), 10.0, False),  # 6.0 vs 5.5: 9 % apart, spread 10 %
+    ((3.0, 5.5, 6.0), 5.0, True),    # the same, with a tighter spread
 ])
-def test_an_order_is_stated_only_outside_the_spread(per_op, spread, says):
-    (line,) = said(recommendations.rec_cpu, made_up(per_op, spread))
-    assert says in line and "SDPA cuDNN" in line
+def test_an_order_is_stated_only_outside_the_spread(per_op, spread, holds):
+    leader = found(recommendations.rec_cpu, made_up(per_op, spread))
+    # within noise, the two are named in FUSED's order, whichever median came out larger
+    assert (leader.variant, leader.other, leader.holds) == (("cudnn", "efficient") if holds else ("efficient", "cudnn")) + (holds,)
+    assert leader.rounds is None and leader.spread > 0  # no rounds: by the figures' own noise
 
 
 def test_auto_is_said_to_lose_only_beyond_noise():
     lost = results({"flash": row(100.0, wall_us=100.0), "auto": row(150.0, wall_us=150.0, backend_ran="efficient")})
-    assert "auto loses by 1.5×" in said(recommendations.rec_auto, lost)[0]
+    pick = found(recommendations.rec_auto, lost)
+    assert (pick.ran, pick.best, pick.verdict.lost, pick.verdict.ratio) == ("efficient", "flash", True, 1.5)
+    assert pick.verdict.rounds is None and pick.verdict.spread > 0  # no rounds: the timers' spread
     even = results({"flash": row(100.0, wall_us=100.0), "auto": row(101.0, wall_us=101.0, backend_ran="efficient")})
     even["variants"]["auto"]["wall_time_us"]["iqr"] = 5.0
-    assert "within noise" in said(recommendations.rec_auto, even)[0]
+    assert not found(recommendations.rec_auto, even).verdict.lost
     same = results({"flash": row(100.0, wall_us=100.0), "auto": row(101.0, wall_us=101.0, backend_ran="flash")})
-    assert "auto picked the fastest" in said(recommendations.rec_auto, same)[0]
+    assert found(recommendations.rec_auto, same).verdict is None  # auto ran the fastest itself
+    unsaid = results({"flash": row(100.0, wall_us=100.0), "auto": row(101.0, wall_us=101.0)})
+    assert found(recommendations.rec_auto, unsaid) is None  # the run does not say what auto ran
+
+
+def test_the_in_place_version_removes_the_copy_the_out_of_place_one_makes():
+    copy = found(recommendations.rec_inplace, h200())
+    naive = h200()["variants"]["naive"]
+    memcpy = next(k for k in naive["kernels"] if k["kind"] == "memcpy")
+    assert copy.memcpy_us == memcpy["avg_us"] and 0 < copy.share < 100
 
 
 def test_another_gpu_is_named():
-    assert "NVIDIA A100-SXM4-80GB" in said(recommendations.rec_auto, another_gpu())[0]
+    assert found(recommendations.rec_auto, another_gpu()).gpu == "NVIDIA A100-SXM4-80GB"
 
 
 def with_host_rounds(r, hosts_us, kernels_us, small_op_us=7.0):
@@ -56,28 +69,27 @@ def with_host_rounds(r, hosts_us, kernels_us, small_op_us=7.0):
 def test_the_highest_host_share_holds_in_every_round_or_is_within_noise():
     clear = results({"cudnn": with_host_rounds(row(60.0, host_us=32.0), [32, 33, 31], [60, 60, 60]),
                      "flash": with_host_rounds(row(100.0, host_us=37.0), [37, 38, 36], [100, 100, 100])})
-    (line,) = said(recommendations.rec_cpu, clear)
-    assert line.startswith("SDPA cuDNN has a host overhead") and "in every round" in line
-    (home,) = said(FINDINGS["home_cpu"], clear)
-    assert "(52–55% of it over the 3 rounds)" in home
+    leader = found(recommendations.rec_cpu, clear)
+    assert (leader.variant, leader.other, leader.holds) == ("cudnn", "flash", True)
+    assert len(leader.rounds) == 3 and min(leader.rounds) > max(leader.other_rounds)  # in every round
+    home = found(FINDINGS["home_cpu"], clear)
+    assert home.variant == "cudnn" and home.rounds == (32 / 60, 33 / 60, 31 / 60)
     # a round where flash's share is the larger: within noise, and the name does not follow
     # whichever median came out larger (FUSED's order names flash first)
     mixed = results({"cudnn": with_host_rounds(row(60.0, host_us=32.0), [32, 47, 31], [60, 60, 60]),
                      "flash": with_host_rounds(row(100.0, host_us=37.0), [37, 90, 36], [100, 100, 100])})
-    (line,) = said(recommendations.rec_cpu, mixed)
-    assert line.startswith("SDPA flash has") and "Against SDPA cuDNN the difference is within noise" in line
+    leader = found(recommendations.rec_cpu, mixed)
+    assert (leader.variant, leader.other, leader.holds) == ("flash", "cudnn", False)
     swapped = results({"cudnn": with_host_rounds(row(60.0, host_us=32.0), [32, 95, 31], [60, 60, 60]),
                        "flash": with_host_rounds(row(100.0, host_us=37.0), [37, 38, 36], [100, 100, 100])})
-    assert said(recommendations.rec_cpu, swapped)[0].startswith("SDPA flash has")
+    assert found(recommendations.rec_cpu, swapped).variant == "flash"
 
 
 def test_auto_loses_only_when_it_is_slower_in_every_round_beyond_their_spread():
-    from report.render.findings.common import rounds_verdict
+    from report.render.findings.common import versus
 
     def walls(*medians):
         return {"rounds": [{"wall_time_us": {"median": m, "iqr": 0.0, "runs": 1}} for m in medians]}
-    lost = rounds_verdict(walls(120, 121, 119), walls(100, 101, 99), "wall_time_us", "finding.rec_auto_lost_rounds", "en")
-    assert lost.startswith("Here auto loses by 1.2× in every round") and "119–121 µs against 99.0–101 µs" in lost
-    even = rounds_verdict(walls(120, 99, 119), walls(100, 101, 99), "wall_time_us", "finding.rec_auto_lost_rounds", "en")
-    assert even.startswith("The difference is within noise")
-    assert rounds_verdict({}, walls(1, 2, 3), "wall_time_us", "finding.rec_auto_lost_rounds", "en") is None
+    lost = versus(walls(120, 121, 119), walls(100, 101, 99), "wall_time_us")
+    assert (lost.lost, lost.ratio, lost.rounds, lost.a_range, lost.b_range) == (True, 1.2, 3, (119, 121), (99, 101))
+    assert not versus(walls(120, 99, 119), walls(100, 101, 99), "wall_time_us").lost

@@ -1,12 +1,16 @@
 """The sentences the pages' prose cites, generated so that no number is typed by hand.
 
 Each finding is one small function decorated with @finding("<file>") (registry.py): it is
-registered under its own name, goes into tables/<file>.<lang>.md, and returns its lines for
-this run, or [] when the run lacks what it needs. A file's findings appear in the order its
-module defines them. FILES and EXTRA_FILES are read off the registry: the findings of the
-seed's shape (their files carry the shape note) and those of --all and --shapes.
+registered under its own name, goes into tables/<file>.<lang>.md, and returns its fact for
+this run (a small typed object: numbers, verdicts, which case holds), or None when the run
+lacks what it needs. The file's template in each language
+(report/text/templates/<file>.<lang>.md.j2, rendered by report/render/prose.py) holds the
+sentences, in the order of the findings. FILES and EXTRA_FILES are read off the registry:
+the findings of the seed's shape (their files carry the shape note) and those of --all and
+--shapes.
 """
 from ...text.catalog import t
+from .. import prose
 from . import (
     compiled,
     decode_findings,
@@ -28,12 +32,19 @@ EXTRA_FILES = files_of(scaling, first_call_findings, overhead_findings, training
                         decode_findings, shape_findings)
 
 
-def writers(names):
-    """The functions of the findings `names`, for the header of the file they go into."""
-    return tuple(FINDINGS[name] for name in names)
+def writers(file, names, lang):
+    """The functions of the findings `names` and the template of `file` in `lang`, for the
+    header of the file."""
+    return (*(FINDINGS[name] for name in names), prose.template_path(file, lang))
 
 
-def render_findings(results, ref, lang, names):
-    """A Markdown list of the findings' lines, or the "not measured" line."""
-    lines = [line for name in names for line in FINDINGS[name](results, ref, lang)]
-    return "\n".join(f"- {line}" for line in lines) if lines else t("finding.missing", lang)
+def facts(names, results, ref):
+    """{finding: its fact, or None where the run lacks what it needs}."""
+    return {name: FINDINGS[name](results, ref) for name in names}
+
+
+def render_findings(file, names, results, ref, lang):
+    """The file's template in `lang` over its findings' facts, or the "not measured" line
+    where none has one. `results` as loaded: the template's filters escape each string of
+    it that a sentence prints (report/render/prose.py)."""
+    return prose.render(file, lang, facts(names, results, ref)) or t("finding.missing", lang)

@@ -1,103 +1,167 @@
 """Findings of torch.compile of the naive module and of FlexAttention."""
-import statistics
+from __future__ import annotations
 
-from ...text.catalog import t
-from ...text.format import fmt_num, fmt_pct, fmt_ratio_sig, fmt_us, fmt_us_range, fmt_us_sig
+import statistics
+from dataclasses import dataclass
+
 from ...trace.names import backend_of_kernels
-from ...trace.stats import compare_rounds, differ, median, noise, order_holds, round_median, round_range, rounds_of
-from .common import below, host_floor, ok, samples
+from ...verdict import (
+    below,
+    compare_rounds,
+    differ,
+    host_floor,
+    median,
+    noise,
+    order_holds,
+    round_median,
+    round_range,
+    rounds_of,
+    samples,
+)
+from ..kernel_names import in_name_order
+from ..prose import Data
+from .common import ok
 from .registry import finding
+
+Range = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """torch.compile of the hand-written module against it eager: GPU activities per forward,
+    the compiled kernels, `fused` where a fused attention kernel replaced the pattern, and
+    both GPU spans."""
+    n: float
+    eager_n: float
+    kernels: tuple[Data, ...]
+    fused: bool
+    span_us: float
+    eager_us: float
 
 
 @finding("findings-compiled")
-def compiled(results, ref, lang):
+def compiled(results, ref) -> Compiled | None:
     v = results["variants"]
     if not (ok(results, "compiled_naive") and ok(results, "naive_inplace")):
-        return []
+        return None
     c, e = v["compiled_naive"], v["naive_inplace"]
-    fused = backend_of_kernels([k["name"] for k in c["kernels"]]) != "math"
-    return [t("finding.compiled", lang, n=fmt_num(median(c["gpu_activities_per_forward"]), lang, 0),
-              eager_n=fmt_num(median(e["gpu_activities_per_forward"]), lang, 0),
-              kernels=", ".join(f"`{k['short_name']}`" for k in c["kernels"]),
-              verdict=t("finding.compiled_found" if fused else "finding.compiled_not_found", lang),
-              cuda=fmt_us(median(c["cuda_time_us"]), lang), eager=fmt_us(median(e["cuda_time_us"]), lang))]
+    return Compiled(n=median(c["gpu_activities_per_forward"]), eager_n=median(e["gpu_activities_per_forward"]),
+                    kernels=tuple(Data(k["short_name"]) for k in in_name_order(c["kernels"])),
+                    fused=backend_of_kernels([k["name"] for k in c["kernels"]]) != "math",
+                    span_us=median(c["cuda_time_us"]), eager_us=median(e["cuda_time_us"]))
 
 
-def versus(a_row, b_row, key, lang):
-    """(the order of a against b in the figure `key`: "<", ">" or None within noise, the
-    text of the two figures). Across the rounds both rows have (trace/stats.py
-    compare_rounds: an order only where it holds in every round beyond the spread between
-    rounds), else by `differ` on the rows' own figures (files without rounds)."""
+@dataclass(frozen=True)
+class FlexVersus:
+    """FlexAttention (a) against flash (b) in one figure: `order` "<" (flex faster), ">"
+    (slower) or None (within noise), `ratio` the larger median over the smaller. `by`
+    says from what: "rounds" (each one's range over `rounds` rounds, compare_rounds),
+    "figures" (the rows' own medians a_us, b_us and their `spread`, %, for files without
+    rounds), "floor" (each one's range over every measurement, against the run's floor for
+    host-paced figures, %)."""
+    order: str | None
+    ratio: float
+    by: str
+    a_range: Range | None = None
+    b_range: Range | None = None
+    rounds: int | None = None
+    a_us: float | None = None
+    b_us: float | None = None
+    spread: float | None = None
+    floor: float | None = None
+
+
+def flex_versus(a_row, b_row, key) -> FlexVersus:
+    """Across the rounds both rows have (compare_rounds: an order only where it holds in
+    every round beyond the spread between rounds), else by `differ` on the rows' own figures."""
     a_rounds, b_rounds = rounds_of(a_row, key), rounds_of(b_row, key)
     if a_rounds is not None and b_rounds is not None:
         c = compare_rounds(a_rounds, b_rounds)
-        if c["a_range"] and c["b_range"]:
-            text = t("finding.round_ranges", lang, a=fmt_us_range(c["a_range"], lang),
-                     b=fmt_us_range(c["b_range"], lang), n=len([r for r in a_rounds if r is not None]))
-            return c["order"], c["a_median"], c["b_median"], text
+        if c.a_range and c.b_range:
+            return FlexVersus(c.order, max(c.a, c.b) / min(c.a, c.b), "rounds", a_range=c.a_range, b_range=c.b_range,
+                              rounds=len([r for r in a_rounds if r is not None]))
     a, b = a_row[key], b_row[key]
     order = ("<" if a["median"] < b["median"] else ">") if differ(a, b) else None
-    text = t("finding.flex_figures", lang, a=fmt_us_sig(a["median"], lang), b=fmt_us_sig(b["median"], lang),
-             spread=fmt_pct(100 * noise(a, b), lang, 0))
-    return order, a["median"], b["median"], text
+    return FlexVersus(order, max(a["median"], b["median"]) / min(a["median"], b["median"]), "figures",
+                      a_us=a["median"], b_us=b["median"], spread=100 * noise(a, b))
 
 
-def _wall_versus(results, fx, fl, lang):
+def _wall_versus(results, fx, fl) -> FlexVersus:
     """FlexAttention against flash in wall time per call. Where the run has a floor for
-    host-paced figures (common.host_floor) and rounds, an order only where every
+    host-paced figures (report/verdict: host_floor) and rounds, an order only where every
     measurement of one is below every measurement of the other beyond that floor (flex's
     host overhead is on a par with its kernel time, so its calls are paced by the CPU);
-    else versus()."""
+    else flex_versus()."""
     noise_floor = host_floor(results)
     a, b = samples(fx, "wall_time_us"), samples(fl, "wall_time_us")
     if noise_floor <= 0 or len(a) < 2 or len(b) < 2:
-        return versus(fx, fl, "wall_time_us", lang)
+        return flex_versus(fx, fl, "wall_time_us")
     order = ("<" if below(fx, fl, "wall_time_us", noise_floor)
              else ">" if below(fl, fx, "wall_time_us", noise_floor) else None)
-    text = t("finding.flex_wall_figures", lang, a=fmt_us_range((min(a), max(a)), lang),
-             b=fmt_us_range((min(b), max(b)), lang), floor=fmt_pct(100 * noise_floor, lang, 0))
-    return order, statistics.median(a), statistics.median(b), text
+    ma, mb = statistics.median(a), statistics.median(b)
+    return FlexVersus(order, max(ma, mb) / min(ma, mb), "floor", a_range=(min(a), max(a)), b_range=(min(b), max(b)),
+                      floor=100 * noise_floor)
 
 
-def _figure(row, key, lang):
-    """A row's figure as the rounds give it (their range), else its own median."""
+@dataclass(frozen=True)
+class Figure:
+    """A row's figure as the rounds give it (their `range`), else its own `median`."""
+    range: Range | None
+    median: float | None
+
+
+def _figure(row, key) -> Figure:
     rounds = rounds_of(row, key)
     found = round_range(rounds) if rounds is not None else None
-    return fmt_us_range(found, lang) if found else fmt_us_sig(median(row[key]), lang)
+    return Figure(found or None, median(row[key]))
 
 
-def _verdict(found, lang):
-    order, a, b, text = found
-    if order is None:
-        return t("finding.flex_even", lang, figures=text)
-    key = "finding.flex_faster" if order == "<" else "finding.flex_slower"
-    return t(key, lang, ratio=fmt_ratio_sig(max(a, b) / min(a, b), lang), figures=text)
+@dataclass(frozen=True)
+class HostAbove:
+    """FlexAttention's host overhead above its own kernel time beyond noise, in every round
+    (`rounds`) or, without rounds, by more than the spread; flash's host overhead beside it."""
+    rounds: bool
+    host: Figure
+    flash: Figure
+    kernel: Figure
+
+
+@dataclass(frozen=True)
+class Flex:
+    """FlexAttention: its kernels, the first call (compiling included), and against flash in
+    kernel time and in wall time per call (None where a row lacks the figure); `host`:
+    where its host overhead is above its kernel time (None where it is not, or unmeasured)."""
+    kernels: tuple[Data, ...]
+    first_us: float
+    kernel: FlexVersus | None
+    wall: FlexVersus | None
+    host: HostAbove | None
 
 
 @finding("findings-compiled")
-def flex(results, ref, lang):
+def flex(results, ref) -> Flex | None:
     """FlexAttention against flash in kernel time and in wall time per call, each by the
     noise rule (never by GPU span); where flex's host overhead is above its own kernel time
     in every round, that is why its calls back to back are paced by the CPU."""
     v = results["variants"]
     if not (ok(results, "flex") and ok(results, "flash")):
-        return []
+        return None
     fx, fl = v["flex"], v["flash"]
-    kernels = ", ".join(f"`{k['short_name']}`" for k in fx["kernels"] if k["kind"] == "kernel")
-    parts = [t("finding.flex", lang, kernels=kernels, first=fmt_us(fx["first_call_ms"] * 1000, lang))]
-    if fx.get("kernel_sum_us") and fl.get("kernel_sum_us"):
-        parts.append(t("finding.flex_kernel", lang, verdict=_verdict(versus(fx, fl, "kernel_sum_us", lang), lang)))
-    if fx.get("wall_time_us") and fl.get("wall_time_us"):
-        parts.append(t("finding.flex_wall", lang, verdict=_verdict(_wall_versus(results, fx, fl, lang), lang)))
+    above = None
     host, kernel = fx.get("host_time_us"), fx.get("kernel_sum_us")
     if host and kernel and fl.get("host_time_us"):
         h_rounds, k_rounds = rounds_of(fx, "host_time_us"), rounds_of(fx, "kernel_sum_us")
-        if h_rounds is not None and k_rounds is not None:  # the direction from the rounds too
-            above = order_holds(h_rounds, k_rounds) and round_median(h_rounds) > round_median(k_rounds)
+        by_rounds = h_rounds is not None and k_rounds is not None
+        if by_rounds:  # the direction from the rounds too
+            is_above = order_holds(h_rounds, k_rounds) and round_median(h_rounds) > round_median(k_rounds)
         else:
-            above = differ(host, kernel) and median(host) > median(kernel)
-        if above:
-            key = "finding.flex_host" if h_rounds is not None and k_rounds is not None else "finding.flex_host_one"
-            parts.append(t(key, lang, host=_figure(fx, "host_time_us", lang),
-                           flash=_figure(fl, "host_time_us", lang), kernel=_figure(fx, "kernel_sum_us", lang)))
-    return [" ".join(parts)]
+            is_above = differ(host, kernel) and median(host) > median(kernel)
+        if is_above:
+            above = HostAbove(by_rounds, _figure(fx, "host_time_us"), _figure(fl, "host_time_us"),
+                              _figure(fx, "kernel_sum_us"))
+    return Flex(kernels=tuple(Data(k["short_name"]) for k in in_name_order(fx["kernels"]) if k["kind"] == "kernel"),
+                first_us=fx["first_call_ms"] * 1000,
+                kernel=flex_versus(fx, fl, "kernel_sum_us") if fx.get("kernel_sum_us") and fl.get("kernel_sum_us")
+                else None,
+                wall=_wall_versus(results, fx, fl) if fx.get("wall_time_us") and fl.get("wall_time_us") else None,
+                host=above)

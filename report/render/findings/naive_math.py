@@ -1,10 +1,12 @@
 """Findings of the naive-vs-math page: ratio, the copy, the Memset, matmuls, extra ops."""
-from ...text.catalog import t
-from ...text.format import fmt_error, fmt_num, fmt_pct, fmt_ratio, fmt_us
-from ...trace.stats import median
+from __future__ import annotations
+
+from dataclasses import dataclass
+
 from ...variants import MATH_SWITCHES
-from ..keyed import keyed
-from ..markdown import label
+from ...verdict import median
+from ..kernel_names import in_name_order
+from ..prose import Data
 from .common import cuda, ok
 from .registry import finding
 
@@ -12,77 +14,122 @@ MASK_OPS = ("aten::ones", "aten::tril", "aten::scalar_tensor", "aten::fill_", "a
 SAFE_SOFTMAX_OPS = ("aten::isneginf", "aten::all", "aten::where", "aten::fill_")
 
 
+@dataclass(frozen=True)
+class MathRatio:
+    """Math against the hand-written in-place version in kernel time, beside Hugging Face's
+    A100 "CUDA time" (the mean of `a100_steps` active steps)."""
+    ratio: float
+    math_us: float
+    inplace_us: float
+    a100_ratio: float
+    a100_math_us: float
+    a100_inplace_us: float
+    a100_steps: int
+
+
 @finding("findings-naive-math")
-def math_ratio(results, ref, lang):
+def math_ratio(results, ref) -> MathRatio | None:
     """Math against the hand-written in-place version in kernel time (the GPU's own work;
     the span adds the idle time the profiler opens), beside Hugging Face's A100 factor."""
     if not (ok(results, "math") and ok(results, "naive_inplace")):
-        return []
+        return None
     v, rv = results["variants"], ref["variants"]
     math, inplace = median(v["math"]["kernel_sum_us"]), median(v["naive_inplace"]["kernel_sum_us"])
-    a100 = rv["math"]["cuda_time_us"] / rv["naive_inplace"]["cuda_time_us"]
-    return [t("finding.math_ratio", lang, ratio=fmt_ratio(math / inplace, lang),
-              math=fmt_us(math, lang), inplace=fmt_us(inplace, lang),
-              a100_ratio=fmt_ratio(a100, lang), a100_steps=fmt_num(ref["config"]["active_steps"], lang, 0),
-              a100_math=fmt_us(rv["math"]["cuda_time_us"], lang),
-              a100_inplace=fmt_us(rv["naive_inplace"]["cuda_time_us"], lang))]
+    a100_math, a100_inplace = rv["math"]["cuda_time_us"], rv["naive_inplace"]["cuda_time_us"]
+    return MathRatio(ratio=math / inplace, math_us=math, inplace_us=inplace, a100_ratio=a100_math / a100_inplace,
+                     a100_math_us=a100_math, a100_inplace_us=a100_inplace, a100_steps=ref["config"]["active_steps"])
+
+
+@dataclass(frozen=True)
+class Memcpy:
+    """The copy out-of-place masked_fill makes (its kernel's name and time per forward), and
+    the GPU span of the out-of-place and in-place versions."""
+    name: Data
+    memcpy_us: float
+    naive_us: float
+    inplace_us: float
 
 
 @finding("findings-naive-math")
-def memcpy(results, ref, lang):
+def memcpy(results, ref) -> Memcpy | None:
     if not (ok(results, "naive") and ok(results, "naive_inplace")):
-        return []
+        return None
     copies = [k for k in results["variants"]["naive"]["kernels"] if k["kind"] == "memcpy"]
     if not copies:
-        return []
-    return [t("finding.memcpy", lang, name=copies[0]["short_name"],
-              memcpy=fmt_us(copies[0]["avg_us"], lang), naive=fmt_us(cuda(results, "naive"), lang),
-              inplace=fmt_us(cuda(results, "naive_inplace"), lang))]
+        return None
+    return Memcpy(name=Data(copies[0]["short_name"]), memcpy_us=copies[0]["avg_us"],
+                  naive_us=cuda(results, "naive"), inplace_us=cuda(results, "naive_inplace"))
+
+
+@dataclass(frozen=True)
+class Memset:
+    """The Memset the matmul library launches (its time, the op it comes from) and the GPU
+    activities per forward of both hand-written versions, here and in Hugging Face's count."""
+    memset_us: float
+    op: Data
+    naive_n: float
+    inplace_n: float
+    a100_naive: int
+    a100_inplace: int
 
 
 @finding("findings-naive-math")
-def memset(results, ref, lang):
+def memset(results, ref) -> Memset | None:
     v, rv = results["variants"], ref["variants"]
     if not (ok(results, "naive") and ok(results, "naive_inplace")):
-        return []
+        return None
     sets = [k for k in v["naive_inplace"]["kernels"] if k["kind"] == "memset"]
     if not sets:
-        return []
-    count = lambda n: fmt_num(median(v[n]["gpu_activities_per_forward"]), lang, 0)  # noqa: E731
-    return [t("finding.memset", lang, memset=fmt_us(sets[0]["avg_us"], lang), op=sets[0]["aten_op"],
-              naive_n=count("naive"), inplace_n=count("naive_inplace"),
-              a100_naive=rv["naive"]["kernels_per_forward"],
-              a100_inplace=rv["naive_inplace"]["kernels_per_forward"])]
+        return None
+    return Memset(memset_us=sets[0]["avg_us"], op=Data(sets[0]["aten_op"]),
+                  naive_n=median(v["naive"]["gpu_activities_per_forward"]),
+                  inplace_n=median(v["naive_inplace"]["gpu_activities_per_forward"]),
+                  a100_naive=rv["naive"]["kernels_per_forward"],
+                  a100_inplace=rv["naive_inplace"]["kernels_per_forward"])
+
+
+@dataclass(frozen=True)
+class Gemms:
+    """The matmul kernels (bmm, mm) of math and of the hand-written in-place version."""
+    math: tuple[Data, ...]
+    naive: tuple[Data, ...]
 
 
 @finding("findings-naive-math")
-def math_gemms(results, ref, lang):
+def math_gemms(results, ref) -> Gemms | None:
     if not (ok(results, "math") and ok(results, "naive_inplace")):
-        return []
+        return None
 
     def gemms(n):
-        return ", ".join(f"`{k['short_name']}`" for k in results["variants"][n]["kernels"]
-                         if k["aten_op"] in ("aten::bmm", "aten::mm") and k["kind"] == "kernel")
-    return [t("finding.math_gemms", lang, math_gemms=gemms("math"), naive_gemms=gemms("naive_inplace"))]
+        return tuple(Data(k["short_name"]) for k in in_name_order(results["variants"][n]["kernels"])
+                     if k["aten_op"] in ("aten::bmm", "aten::mm") and k["kind"] == "kernel")
+    return Gemms(math=gemms("math"), naive=gemms("naive_inplace"))
+
+
+@dataclass(frozen=True)
+class MathOps:
+    """Math's GPU activities per forward, the ops that build the mask each time (op, calls
+    per forward), and the GPU activities _safe_softmax adds (`n_safe`, from `safe_ops`)."""
+    n_kernels: float
+    mask: tuple[tuple[str, float], ...]
+    n_safe: float
+    safe_ops: tuple[Data, ...]
 
 
 @finding("findings-naive-math")
-def math_ops(results, ref, lang):
+def math_ops(results, ref) -> MathOps | None:
     if not ok(results, "math"):
-        return []
+        return None
     row = results["variants"]["math"]
     ops = row["cpu_ops_per_forward"]
-    mask = [o for o in MASK_OPS if ops.get(o)]
     if "attribution" in row:  # the kernels launched from inside _safe_softmax, softmax itself aside
         safe = [k for k in row["kernels"] if k.get("cause") == "safe_softmax_extras"]
     else:  # older results: by the innermost op alone (counts the mask's fill_/where in too)
         safe = [k for k in row["kernels"] if k["aten_op"] in SAFE_SOFTMAX_OPS]
-    n_safe = sum(k["per_forward"] for k in safe)
-    return [t("finding.math_ops", lang,
-              n_kernels=fmt_num(median(row["gpu_activities_per_forward"]), lang, 0),
-              mask_ops=", ".join(f"`{o}` ×{fmt_num(ops[o], lang, 0)}" for o in mask),
-              safe_ops=f"{fmt_num(n_safe, lang, 0)} {t('word.gpu_activities_from', lang)} "
-              + ", ".join(sorted({f"`{k['aten_op']}`" for k in safe})))]
+    return MathOps(n_kernels=median(row["gpu_activities_per_forward"]),
+                   mask=tuple((o, ops[o]) for o in MASK_OPS if ops.get(o)),
+                   n_safe=sum(k["per_forward"] for k in safe),
+                   safe_ops=tuple(Data(o) for o in sorted({k["aten_op"] for k in safe})))
 
 
 def cause_diffs(results):
@@ -94,31 +141,51 @@ def cause_diffs(results):
     return sorted(diffs, key=lambda cd: -abs(cd[1]))
 
 
+@dataclass(frozen=True)
+class MathWhy:
+    """Math's extra kernel time over the hand-written in-place version, and by cause (cause,
+    µs, % of the extra), largest first, each at least 0.5 % of it."""
+    extra_us: float
+    math_us: float
+    inplace_us: float
+    causes: tuple[tuple[str, float, float], ...]
+
+
 @finding("findings-math-why")
-def math_why(results, ref, lang):
+def math_why(results, ref) -> MathWhy | None:
     v = results["variants"]
     if not (ok(results, "math") and ok(results, "naive_inplace") and "attribution" in v["math"]
             and "attribution" in v["naive_inplace"]):
-        return []
+        return None
     total = lambda n: sum(e["us_per_forward"] for e in v[n]["attribution"].values())  # noqa: E731
     extra = total("math") - total("naive_inplace")
     if extra <= 0:
-        return []
-    sign = lambda x: ("+" if x >= 0 else "\u2212") + fmt_us(abs(x), lang)  # noqa: E731
-    parts = [f"{keyed('cause.', c, lang)} {sign(d)} ({fmt_pct(100 * d / extra, lang, 0)})"
-             for c, d in cause_diffs(results) if abs(d) >= 0.005 * extra]
-    return [t("finding.math_why", lang, extra=fmt_us(extra, lang), math=fmt_us(total("math"), lang),
-              inplace=fmt_us(total("naive_inplace"), lang), list="; ".join(parts))]
+        return None
+    return MathWhy(extra_us=extra, math_us=total("math"), inplace_us=total("naive_inplace"),
+                   causes=tuple((c, d, 100 * d / extra) for c, d in cause_diffs(results) if abs(d) >= 0.005 * extra))
+
+
+@dataclass(frozen=True)
+class Switch:
+    """One of math's switches: its GPU span, as % of default math's, and its relative error."""
+    variant: str
+    us: float
+    pct: float
+    error: float
+
+
+@dataclass(frozen=True)
+class MathSwitches:
+    math_us: float
+    switches: tuple[Switch, ...]
 
 
 @finding("findings-math-switches")
-def math_switches(results, ref, lang):
+def math_switches(results, ref) -> MathSwitches | None:
     v = results["variants"]
     names = [n for n in MATH_SWITCHES if ok(results, n)]
     if not (names and ok(results, "math")):
-        return []
+        return None
     base = cuda(results, "math")
-    items = [t("finding.math_switch_item", lang, variant=label(n, lang), cuda=fmt_us(cuda(results, n), lang),
-               ratio=fmt_pct(100 * cuda(results, n) / base, lang, 0), error=fmt_error(v[n]["rel_error"], lang))
-             for n in names]
-    return [t("finding.math_switches", lang, list="; ".join(items), math=fmt_us(base, lang))]
+    return MathSwitches(math_us=base, switches=tuple(Switch(n, cuda(results, n), 100 * cuda(results, n) / base,
+                                                            v[n]["rel_error"]) for n in names))

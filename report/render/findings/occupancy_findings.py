@@ -1,74 +1,126 @@
 """Findings of the occupancy page: flash's arithmetic, and every 0 % Kineto shows."""
-import math
+from __future__ import annotations
 
-from ...text.catalog import t
-from ...text.format import blocks_text, fmt_bytes, fmt_num, fmt_pct
+import math
+from dataclasses import dataclass
+
 from ...trace.kernel_occupancy import registers_per_block
 from ...variants import FUSED
-from ..markdown import limits_text
+from ..prose import Data
 from .common import compute_kernel, ok
 from .registry import finding
 
 DEFAULT_SMEM_PER_BLOCK = 49152  # CUDA's default limit without opt-in, if provenance lacks it
 
 
+@dataclass(frozen=True)
+class FlashOccupancy:
+    """Flash's occupancy worked out: threads × registers (`product`), registers per warp and
+    block as handed out, the SM's registers, the blocks and warps that fit (of
+    `max_warps`), our figure (`pct`) and Kineto's."""
+    kernel: Data
+    threads: int
+    regs: int
+    product: int
+    per_warp: int
+    per_block: int
+    regs_sm: int
+    blocks: int
+    warps: int
+    max_warps: int
+    pct: float
+    kineto: float
+
+
 @finding("findings-occupancy")
-def occ_flash(results, ref, lang):
+def occ_flash(results, ref) -> FlashOccupancy | None:
     v, prov = results["variants"], results["provenance"]
     measured = any(k.get("our_optin_pct") is not None for n in FUSED if ok(results, n)
                    for k in v[n]["kernels"])
     if not (ok(results, "flash") and measured):
-        return []
+        return None
     k = compute_kernel(v["flash"])
     threads = math.prod(k["block"])
     per_warp, per_block = registers_per_block(k["registers_per_thread"], threads)
-    return [t("finding.occ_flash", lang, kernel=k["short_name"], threads=threads,
-              regs=k["registers_per_thread"], product=fmt_num(threads * k["registers_per_thread"], lang, 0),
-              per_warp=fmt_num(per_warp, lang, 0), per_block=fmt_num(per_block, lang, 0),
-              regs_sm=fmt_num(prov.get("regs_per_sm", 65536), lang, 0), blocks=k["our_optin_blocks"],
-              warps=threads // 32 * k["our_optin_blocks"], max_warps=prov.get("max_warps_per_sm", 64),
-              pct=fmt_pct(k["our_optin_pct"], lang), kineto=fmt_pct(k["kineto_occupancy_pct"], lang, 0))]
+    return FlashOccupancy(kernel=Data(k["short_name"]), threads=threads, regs=k["registers_per_thread"],
+                          product=threads * k["registers_per_thread"], per_warp=per_warp, per_block=per_block,
+                          regs_sm=prov.get("regs_per_sm", 65536), blocks=k["our_optin_blocks"],
+                          warps=threads // 32 * k["our_optin_blocks"], max_warps=prov.get("max_warps_per_sm", 64),
+                          pct=k["our_optin_pct"], kineto=k["kineto_occupancy_pct"])
+
+
+@dataclass(frozen=True)
+class ZeroByDefault:
+    """A fused kernel Kineto gives 0 %: the shared memory it asks per block against the
+    default limit and the opt-in limit, and the blocks per SM it really gets, our figure
+    and what limits it."""
+    kernel: Data
+    smem: int
+    default: int
+    optin: int | None
+    blocks: int
+    pct: float
+    limited_by: tuple[str, ...]
 
 
 @finding("findings-occupancy")
-def occ_zero(results, ref, lang):
+def occ_zero(results, ref) -> ZeroByDefault | None:
     v, prov = results["variants"], results["provenance"]
     zero = [k for n in FUSED if ok(results, n) for k in v[n]["kernels"]
             if k["kind"] == "kernel" and k.get("kineto_occupancy_pct") == 0 and k.get("our_optin_pct")]
     if not zero:
-        return []
+        return None
     k = zero[0]
-    return [t("finding.occ_zero", lang, kernel=k["short_name"], smem=fmt_bytes(k["shared_memory"], lang),
-              default=fmt_bytes(prov.get("smem_per_block", DEFAULT_SMEM_PER_BLOCK), lang),
-              optin=fmt_bytes(prov.get("smem_per_block_optin"), lang), kineto=fmt_pct(0, lang, 0),
-              blocks=blocks_text(k["our_optin_blocks"], lang), pct=fmt_pct(k["our_optin_pct"], lang),
-              limited=limits_text(k["our_optin_limited_by"], lang))]
+    return ZeroByDefault(kernel=Data(k["short_name"]), smem=k["shared_memory"],
+                         default=prov.get("smem_per_block", DEFAULT_SMEM_PER_BLOCK),
+                         optin=prov.get("smem_per_block_optin"), blocks=k["our_optin_blocks"], pct=k["our_optin_pct"],
+                         limited_by=tuple(k["our_optin_limited_by"]))
 
 
-def _why_zero(k, prov, lang):
-    if (k["shared_memory"] or 0) > prov.get("smem_per_block", DEFAULT_SMEM_PER_BLOCK):
-        return t("finding.why_smem", lang, smem=fmt_bytes(k["shared_memory"], lang))
-    return t("finding.why_grid", lang, grid=blocks_text(math.prod(k["grid"]), lang),
-             sms=prov.get("sm_count"), pct=fmt_pct(k["our_kineto_rule_pct"], lang, 2))
+@dataclass(frozen=True)
+class Zero:
+    """Why Kineto gives a kernel 0 %: its shared memory is over the default limit
+    (`over_smem`, with `smem`), else its grid has fewer blocks than the GPU has SMs (`grid`
+    blocks for `sms` SMs: `pct` before rounding)."""
+    kernel: Data
+    over_smem: bool
+    smem: int | None
+    grid: int
+    sms: int | None
+    pct: float | None
 
 
 @finding("findings-occupancy")
-def occ_zero_all(results, ref, lang):
-    v = results["variants"]
+def occ_zero_all(results, ref) -> tuple[Zero, ...] | None:
+    v, prov = results["variants"], results["provenance"]
     zero = {k["short_name"]: k for n in v if ok(results, n) for k in v[n]["kernels"]
             if k["kind"] == "kernel" and k.get("kineto_occupancy_pct") == 0}
     if not zero:
-        return []
-    reasons = [f"`{name}`: {_why_zero(k, results['provenance'], lang)}" for name, k in sorted(zero.items())]
-    return [t("finding.occ_zero_all", lang, kernels="; ".join(reasons))]
+        return None
+    default = prov.get("smem_per_block", DEFAULT_SMEM_PER_BLOCK)
+    return tuple(Zero(kernel=Data(name), over_smem=(k["shared_memory"] or 0) > default, smem=k["shared_memory"],
+                      grid=math.prod(k["grid"]), sms=prov.get("sm_count"), pct=k.get("our_kineto_rule_pct"))
+                 for name, k in sorted(zero.items()))
 
 
 EX_LAUNCHES = ("cudaLaunchKernelExC", "cuLaunchKernelEx")
 PLAIN_LAUNCHES = ("cudaLaunchKernel", "cuLaunchKernel")
 
 
+@dataclass(frozen=True)
+class LaunchApi:
+    """Two kernels of the run: one launched with an Ex call that Kineto gives more than 0 %
+    (`ex_pct`), one launched plainly that it gives 0 % for its shared memory (`smem`)."""
+    ex_kernel: Data
+    ex_api: Data
+    ex_pct: float
+    plain_kernel: Data
+    plain_api: Data
+    smem: int
+
+
 @finding("findings-occupancy-launch")
-def occ_launch_api(results, ref, lang):
+def occ_launch_api(results, ref) -> LaunchApi | None:
     """Two kernels of the run that rule out the launch API as the cause of a 0 %."""
     default = results["provenance"].get("smem_per_block", DEFAULT_SMEM_PER_BLOCK)
     kernels = [k for n in results["variants"] if ok(results, n) for k in results["variants"][n]["kernels"]
@@ -77,8 +129,8 @@ def occ_launch_api(results, ref, lang):
     plain = next((k for k in kernels if k["launched_by"] in PLAIN_LAUNCHES and k["kineto_occupancy_pct"] == 0
                   and (k.get("shared_memory") or 0) > default), None)
     if not (ex and plain):
-        return []
-    return [t("finding.occ_launch_api", lang, ex_kernel=ex["short_name"], ex_api=ex["launched_by"],
-              ex_pct=fmt_pct(ex["kineto_occupancy_pct"], lang, 0), plain_kernel=plain["short_name"],
-              plain_api=plain["launched_by"], plain_pct=fmt_pct(0, lang, 0),
-              smem=fmt_bytes(plain["shared_memory"], lang))]
+        return None
+    return LaunchApi(ex_kernel=Data(ex["short_name"]), ex_api=Data(ex["launched_by"]),
+                     ex_pct=ex["kineto_occupancy_pct"],
+                     plain_kernel=Data(plain["short_name"]), plain_api=Data(plain["launched_by"]),
+                     smem=plain["shared_memory"])

@@ -1,42 +1,46 @@
 """Findings behind the three recommendations."""
-from ...text.catalog import t
-from ...text.format import fmt_num, fmt_pct, fmt_us
-from ...trace.stats import differ, median, noise, order_holds, round_median, spread
-from ...variants import BACKEND_NAMES, FUSED
-from ..markdown import host_figures, label
-from .common import cuda, lost_or_noise, ok, rounds_verdict
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...variants import FUSED
+from ...verdict import differ, median, noise, order_holds, round_median, spread
+from ..markdown import host_figures
+from ..prose import Data
+from .common import Versus, cuda, ok, versus
 from .registry import finding
 
 
-def auto_against_pinned(results, lang):
-    """Auto against the fastest pinned fused backend, in wall time per call: (auto's wall
-    time, the backend it ran, the fastest pinned variant, its wall time, the verdict), or
-    None where the run lacks them. Auto is said to lose only beyond noise (trace/stats.py)."""
+@dataclass(frozen=True)
+class AutoPick:
+    """Unpinned SDPA (auto) against the fastest pinned fused backend, in wall time per call
+    (not against math): the backend auto ran, each one's median, and the verdict (None where
+    auto ran the fastest itself)."""
+    gpu: Data
+    ran: str
+    auto_us: float
+    best: str
+    best_us: float
+    verdict: Versus | None
+
+
+def auto_against_pinned(results) -> AutoPick | None:
+    """Auto against the fastest pinned fused backend; None where the run lacks them or does
+    not say which backend auto ran. Auto is said to lose only beyond noise (common.versus)."""
     v = results["variants"]
     pinned = [n for n in FUSED if ok(results, n) and v[n].get("wall_time_us")]
-    if not (ok(results, "auto") and pinned and v["auto"].get("wall_time_us")):
+    if not (ok(results, "auto") and pinned and v["auto"].get("wall_time_us") and v["auto"].get("backend_ran")):
         return None
     best = min(pinned, key=lambda n: v[n]["wall_time_us"]["median"])
-    a, b = v["auto"]["wall_time_us"], v[best]["wall_time_us"]
-    ran = v["auto"].get("backend_ran")
-    if ran == best:
-        verdict = t("finding.rec_auto_same", lang)
-    else:
-        verdict = (rounds_verdict(v["auto"], v[best], "wall_time_us", "finding.rec_auto_lost_rounds", lang)
-                   or lost_or_noise(a, b, "finding.rec_auto_lost", lang))
-    return a["median"], ran, best, b["median"], verdict
+    ran = v["auto"]["backend_ran"]
+    verdict = None if ran == best else versus(v["auto"], v[best], "wall_time_us")
+    return AutoPick(gpu=Data(results["provenance"]["gpu_name"]), ran=ran, auto_us=v["auto"]["wall_time_us"]["median"],
+                    best=best, best_us=v[best]["wall_time_us"]["median"], verdict=verdict)
 
 
 @finding("finding-rec-auto")
-def rec_auto(results, ref, lang):
-    """Auto against the fastest pinned fused backend, in wall time per call (not against math)."""
-    found = auto_against_pinned(results, lang)
-    if found is None:
-        return []
-    auto, ran, best, best_time, verdict = found
-    return [t("finding.rec_auto", lang, gpu=results["provenance"]["gpu_name"], backend=BACKEND_NAMES.get(ran),
-              auto=fmt_us(auto, lang), best=label(best, lang), best_time=fmt_us(best_time, lang),
-              verdict=verdict)]
+def rec_auto(results, ref) -> AutoPick | None:
+    return auto_against_pinned(results)
 
 
 def host_share(row):
@@ -95,48 +99,61 @@ def host_leader(results):
     return first, second, False
 
 
-def pct_range(shares, lang):
-    """"55–81%" (nb "55–81 %"): shares over the rounds, the unit written once; one value
-    where both ends read the same."""
-    values = [s for s in shares if s is not None]
-    low, high = round(100 * min(values)), round(100 * max(values))
-    return fmt_pct(high, lang, 0) if low == high else f"{fmt_num(low, lang, 0)}–{fmt_pct(high, lang, 0)}"
+@dataclass(frozen=True)
+class CpuLeader:
+    """The fused backend whose host overhead is largest next to its kernel time
+    (host_leader), with its host overhead, kernel time and first call; against the
+    runner-up (`other`, None where it is the only one): whether the order holds beyond
+    noise, across the rounds where both have them (`rounds`, `other_rounds`: each one's
+    share per round, in small ops against kernel time), else by the two figures' noise
+    (`spread`, in %, with the runner-up's host overhead)."""
+    variant: str
+    host_us: float
+    kernel_us: float
+    first_us: float
+    other: str | None
+    holds: bool
+    rounds: tuple[float | None, ...] | None
+    other_rounds: tuple[float | None, ...] | None
+    spread: float | None
+    other_host_us: float | None
 
 
 @finding("finding-rec-cpu")
-def rec_cpu(results, ref, lang):
+def rec_cpu(results, ref) -> CpuLeader | None:
     """The fused backend whose host overhead is largest next to its kernel time; the order
     is stated only where it is beyond noise."""
     v = results["variants"]
     leader = host_leader(results)
     if leader is None:
-        return []
+        return None
     n, other, holds = leader
-    host = fmt_us(median(v[n]["host_time_us"]), lang)
-    order = ""
+    ra = rb = spread_pct = other_host = None
     if other is not None:
         ra, rb = share_rounds(v[n]), share_rounds(v[other])
-        if ra and rb:
-            ranges = t("finding.round_pct_ranges", lang, a=pct_range(ra, lang), b=pct_range(rb, lang),
-                       other=label(other, lang), n=len(ra))
-            order = t("finding.rec_cpu_highest_rounds" if holds else "finding.rec_cpu_noise_rounds", lang,
-                      other=label(other, lang), ranges=ranges)
-        else:
-            spread_text = fmt_pct(100 * noise(host_share(v[n]), host_share(v[other])), lang, 0)
-            order = (t("finding.rec_cpu_highest", lang, spread=spread_text) if holds else
-                     t("finding.rec_cpu_noise", lang, other=label(other, lang),
-                       other_host=fmt_us(median(v[other]["host_time_us"]), lang), spread=spread_text))
-    return [t("finding.rec_cpu", lang, variant=label(n, lang), host=host,
-              kernel=fmt_us(median(v[n]["kernel_sum_us"]), lang), first=fmt_us(v[n]["first_call_ms"] * 1000, lang),
-              order=order).rstrip()]
+        if not (ra and rb):
+            ra = rb = None
+            spread_pct = 100 * noise(host_share(v[n]), host_share(v[other]))
+            other_host = median(v[other]["host_time_us"])
+    return CpuLeader(variant=n, host_us=median(v[n]["host_time_us"]), kernel_us=median(v[n]["kernel_sum_us"]),
+                     first_us=v[n]["first_call_ms"] * 1000, other=other, holds=holds,
+                     rounds=tuple(ra) if ra else None, other_rounds=tuple(rb) if rb else None,
+                     spread=spread_pct, other_host_us=other_host)
+
+
+@dataclass(frozen=True)
+class InPlace:
+    """The Memcpy that masked_fill_ removed: its time per forward pass and its share (%) of
+    the out-of-place version's GPU span."""
+    memcpy_us: float
+    share: float
 
 
 @finding("finding-rec-inplace")
-def rec_inplace(results, ref, lang):
+def rec_inplace(results, ref) -> InPlace | None:
     if not ok(results, "naive"):
-        return []
+        return None
     copies = [k for k in results["variants"]["naive"]["kernels"] if k["kind"] == "memcpy"]
     if not copies:
-        return []
-    return [t("finding.rec_inplace", lang, memcpy=fmt_us(copies[0]["avg_us"], lang),
-              share=fmt_pct(100 * copies[0]["avg_us"] / cuda(results, "naive"), lang, 0))]
+        return None
+    return InPlace(memcpy_us=copies[0]["avg_us"], share=100 * copies[0]["avg_us"] / cuda(results, "naive"))

@@ -1,8 +1,8 @@
 """The findings, each registered under its function's own name with the generated file it
-goes into: a function (results, ref, lang) -> lines.
+goes into: a function (results, ref) -> its fact, or None.
 
-Every finding takes the same three arguments, although only the A100 comparisons read
-`ref` (Hugging Face's figures): one signature lets a file's findings be called in a loop.
+Every finding takes the same two arguments, although only the A100 comparisons read `ref`
+(Hugging Face's figures): one signature lets a file's findings be called in a loop.
 """
 
 FINDINGS = {}  # function name -> the function, in the order the modules define them

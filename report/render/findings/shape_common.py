@@ -4,46 +4,46 @@ backend to pin) with how many points each backend accepted.
 
 A comparison of two times states an order only when the difference is larger than the
 spread of the profiled steps (the larger of the two); otherwise it says "within noise".
+The sentences for these facts are macros of report/text/templates/_shapes.<lang>.md.j2.
 """
-from ...text.catalog import t
-from ...text.format import (
-    fmt_num,
-    fmt_pct,
-    fmt_ratio,
-)
-from ...trace.stats import noise
+from __future__ import annotations
+
+from dataclasses import dataclass
+
 from ...variants import SHAPE_BACKENDS
-from ..extra_tables import point_figure, point_time
-from ..keyed import keyed
-from ..markdown import label
-from ..shape_points import (
-    backend_name,
-    fastest,
-    point_ok,
-    within_noise,
-)
+from ...verdict import noise, point_figure, within_noise
+from ..extra_tables import point_time
+from ..shape_points import fastest, point_ok
 
 PINNED = tuple(n for n in SHAPE_BACKENDS if n != "auto")
 
 
-def place_of(p, lang):
-    """Where a point is: "query length 1, batch 32, KV 8 192" and the like."""
-    if p["family"] == "decode":
-        return t("finding.shapes_at_decode", lang, q_len=p["q_len"], batch=p["batch"],
-                 kv=fmt_num(p["kv_len"], lang, 0))
-    if p["family"] == "prefill":
-        return t("finding.shapes_at_prefill", lang, seq=fmt_num(p["q_len"], lang, 0))
-    key = "finding.shapes_at_gqa_one" if p["kv_heads"] == 1 else "finding.shapes_at_gqa"
-    return t(key, lang, phase=keyed("word.shapes_", p["family"], lang), q_heads=p["q_heads"],
-             kv_heads=p["kv_heads"])
+@dataclass(frozen=True)
+class Place:
+    """Where a point is: its family and the sizes that tell it apart."""
+    family: str
+    q_len: int
+    batch: int
+    kv_len: int
+    q_heads: int | None
+    kv_heads: int | None
 
 
-def compare_times(a, b, lang):
-    """"1,8× as long" / "within noise (spread 3 %)": a against b."""
-    if within_noise(a, b):
-        spread = noise(point_figure(a), point_figure(b))
-        return t("finding.shapes_within_noise", lang, spread=fmt_pct(100 * spread, lang, 0))
-    return t("finding.shapes_times", lang, ratio=fmt_ratio(point_time(a) / point_time(b), lang))
+def place_of(p) -> Place:
+    return Place(p["family"], p["q_len"], p["batch"], p["kv_len"], p.get("q_heads"), p.get("kv_heads"))
+
+
+@dataclass(frozen=True)
+class Compare:
+    """a's time against b's: `even` where they do not differ beyond noise (`spread`: the
+    steps' larger spread, %), else `ratio` (a over b)."""
+    even: bool
+    ratio: float
+    spread: float
+
+
+def compare_times(a, b) -> Compare:
+    return Compare(within_noise(a, b), point_time(a) / point_time(b), 100 * noise(point_figure(a), point_figure(b)))
 
 
 def cells_by(pts, key):
@@ -59,16 +59,14 @@ def decode_key(p):
     return p["q_len"], p["batch"], p["kv_len"]
 
 
-def _ran(by_variant, lang):
-    """"SDPA flash ×10, SDPA cuDNN ×4": what unpinned SDPA ran, from the kernel names."""
+def _ran(by_variant):
+    """((backend, points), ...): what unpinned SDPA ran, from the kernel names."""
     counts = {}
     for cell in by_variant:
         auto = cell.get("auto")
         if point_ok(auto) and auto.get("backend_ran"):
             counts[auto["backend_ran"]] = counts.get(auto["backend_ran"], 0) + 1
-    if not counts:
-        return t("finding.shapes_ran_unknown", lang)
-    return ", ".join(f"{backend_name(n)} ×{fmt_num(c, lang, 0)}" for n, c in counts.items())
+    return tuple(counts.items())
 
 
 def same_kernels(auto, pinned):
@@ -77,7 +75,30 @@ def same_kernels(auto, pinned):
     return auto.get("backend_ran") is not None and auto.get("backend_ran") == pinned.get("variant")
 
 
-def answer(cells, family, lang):
+@dataclass(frozen=True)
+class Worst:
+    """Where unpinned SDPA fell furthest behind the fastest pinned backend, by `ratio`."""
+    place: Place
+    best: str
+    ratio: float
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A family's answer over its `n` cells: unpinned SDPA where it was as fast as the
+    fastest pinned backend at all of them (`good` == `n`), else pin `top` (the fastest, or
+    within noise of it, at `count`); `ran`: (backend, points) unpinned SDPA ran, () where
+    the run does not say; `worst`: where unpinned fell furthest behind."""
+    family: str
+    n: int
+    good: int
+    ran: tuple[tuple[str, int], ...]
+    top: str
+    count: int
+    worst: Worst | None
+
+
+def answer(cells, family) -> Answer | None:
     """Unpinned if it was as fast as the fastest backend everywhere, else the backend to pin."""
     scored = []
     for cell in cells.values():
@@ -89,31 +110,22 @@ def answer(cells, family, lang):
                                             or point_time(auto) <= point_time(best))
             scored.append((cell, best, near, auto_good))
     if not scored:
-        return []
-    n = len(scored)
+        return None
     counts = {b: sum(b in near for _, _, near, _ in scored) for b in PINNED}
     top = max(PINNED, key=lambda b: counts[b])
-    good = sum(g for *_, g in scored)
-    ran = _ran([cell for cell, *_ in scored], lang)
-    what = keyed("word.shapes_", family, lang)
-    if good == n:
-        return [t("finding.shapes_answer_auto", lang, family=what, n=n, ran=ran)]
     worst = max((s for s in scored if point_ok(s[0].get("auto"))),
                 key=lambda s: point_time(s[0]["auto"]) / point_time(s[1]), default=None)
-    tail = ""
-    if worst:
-        cell, best = worst[0], worst[1]
-        tail = t("finding.shapes_answer_worst", lang, at=place_of(best, lang), best=label(best["variant"], lang),
-                 ratio=fmt_ratio(point_time(cell["auto"]) / point_time(best), lang))
-    return [t("finding.shapes_answer_pin", lang, family=what, best=label(top, lang), count=counts[top], n=n,
-              good=good, ran=ran, worst=tail)]
+    return Answer(family=family, n=len(scored), good=sum(g for *_, g in scored), ran=_ran([c for c, *_ in scored]),
+                  top=top, count=counts[top],
+                  worst=Worst(place_of(worst[1]), worst[1]["variant"], point_time(worst[0]["auto"]) /
+                              point_time(worst[1])) if worst else None)
 
 
-def accepted(pts, lang):
-    """Per backend: at how many points it ran, of those measured (skipped points left out)."""
-    parts = []
+def accepted(pts) -> tuple[tuple[str, int, int], ...] | None:
+    """(backend, points it ran at, points measured) per pinned backend (skipped points left out)."""
+    found = []
     for name in PINNED:
         mine = [p for p in pts if p["variant"] == name and p["status"] != "skipped"]
         if mine:
-            parts.append(f"{label(name, lang)} {sum(point_ok(p) for p in mine)}/{len(mine)}")
-    return [t("finding.shapes_accepted", lang, list=", ".join(parts))] if parts else []
+            found.append((name, sum(point_ok(p) for p in mine), len(mine)))
+    return tuple(found) or None

@@ -1,8 +1,9 @@
 """Findings of the training page: forward + backward against forward, kernels, memory."""
-from ...text.catalog import t
-from ...text.format import fmt_bytes, fmt_ratio
-from ...trace.stats import median
-from ..markdown import label
+from __future__ import annotations
+
+from ...verdict import median
+from ..kernel_names import in_name_order
+from ..prose import Data
 from .registry import finding
 
 
@@ -12,30 +13,30 @@ def _rows(results):
 
 
 @finding("findings-training")
-def train_ratio(results, ref, lang):
+def train_ratio(results, ref) -> tuple[tuple[str, float], ...] | None:
+    """(variant, forward + backward over forward alone, in GPU span) for each variant with both."""
     rows = _rows(results)
     fwd = {n: median(results["variants"][n].get("cuda_time_us")) for n in rows
            if results["variants"].get(n, {}).get("status") == "ok"}
-    ratios = [f"{label(n, lang)} {fmt_ratio(median(r['cuda_time_us']) / fwd[n], lang)}"
-              for n, r in rows.items() if fwd.get(n) and r.get("cuda_time_us")]
-    return [t("finding.train_ratio", lang, list=", ".join(ratios))] if ratios else []
+    return tuple((n, median(r["cuda_time_us"]) / fwd[n]) for n, r in rows.items()
+                 if fwd.get(n) and r.get("cuda_time_us")) or None
 
 
 @finding("findings-training")
-def train_kernels(results, ref, lang):
+def train_kernels(results, ref) -> tuple[tuple[str, tuple[Data, ...]], ...] | None:
+    """(variant, its backward kernels) for flash and cuDNN, where the run has them."""
     rows = _rows(results)
-    lines = []
+    found = []
     for n in ("flash", "cudnn"):
         bwd = [k for k in rows.get(n, {}).get("kernels", [])
                if k["kind"] == "kernel" and "backward" in (k.get("aten_op") or "")]
         if bwd:
-            lines.append(t("finding.train_kernels", lang, variant=label(n, lang), n=len(bwd),
-                           kernels=", ".join(f"`{k['short_name']}`" for k in bwd)))
-    return lines
+            found.append((n, tuple(Data(k["short_name"]) for k in in_name_order(bwd))))
+    return tuple(found) or None
 
 
 @finding("findings-training")
-def train_memory(results, ref, lang):
-    mems = [f"{label(n, lang)} {fmt_bytes(r['peak_extra_mib'] * 2**20, lang)}"
-            for n, r in _rows(results).items() if r.get("peak_extra_mib") is not None]
-    return [t("finding.train_memory", lang, list=", ".join(mems))] if mems else []
+def train_memory(results, ref) -> tuple[tuple[str, float], ...] | None:
+    """(variant, extra memory of one training step in MiB) for each variant that has it."""
+    return tuple((n, r["peak_extra_mib"]) for n, r in _rows(results).items()
+                 if r.get("peak_extra_mib") is not None) or None

@@ -1,0 +1,323 @@
+"""--explain on made-up hostile traces (issue 27): a trace is untrusted input, people share them.
+
+Text from a trace is text: no control character, escape sequence, bidirectional override or
+lone surrogate in a name, a stream id or the file's own name reaches the terminal; each is
+shown written out, and a name of a million characters is clipped. The reader is linear in
+the trace whatever its shape (many streams, devices, nested ranges, syncs, names), and
+refuses in one line, before explaining, a trace with more events than it holds. The weak
+ones: a byte order mark, integers of 61 digits, one JSON value larger than any buffer,
+json's "at at", counts of a million printed as 1.04847e+06.
+"""
+import gzip
+import json
+import re
+import subprocess
+import sys
+import time
+import tracemalloc
+
+import pytest
+from factory import FIXTURES
+
+import build_tables
+from benchmarks import explain_stress
+from report.paths import ROOT
+from report.trace import explain as explain_module
+from report.trace import explain_read
+from report.trace.explain import TraceError, explain, explain_file, load_trace, read_trace, report
+from report.trace.explain_index import Cover, FirstAtMost, LastAtLeast, Spans
+
+# what a terminal acts on instead of showing: C0 but the line break, DEL, C1, the bidi
+# marks, embeddings, overrides and isolates, the line and paragraph separators, surrogates
+ACTING = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
+                    "\ud800-\udfff]")
+HOSTILE = {"csi-clear-screen": ("\x1b[2J\x1b[H", "\\x1b[2J"),
+           "osc-window-title": ("\x1b]0;owned\x07", "\\x1b]0;owned\\x07"),
+           "osc8-hyperlink": ("\x1b]8;;https://example.invalid/\x1b\\click\x1b]8;;\x1b\\", "\\x1b]8;;"),
+           "carriage-return": ("\rGPU-bound", "\\x0dGPU-bound"),
+           "bidi-override": ("\u202egnp.exe", "\\u202egnp.exe"),
+           "bidi-isolate": ("\u2066x\u2069", "\\u2066x\\u2069"),
+           "c1-csi": ("\x9b2J", "\\x9b2J"),
+           "nul-del": ("\x00\x7f", "\\x00\\x7f"),
+           "lone-surrogate": ("\ud800", "\\ud800"),
+           "line-separator": ("a\u2028b", "a\\u2028b")}
+PROPS = dict(json.loads(json.dumps(load_trace(FIXTURES / "flash.json.gz")["deviceProperties"][0])))
+
+
+def ev(cat, name, ts, dur, tid=1, pid=1, **args):
+    return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur, "args": args}
+
+
+def kernel(name, ts, corr, stream=7, **launch):
+    resources = {"grid": [256, 1, 1], "block": [128, 1, 1], "registers per thread": 32, "shared memory": 0}
+    resources.update(launch)
+    return ev("kernel", name, ts, 5.0, tid=stream, pid=0, correlation=corr, device=0, stream=stream, **resources)
+
+
+def with_text(text):
+    """A small trace with `text` in every string --explain prints: the range, op, kernel and
+    device names, a stream id, a copy's name."""
+    props = dict(PROPS, name=f"GPU {text}")
+    return {"deviceProperties": [props], "traceEvents": [
+        ev("user_annotation", f"range {text}", 0.0, 200.0),
+        ev("cpu_op", f"op {text}", 1.0, 50.0),
+        ev("cuda_runtime", "cudaLaunchKernel", 2.0, 2.0, correlation=1),
+        kernel(f"kernel {text}", 10.0, 1, stream=f"stream {text}"),
+        ev("cuda_runtime", "cudaMemcpyAsync", 60.0, 2.0, correlation=2),
+        ev("gpu_memcpy", f"Memcpy {text}", 90.0, 3.0, tid=7, pid=0, correlation=2, device=0, stream=7)]}
+
+
+def write(path, trace):
+    path.write_text(json.dumps(trace), encoding="utf-8")  # ensure_ascii: a lone surrogate as \ud800
+    return path
+
+
+def command(path, capsys):
+    code = build_tables.main(["--explain", str(path)])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+# --- text from a trace is text ----------------------------------------------------------
+
+@pytest.mark.parametrize("fast", [True, False], ids=["msgspec", "pure-python"])
+@pytest.mark.parametrize("name", HOSTILE)
+def test_no_control_character_of_a_trace_reaches_the_terminal(name, fast, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(explain_read, "FAST_DECODER", explain_read.FAST_DECODER and fast)
+    text, written_out = HOSTILE[name]
+    code, out, err = command(write(tmp_path / "t.json", with_text(text)), capsys)
+    assert code == 0 and err == ""
+    assert not ACTING.search(out), repr(ACTING.search(out).group())
+    for where in ("GPU ", "range ", "op ", "kernel ", "stream "):
+        assert f"{where}{written_out}" in out, where
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_the_json_result_is_ascii_and_gives_the_names_back(name, tmp_path, capsys):
+    text, _ = HOSTILE[name]
+    code = build_tables.main(["--explain", str(write(tmp_path / "t.json", with_text(text))), "--format", "json"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.isascii()  # each acting character a JSON escape (\\u001b), nothing raw
+    strings = []
+    json.loads(out, object_pairs_hook=lambda pairs: strings.extend(v for _, v in pairs if isinstance(v, str)))
+    assert any(f"kernel {text}" in v for v in strings)  # the name as the trace has it, once parsed
+
+
+def test_the_report_is_written_whatever_the_terminal_can_encode(tmp_path):
+    path = write(tmp_path / "t.json", with_text("\ud800\u202e\x1b[2J"))
+    done = subprocess.run([sys.executable, str(ROOT / "build_tables.py"), "--explain", str(path)],
+                          capture_output=True, env={"PYTHONIOENCODING": "ascii", "PATH": ""}, timeout=120)
+    assert done.returncode == 0 and done.stderr == b"", done.stderr[-300:]
+    assert b"kernel \\ud800\\u202e\\x1b[2J" in done.stdout and b"\\xb5s" in done.stdout  # µ as \xb5
+    assert not re.search(rb"[\x00-\x09\x0b-\x1f\x7f-\xff]", done.stdout)
+
+
+@pytest.mark.parametrize("name", ["csi-clear-screen", "bidi-override", "osc-window-title"])
+def test_the_path_in_an_error_is_written_out(name, tmp_path, capsys):
+    text, written_out = HOSTILE[name]
+    not_json = tmp_path / f"a{text}b.json"
+    not_json.write_text("no trace", encoding="utf-8")
+    for path in (not_json, tmp_path / f"missing{text}.json"):
+        code, out, err = command(path, capsys)
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert not ACTING.search(err) and written_out in err
+
+
+def test_a_name_of_a_million_characters_is_clipped(tmp_path, capsys):
+    long = "x" * 1_000_000
+    trace = with_text(long)
+    trace["traceEvents"].append(ev("user_annotation", "ProfilerStep#1", 0.0, 300.0))
+    code, out, _ = command(write(tmp_path / "t.json", trace), capsys)
+    assert code == 0 and len(out) < 20_000
+    assert max(map(len, out.splitlines())) < 1500
+    assert "x" * 400 in out and "x…" in out  # clipped where it is printed, with a mark
+    code, out, err = command(tmp_path / ("y" * 100_000), capsys)  # a path as long as a command line takes
+    assert code == 2 and len(err) < 2100 and "…: cannot be read (File name too long)" in err
+
+
+# --- the weak ones ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("packed", [False, True], ids=["json", "json.gz"])
+def test_a_byte_order_mark_is_read_past(packed, tmp_path):
+    text = gzip.decompress((FIXTURES / "flash.json.gz").read_bytes())
+    path = tmp_path / ("bom.json.gz" if packed else "bom.json")
+    data = b"\xef\xbb\xbf" + text
+    path.write_bytes(gzip.compress(data) if packed else data)
+    expected = report(explain(load_trace(FIXTURES / "flash.json.gz")))
+    assert explain_file(path) == expected and report(explain(load_trace(path))) == expected
+
+
+def test_integers_beyond_a_c_int_are_no_launch_resources(tmp_path, capsys):
+    trace = with_text("k")
+    trace["traceEvents"][3]["args"].update({"grid": [2**200, 1, 1], "registers per thread": 2**200})
+    trace["deviceProperties"][0]["numSms"] = 2**200
+    code, out, _ = command(write(tmp_path / "t.json", trace), capsys)
+    assert code == 0 and not re.search(r"\d{20}", out)
+    assert "occupancy: the trace has no launch resources for it" in out
+    assert "GPU: no device properties in the trace" in out
+
+
+def test_one_value_many_times_the_buffer_is_read_in_linear_time(tmp_path, monkeypatch):
+    """A valid trace whose one value (a name here) is 1,000 buffers long is read whole (the
+    64 MB cap called a valid 360 MB trace "not JSON"), each try reading twice as much."""
+    monkeypatch.setattr(explain_read, "CHUNK", 1024)
+    trace = with_text("k")
+    trace["traceEvents"][3]["name"] = "kernel_" + "k" * 1_000_000
+    path = write(tmp_path / "t.json", trace)
+    tries = []
+    real = explain_read._DECODER.raw_decode
+    monkeypatch.setattr(explain_read._DECODER, "raw_decode", lambda s, i: tries.append(i) or real(s, i))
+    found = read_trace(path)
+    assert any(e.name.startswith("kernel_kkk") for e in found.events)
+    assert len(tries) < 300  # the value-by-value reads of ~10 events and ~12 doublings, not 1,000 tries
+
+
+def test_a_cut_string_says_where_it_starts_once(tmp_path):
+    path = tmp_path / "cut.json"
+    path.write_text('{"traceEvents": [{"name": "abc', encoding="utf-8")
+    for read in (read_trace, load_trace):
+        with pytest.raises(TraceError, match="not JSON") as err:
+            read(path)
+        assert "at at" not in str(err.value) and "Unterminated string starting at " in str(err.value)
+
+
+def test_a_million_calls_are_counted_in_whole_numbers():
+    found = explain(load_trace(FIXTURES / "flash.json.gz"))
+    found["kernels"][0]["calls"] = 1_048_470
+    text = report(found)
+    assert "1,048,470 calls" in text and "e+06" not in text
+
+
+def test_twenty_device_names_list_eight_and_count_the_rest(tmp_path, capsys):
+    trace = with_text("k")
+    trace["deviceProperties"] = [dict(PROPS, id=i, name=f"GPU {i}") for i in range(20)]
+    code, out, _ = command(write(tmp_path / "t.json", trace), capsys)
+    gpu = [line for line in out.splitlines() if "(compute capability" in line]  # the detail's GPU line
+    assert code == 0 and len(gpu) == 1 and gpu[0].count("(compute capability") == 8 and gpu[0].endswith("… and 12 more")
+
+
+# --- beyond what the reader holds: one line, before the explaining -------------------------
+
+def test_more_events_than_the_reader_holds_is_refused_before_explaining(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(explain_module, "MAX_EVENTS", 1000)
+    monkeypatch.setattr(explain_module, "_explain", lambda data: pytest.fail("explained"))
+    path = tmp_path / "t.json"
+    w = explain_stress.Writer()
+    explain_stress.plain(w, 400)  # 1,208 events kept
+    w.write(path)
+    code, out, err = command(path, capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "more than 1,000 events of the kinds --explain reads" in err
+
+
+# --- linear in the trace ------------------------------------------------------------------
+
+def explain_cost(shape, n, folder, memory):
+    """(best of two seconds, peak traced MB or None, MB of JSON) of explain_file on the
+    benchmark's trace of that shape with n activities."""
+    w = explain_stress.Writer()
+    devices = explain_stress.SHAPES[shape](w, n) or 1
+    path = folder / f"{shape}-{n}.json"
+    w.write(path, devices=devices)
+    best = float("inf")
+    for _ in range(2):
+        started = time.perf_counter()
+        explain_file(path)
+        best = min(best, time.perf_counter() - started)
+    peak = None
+    if memory:
+        tracemalloc.start()
+        explain_file(path)
+        peak = tracemalloc.get_traced_memory()[1] / 1e6
+        tracemalloc.stop()
+    return best, peak, path.stat().st_size / 1e6
+
+
+@pytest.fixture(scope="module")
+def plain_cost(tmp_path_factory):
+    folder, found = tmp_path_factory.mktemp("plain"), {}
+    return lambda n: found.get(n) or found.setdefault(n, explain_cost("plain", n, folder, memory=True))
+
+
+# the sizes at which the product each shape cost was several times a plain trace's (before:
+# 3,000 streams 13 s and 811 MB traced, the plain trace 0.2 s and 12 MB; ranges nested 2,500
+# deep 6.9 s; 10,000 syncs 7.5 s, hand-written attention 2.9 s, the plain trace 0.4 s); the
+# memory of the shapes that held a product in memory
+@pytest.mark.parametrize("shape, n, memory", [("streams", 3000, True), ("devices", 3000, True),
+                                              ("nesting", 5000, False), ("syncs", 10000, False),
+                                              ("chains", 10000, False)])
+def test_each_shape_costs_what_a_plain_trace_of_its_size_does(shape, n, memory, plain_cost, tmp_path):
+    """Many streams or devices (each stream a merged copy of all the others: 6 GB at 8,000),
+    ranges nested thousands deep, a host gap after each sync, hand-written attention beside
+    SDPA calls: time and memory per MB as a plain trace's, within a margin for a shared
+    machine."""
+    plain_s, plain_mb, plain_size = plain_cost(n)
+    seconds, mb, size = explain_cost(shape, n, tmp_path, memory)
+    scale = max(size / plain_size, 1.0)
+    assert seconds < 3 * scale * plain_s + 0.3, (seconds, plain_s)
+    assert mb is None or mb < 3 * scale * plain_mb + 10, (mb, plain_mb)
+
+
+def test_ops_nested_thousands_deep_keep_the_innermost():
+    from report.trace.explain_read import from_dict
+    from report.trace.explain_timeline import MAX_STACK, Timeline
+
+    depth = 5000
+    events = [ev("cpu_op", f"op_{k}", float(k), 2.0 * depth - k) for k in range(depth)]
+    events += [ev("cuda_runtime", "cudaLaunchKernel", depth + 1.0, 1.0, correlation=1),
+               kernel("k", depth + 5.0, 1)]
+    tracemalloc.start()
+    timeline = Timeline(from_dict({"traceEvents": events}).events)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    stack = timeline.acts[0].stack
+    assert len(stack) == MAX_STACK and stack[-1] == f"op_{depth - 1}" and peak < 20e6
+
+
+# --- the sweeps find what the scans found -------------------------------------------------
+
+def test_the_searches_find_what_a_scan_finds():
+    import random
+
+    rng = random.Random(3)
+    for _ in range(500):
+        values = [rng.randint(0, 9) for _ in range(rng.randint(0, 20))]
+        first, last = FirstAtMost(values), LastAtLeast(values)
+        for i in range(-1, len(values) + 1):
+            for x in range(-1, 11):
+                assert first.first(i, x) == next((k for k in range(max(i, 0), len(values)) if values[k] <= x), -1)
+                assert last.last(i, x) == next((k for k in range(min(i, len(values) - 1), -1, -1)
+                                                if values[k] >= x), -1)
+        spans = [(rng.randint(0, 30), rng.randint(0, 30)) for _ in range(rng.randint(0, 6))]
+        spans = [(s, s + d) for s, d in spans]
+        inside = Spans(spans)
+        merged, cover = [], None
+        for s, t in sorted(spans):
+            if merged and s <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], t)
+            else:
+                merged.append([s, t])
+        cover = Cover(merged)
+        for x in range(-2, 70):
+            assert inside.holds(x) == any(s <= x <= t for s, t in spans)
+            for y in range(x, x + 10):
+                assert cover.covered(x, y) == sum(max(0, min(t, y) - max(s, x)) for s, t in merged)
+
+
+def test_each_launch_belongs_to_the_innermost_range_that_holds_it():
+    import random
+
+    rng = random.Random(5)
+    for _ in range(2000):
+        ranges = sorted(({"ts": float(rng.randint(0, 20)), "dur": float(rng.randint(0, 10))}
+                         for _ in range(rng.randint(1, 8))), key=lambda r: r["ts"])
+        launch_ts = sorted(float(rng.randint(0, 30)) for _ in range(rng.randint(0, 15)))
+        expected = [[] for _ in ranges]
+        nested = any(ranges[i]["ts"] < ranges[i - 1]["ts"] + ranges[i - 1]["dur"] for i in range(1, len(ranges)))
+        for j, ts in enumerate(launch_ts):
+            holding = [i for i, r in enumerate(ranges) if r["ts"] <= ts <= r["ts"] + r["dur"]]
+            if nested and holding:  # the shortest, the later of equal ones
+                expected[min(holding, key=lambda i: (ranges[i]["dur"], -i))].append(j)
+            for i in holding if not nested else ():
+                expected[i].append(j)
+        assert explain_module._instances(list(range(len(launch_ts))), launch_ts, ranges) == expected

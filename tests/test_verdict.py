@@ -1,0 +1,177 @@
+"""The verdict rules (report/verdict), on made-up figures, rounds and pairs."""
+import random
+
+import pytest
+
+from report.verdict import (
+    MIN_EFFECT,
+    Verdict,
+    by_floor,
+    by_group,
+    by_pairs,
+    by_round_medians,
+    by_spread,
+    compare_rows,
+    differ,
+    pair_ratios,
+    rows_differ,
+    sign_test_interval,
+    spread,
+)
+
+# --- within one run: the larger spread ---------------------------------------------------
+
+
+def test_a_figure_s_spread_is_the_one_its_measurement_recorded():
+    assert spread({"median": 10.0, "spread_pct": 30.0, "iqr": 1.0, "min": 9.0, "max": 11.0}) == 0.3
+    assert spread({"median": 10.0, "iqr": 1.0, "runs": 5}) == 0.1              # a wall timer
+    assert spread({"median": 10.0, "min": 9.5, "max": 10.5, "n": 50}) == 0.1   # profiled steps
+    assert spread({"median": 10.0}) == 0.0                                     # a cited figure
+
+
+@pytest.mark.parametrize("a, b, differ_", [
+    ({"median": 10.0, "min": 9.5, "max": 10.5}, {"median": 12.0, "min": 11.5, "max": 12.5}, True),
+    ({"median": 10.0, "min": 9.5, "max": 10.5}, {"median": 10.9, "min": 10.4, "max": 11.4}, False),
+    ({"median": 10.0, "iqr": 3.0}, {"median": 12.0, "iqr": 0.1}, False),      # the larger spread counts
+    ({"median": 10.0}, {"median": 11.0, "min": 10.5, "max": 11.5}, True),    # cited: ours counts
+    ({"median": 10.0}, {"median": 10.5, "min": 10.0, "max": 11.0}, False),
+])
+def test_two_figures_differ_only_beyond_the_larger_spread(a, b, differ_):
+    assert differ(a, b) is differ_ and differ(b, a) is differ_
+    verdict = by_spread(a, b)
+    assert isinstance(verdict, Verdict) and verdict.differ is differ_
+    assert verdict.order == (("<" if a["median"] < b["median"] else ">") if differ_ else None)
+
+
+# --- one interface: the rules' typed verdicts agree with the rules' answers ----------------
+
+def _row(median, rounds=None):
+    row = {"wall_time_us": {"median": median, "iqr": 0.0}}
+    if rounds is not None:
+        row["rounds"] = [{"wall_time_us": {"median": r, "iqr": 0.0}} for r in rounds]
+    return row
+
+
+@pytest.mark.parametrize("a, b", [
+    (_row(10.0, [10.0, 10.1, 10.2]), _row(13.0, [12.5, 13.0, 13.5])),   # an order in every round
+    (_row(10.0, [10.0, 14.0, 10.2]), _row(12.0, [12.5, 13.0, 13.5])),   # one round reverses it
+    (_row(10.0), _row(13.0)),                                          # no rounds, no spread
+])
+def test_compare_rows_states_an_order_exactly_where_rows_differ(a, b):
+    verdict = compare_rows(a, b, "wall_time_us")
+    assert verdict.differ is rows_differ(a, b, "wall_time_us")
+    assert compare_rows(b, a, "wall_time_us").differ is verdict.differ
+
+
+def test_the_floor_rule_calls_an_order_only_beyond_the_floor():
+    a, b = _row(10.0, [10.5, 11.0]), _row(13.0, [12.8, 13.2])    # b's lowest 12.8 over a's highest 11.0: 16 %
+    assert by_floor(a, b, "wall_time_us", 0.10).order == "<"
+    assert by_floor(b, a, "wall_time_us", 0.10).order == ">"
+    assert by_floor(a, b, "wall_time_us", 0.20).order is None
+    assert by_floor(a, b, "wall_time_us", 0.20).a_range == (10.0, 11.0)
+
+
+# --- paired ratios: the one rule with a confidence -----------------------------------------
+
+@pytest.mark.parametrize("n, k", [(6, 1), (10, 2), (20, 6), (40, 14)])
+def test_the_sign_test_interval_is_the_binomial_order_statistic_one(n, k):
+    """Tables of the 95 % interval of a median (e.g. Conover, Practical Nonparametric
+    Statistics): [x(k), x(n+1-k)], 1-based."""
+    lo, hi, reached = sign_test_interval(list(range(1, n + 1)))
+    assert (lo, hi) == (k, n + 1 - k) and reached >= 0.95
+
+
+def test_fewer_than_six_ratios_reach_no_95_percent_interval():
+    lo, hi, reached = sign_test_interval([1.2, 1.3, 1.4])
+    assert (lo, hi) == (1.2, 1.4) and reached == 0.75
+    assert by_pairs([[1.2, 1.3, 1.4]]).order is None  # 75 %: not called
+
+
+def _pairs(rng, ratio, jitter, rounds=4, per_round=20, drift=0.0):
+    """Per-round lists of B/A from made-up times: A's time drifts by `drift` per round
+    (both sides of a pair move together), each pair's times jitter by `jitter`."""
+    out = []
+    for r in range(rounds):
+        base = 30.0 * (1 + drift * r)
+        out.append([(base * ratio * (1 + rng.uniform(-jitter, jitter))) / (base * (1 + rng.uniform(-jitter, jitter)))
+                    for _ in range(per_round)])
+    return out
+
+
+def test_a_clear_win_with_noisy_rounds_is_called():
+    rng = random.Random(1)
+    pairs = _pairs(rng, 1.4, 0.25)           # each time moves by up to ±25 %
+    verdict = by_pairs(pairs)
+    assert verdict.order == "<" and verdict.rule == "pairs"
+    lo, hi = verdict.interval
+    assert 1 < lo <= verdict.ratio <= hi and 1.3 < verdict.ratio < 1.5
+    assert verdict.confidence >= 0.95
+    assert by_pairs([[1 / r for r in rnd] for rnd in pairs]).order == ">"  # B faster: the other way
+
+
+def test_a_one_percent_gap_with_tight_steps_is_the_same():
+    rng = random.Random(2)
+    verdict = by_pairs(_pairs(rng, 1.01, 0.002))
+    assert verdict.interval[0] > 1           # the interval excludes 1 ...
+    assert verdict.order is None             # ... but the gap is under the minimum
+    assert 0.01 <= verdict.noise < MIN_EFFECT  # "the same within ±y", y from the data
+
+
+def test_a_round_that_reverses_the_order_makes_it_the_same():
+    rng = random.Random(3)
+    rounds = _pairs(rng, 1.3, 0.05, rounds=3) + _pairs(rng, 0.9, 0.05, rounds=1)
+    verdict = by_pairs(rounds)
+    assert verdict.interval[0] > 1           # pooled, A looks faster ...
+    assert verdict.order is None             # ... but one round says the opposite
+    assert verdict.noise >= 0.28             # y covers every round's median ratio
+
+
+def test_drift_that_moves_both_sides_together_decides_nothing():
+    rng = random.Random(4)
+    same = by_pairs(_pairs(rng, 1.0, 0.03, drift=0.3))     # the machine 30 % slower each round
+    assert same.order is None and same.noise < 0.03
+    win = by_pairs(_pairs(rng, 1.2, 0.03, drift=0.3))
+    assert win.order == "<" and 1.15 < win.ratio < 1.25
+
+
+def test_kernel_time_is_decided_on_the_rounds_medians():
+    """Three rounds: the interval is their range, at 75 %; an order in each and a gap
+    beyond the minimum are what call it."""
+    fast, slow = [57.0, 57.3, 57.1], [93.6, 93.9, 93.8]
+    verdict = by_round_medians(fast, slow)
+    assert verdict.order == "<" and verdict.confidence == 0.75
+    assert verdict.interval == (min(s / f for f, s in zip(fast, slow, strict=True)),
+                                max(s / f for f, s in zip(fast, slow, strict=True)))
+    assert by_round_medians([514.0, 515.0, 513.5], [519.0, 518.0, 520.0]).order is None   # 1 %
+    assert by_round_medians([57.0, None, 57.1], [93.6, 93.9, None]).confidence == 0.0  # one round in both
+
+
+def test_no_pairs_is_no_verdict():
+    verdict = by_pairs([[], [float("nan"), -1.0]])
+    assert verdict.order is None and verdict.ratio is None and verdict.interval is None
+
+
+def test_a_pair_group_of_results_json_gives_each_pair_s_ratio_between_any_two_entries():
+    """measure/pairs.py's shape: per round, each entry's blocks (µs per call, one per pair)."""
+    group = {"metric": "wall", "rounds": [
+        {"blocks_us": {"auto": [50.0, 52.0], "efficient": [30.0, 31.2], "cudnn": [49.0, 55.0]},
+         "ratio": {"efficient": [0.6, 0.6], "cudnn": [0.98, 55 / 52]}},
+        {"error": "out of memory"},
+        {"blocks_us": {"auto": [51.0], "efficient": [30.6]}},        # cudnn refused this round
+    ]}
+    assert pair_ratios(group, "auto", "efficient") == [[0.6, 0.6], [0.6]]
+    assert pair_ratios(group, "efficient", "cudnn") == [[49.0 / 30.0, 55.0 / 31.2]]
+    assert pair_ratios({"rounds": []}, "auto", "cudnn") == [] and by_group(None, "a", "b").order is None
+
+
+def test_the_small_shape_s_never_overlapping_ranges_are_called_from_pairs():
+    """Issue 29: efficient 25.5-34.9 µs against cuDNN 46.8-55.3 µs over four measurements,
+    'within noise' by the run's floor; interleaved pairs call it."""
+    rng = random.Random(5)
+    rounds = []
+    for drift in (1.0, 1.3, 1.35, 1.25):  # the machine's state moves both sides of a pair
+        eff = [28.0 * drift * (1 + rng.uniform(-0.05, 0.05)) for _ in range(40)]
+        cud = [49.0 * drift * (1 + rng.uniform(-0.05, 0.05)) for _ in range(40)]
+        rounds.append({"blocks_us": {"efficient": eff, "cudnn": cud}})
+    verdict = by_group({"rounds": rounds}, "efficient", "cudnn")
+    assert verdict.order == "<" and 1.6 < verdict.ratio < 1.9 and verdict.confidence >= 0.95

@@ -18,8 +18,8 @@ start the whole trace.
 Beside the verdicts: the GPU's busy time (the union of its activities), the streams, the
 SDPA backends whose ops ran, hand-written softmax calls, what the trace holds (GPU
 activity, an MTIA accelerator's, or CPU events only) and each stream's median launch delay
-(an activity's start less its launch call's end); the GPU activities SDPA launches to prepare
-its inputs (inside its op, outside every backend's op: "preparation" among the backends)
+(the start of a launch call's first activity less the call's end: a CUDA graph's replay is one
+call for all its kernels); the GPU activities SDPA launches to prepare its inputs (inside its op, outside every backend's op: "preparation" among the backends)
 and its calls' distinct recorded inputs (dtype, head dim, mask dtype, is_causal). Older
 Kineto's category names ("Kernel", "Runtime") are read as today's.
 """
@@ -181,11 +181,12 @@ def facts(trace):
     streams = {((e.get("args") or {}).get("device"), (e.get("args") or {}).get("stream")) for e in gpu}
     launch_of = {e["args"]["correlation"]: e for e in events
                  if e.get("cat") in LAUNCH and "correlation" in (e.get("args") or {})}
-    delays = {}  # per stream: from the end of each activity's launch call to its start
-    for e in gpu:
+    delays, started = {}, set()  # per stream: from the end of each launch call to its first activity's start
+    for e in sorted(gpu, key=lambda e: (e["ts"], e["ts"] + e["dur"])):
         args = e.get("args") or {}
         launch = launch_of.get(args.get("correlation"))
-        if launch is not None:
+        if launch is not None and id(launch) not in started:  # a graph's later kernels wait on its earlier ones
+            started.add(id(launch))
             delays.setdefault(f"{args.get('device')}/{args.get('stream')}", []).append(
                 e["ts"] - (launch["ts"] + launch["dur"]))
     cats = {e.get("cat") for e in trace["traceEvents"] if isinstance(e, dict) and isinstance(e.get("cat"), str)}

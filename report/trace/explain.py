@@ -40,6 +40,7 @@ import gc
 import gzip
 import heapq
 import json
+import math
 import re
 import stat
 import zlib
@@ -253,7 +254,9 @@ def _explain_range(name, ranges, per_range, timeline):
             "streams": len(streams),
             "kinds_us": {k: med([w["kinds"].get(k, 0.0) for w in wins])
                          for k in ("compute", "communication", "memory") if any(k in w["kinds"] for w in wins)},
-            "activities_per_range": med([x[3] for x in worked])}
+            "activities_per_range": med([x[3] for x in worked]),
+            # launch calls with GPU work (one delay each): a CUDA graph's replay is one for all its kernels
+            "launches_per_range": med([len(w["delays"]) for w in wins])}
     out["gaps"], out["single_gaps"], out["openers"] = _gaps(wins, timeline, len(worked))
     out["verdict"], out["why"] = _verdict(out)
     return out
@@ -359,10 +362,11 @@ def _explain(data):
     if not timeline.acts:
         raise TraceError(_no_gpu(data))
     timeline.syncs_by_start = sorted(timeline.syncs, key=lambda e: e.ts)
-    busy_us = sum(u[1] - u[0] for u in timeline.union)
+    busy_us = math.fsum(u[1] - u[0] for u in timeline.union)
     # shares are of the activities' own time added up: with overlapping streams they still
     # add up to 100 %, where shares of the busy time (the union) would go past it
-    activity_us = sum(a.e.dur for a in timeline.acts)
+    # exactly rounded: Python 3.12+'s sum() (the page's Pyodide) adds floats otherwise than 3.11's
+    activity_us = math.fsum(a.e.dur for a in timeline.acts)
     # NVIDIA's or AMD's words (explain_words.py): the first launch call's name, the synchronize
     # calls', the categories and the top-level fields tell
     first = next((a.launch.name for a in timeline.acts if a.launch is not None), "")

@@ -103,13 +103,15 @@ def _pace(scope, kernel_median, overhead_us, with_stack=False):
             paced = "sync"
     parts = [f"GPU busy {_pct(100 * scope['busy_share'], 0)} of each range",
              f"host wait {_pct(100 * host_share, 0)}",
-             f"{scope['activities_per_range']:,.0f} launches per range"]
+             f"{scope['launches_per_range']:,.0f} {'launch' if scope['launches_per_range'] == 1 else 'launches'}"
+             " per range" + (f" ({scope['activities_per_range']:,.0f} GPU activities)"
+                             if scope["activities_per_range"] != scope["launches_per_range"] else "")]
     if kernel_median is not None:
         parts.append(f"median kernel {_us(kernel_median)}")
     delay = scope.get("launch_delay_us")
     if delay is not None:
         parts.append(f"launch delay {_us(delay)}")
-        if paced == "gpu" and kernel_median:
+        if paced == "gpu" and kernel_median and delay > 0:
             # HTA reports the queue length per stream; here its estimate: the delay over the median kernel
             parts.append(f"about {delay / kernel_median:,.0f} kernels queued (launch delay / median kernel)")
     if overhead_us:
@@ -117,7 +119,7 @@ def _pace(scope, kernel_median, overhead_us, with_stack=False):
     if with_stack:
         parts.append("recorded with_stack=True: its Python stacks add to every op's host time")
     return Pace(scope["name"], scope["verdict"], paced, "; ".join(parts), busy_share=scope["busy_share"],
-                host_wait_share=host_share, launches_per_range=scope["activities_per_range"],
+                host_wait_share=host_share, launches_per_range=scope["launches_per_range"],
                 median_kernel_us=kernel_median, launch_delay_us=scope.get("launch_delay_us"),
                 sync_wait_us=syncs, profiler_us=overhead_us)
 

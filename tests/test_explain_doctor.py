@@ -298,3 +298,13 @@ def test_with_stack_is_named_in_the_evidence_and_a_queueing_gpu_gets_no_launch_b
             e["ts"] += 60.0
     found = explain(late)
     assert found.pace.launch_delay_us > 50 and not any(f.rule == "launch_bound" for f in found.findings)
+
+
+def test_a_mask_in_training_is_one_finding_and_a_head_dim_over_256_says_flash_cannot_run():
+    # recorded on the H200: a learned bf16 bias trained through efficient attention, and head dim 512
+    bias = explain(read_trace(CORPUS / "learned_bias_train.json.gz"))
+    rules = [f.rule for f in bias.findings]
+    assert "bias_in_training" in rules and "efficient_not_flash" not in rules  # the same time, counted once
+    wide = explain(read_trace(CORPUS / "head_dim_512.json.gz"))
+    slow = next(f for f in wide.findings if f.rule == "efficient_not_flash")
+    assert "check_head_dim_size_flash" in slow.evidence and "where flash could run" not in slow.title

@@ -129,11 +129,11 @@ def _fallback(f):
 
 def _slow_backend(f):
     groups = [g for g in f.calls if g["backend"] == "efficient" and g["remedy"]]
-    if not groups:
-        return None
+    if not groups or (f.attention.get("bias_backward") and all("check_for_attn_mask" in g["why"] for g in groups)):
+        return None  # a mask in training: _bias_in_training's finding, on the same time, says more
     rows = [r for r in f.attention.get("backends", ()) if r["backend"] == "efficient"]
     time = sum(r["gpu_us"] for r in rows)
-    return Finding("efficient_not_flash", "SDPA ran the efficient backend where flash could run", time,
+    return Finding("efficient_not_flash", "SDPA ran the efficient backend, not flash", time,
                    sum(r["share"] for r in rows), groups[0]["why"], groups[0]["remedy"],
                    "sdp_utils.cpp: can_use_flash_attention")
 

@@ -20,3 +20,14 @@ def test_each_fused_backend_shows_its_busiest_kernel_s_tensor_pipe_beside_its_oc
     assert (rows["cudnn"].tensor, rows["cudnn"].achieved) == (busiest["tensor_hmma_pct"], busiest["achieved_pct"])
     del run["roof"]
     assert all(r.roof_share is None for r in found(ncu_findings.occ_tensor, run))
+
+
+def test_math_s_matmuls_run_on_the_fp32_cores_where_their_tensor_pipe_is_idle():
+    run = h200()
+    m = found(ncu_findings.math_pipe, run)
+    assert m.fp32_cores and m.tensor < ncu_findings.IDLE_PIPE and m.kernels >= 1
+    spent = run["variants"]["math"]["attribution"]["matmul_fp32"]["us_per_forward"]
+    assert m.tflops == pytest.approx(4 * 8 * 16 * 1024**2 * 64 / spent / 1e6)  # the square arithmetic at the seed shape
+    for k in run["ncu"]["rows"]["math"]["kernels"].values():
+        k["tensor_hmma_pct"] = 40.0
+    assert not found(ncu_findings.math_pipe, run).fp32_cores

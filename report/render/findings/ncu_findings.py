@@ -39,3 +39,31 @@ def occ_tensor(results, ref) -> tuple[TensorPipe, ...] | None:
         share = 100 * flops / kernel_us / 1e6 / roof if roof and kernel_us else None
         out.append(TensorPipe(n, k["achieved_pct"], k["tensor_hmma_pct"], share))
     return tuple(out) or None
+
+
+@dataclass(frozen=True)
+class MathMatmuls:
+    """Math's matmul kernels in ncu (`gemm` in the name): the busiest one's tensor pipe (%);
+    the rate math's FP32 matmuls reached (TFLOP/s: the square arithmetic over their kernel
+    time per forward pass) and the tensor-core roof of the same run (None without it);
+    `fp32_cores`: the tensor pipe below IDLE_PIPE, so the matmuls ran on the FP32 cores."""
+    tensor: float
+    kernels: int
+    tflops: float
+    roof: float | None
+    fp32_cores: bool
+
+
+IDLE_PIPE = 1.0  # % busy: below this a kernel's tensor pipe counts as unused
+
+
+@finding("findings-math-pipe")
+def math_pipe(results, ref) -> MathMatmuls | None:
+    kernels = [k for name, k in ((((results.get("ncu") or {}).get("rows") or {}).get("math") or {}).get("kernels")
+                                 or {}).items() if "gemm" in name and k.get("tensor_hmma_pct") is not None]
+    spent = (((ok(results, "math") or {}).get("attribution") or {}).get("matmul_fp32") or {}).get("us_per_forward")
+    if not kernels or not spent:
+        return None
+    busiest = max(k["tensor_hmma_pct"] for k in kernels)
+    return MathMatmuls(busiest, len(kernels), sizes(results["config"])["flops_square"] / spent / 1e6,
+                       (results.get("roof") or {}).get("tflops"), busiest < IDLE_PIPE)

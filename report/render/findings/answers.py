@@ -335,8 +335,8 @@ def answer_training(results, ref) -> TrainingAnswer | None:
     ratios = [median(backward[n]["kernel_sum_us"]) / median(results["variants"][n]["kernel_sum_us"]) for n in fused]
     mem = {n: r["peak_extra_mib"] for n, r in backward.items() if r.get("peak_extra_mib") is not None}
     least = ratio = None
-    if "math" in mem and any(n in mem for n in fused):
-        least = min((n for n in fused if n in mem), key=mem.get)
+    if "math" in mem and any(mem.get(n) for n in fused):  # a fused backend of no extra memory: no ratio
+        least = min((n for n in fused if mem.get(n)), key=mem.get)
         ratio = mem["math"] / mem[least]
     return TrainingAnswer(min(ratios), max(ratios), ratio, least)
 

@@ -1,10 +1,8 @@
 """report/verdict/run_floor.py: the run's floor for host-paced figures (samples,
-floor, below, host_floor), and the findings that judge by it: the small shape's pinning
-verdict, the fastest CUDA-graph replay, the decode wall time at batch 1, flex's wall time,
-and the idle gap listed only where every round has it."""
+floor, below, host_floor), and the findings that judge by it: the fastest CUDA-graph replay, the decode wall time at batch 1, and the idle gap listed only where every round has it."""
 from factory import found, h200, overhead, overhead_row, results, stats, wall
 
-from report.render.findings import compiled, fused, overhead_findings, scaling
+from report.render.findings import fused, overhead_findings
 from report.verdict import run_floor
 
 
@@ -45,20 +43,6 @@ def test_the_floor_is_the_largest_change_of_one_variant_and_below_needs_more_tha
     assert not run_floor.below(reversing, c, "w", 0.0)
 
 
-def test_pinning_wins_only_beyond_the_runs_floor_and_names_the_fastest_only_when_it_stands_apart():
-    clear = small({"auto": (40.0, 41.0, 39.0), "efficient": (20.0, 21.0, 19.0), "flash": (30.0, 31.0, 29.0),
-                   "cudnn": (40.0, 41.0, 39.0)})
-    pin = found(scaling.auto_small, clear)
-    assert (pin.best, pin.wins, pin.ratio, pin.ran) == ("efficient", True, 2.0, "cudnn")
-    assert (pin.auto_range, pin.best_range, pin.n) == ((39.0, 41.0), (19.0, 21.0), 3)
-    # the machine moved one variant's figure by 1.6x between measurements: nothing stands apart
-    noisy = small({"auto": (40.0, 41.0, 39.0), "efficient": (20.0, 32.0, 19.0), "flash": (30.0, 31.0, 29.0),
-                   "cudnn": (40.0, 41.0, 39.0)})
-    pin = found(scaling.auto_small, noisy)
-    assert pin.best is None and pin.best_range == (19.0, 41.0)  # all of them
-    assert not pin.wins and round(pin.floor_pct) == 65
-
-
 def test_the_fastest_graph_replay_is_named_only_beyond_the_floor_of_the_replays():
     steady = small({"flash": (40.0, 40.0, 40.0), "cudnn": (48.0, 48.0, 48.0)},
                    graph={"flash": (12.0, 12.1, 11.9), "cudnn": (9.0, 9.1, 8.9)})
@@ -77,13 +61,3 @@ def test_an_idle_gap_on_the_threshold_in_one_round_is_not_named():
     for r in v["cudnn"]["rounds"]:
         r["cuda_time_us"] = {**r["kernel_sum_us"], "median": r["kernel_sum_us"]["median"] * 1.01}
     assert "cudnn" not in [g.variant for g in found(fused.idle_gap_finding, run).gaps]
-
-
-def test_flex_host_overhead_is_called_above_its_kernel_time_only_when_the_rounds_say_so():
-    run = h200()
-    fx = run["variants"]["flex"]
-    kernel = run_floor.samples(fx, "kernel_sum_us")
-    for r in fx["rounds"]:  # every round: host overhead 10 % under the kernel time
-        r["host_time_us"] = {**r["host_time_us"], "median": 0.9 * min(kernel)}
-    fx["host_time_us"] = {**fx["host_time_us"], "median": 2 * max(kernel)}  # the main pass says above
-    assert found(compiled.flex, run).host is None

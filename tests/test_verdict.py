@@ -175,3 +175,16 @@ def test_the_small_shape_s_never_overlapping_ranges_are_called_from_pairs():
         rounds.append({"blocks_us": {"efficient": eff, "cudnn": cud}})
     verdict = by_group({"rounds": rounds}, "efficient", "cudnn")
     assert verdict.order == "<" and 1.6 < verdict.ratio < 1.9 and verdict.confidence >= 0.95
+
+
+def test_rounds_that_scatter_by_more_than_the_gap_make_it_the_same():
+    """Issue 29's Flex against flash in wall time: every round the same side of 1, each
+    round's interval tight, but the rounds' medians 0.68-0.86 against a median of 0.82."""
+    rng = random.Random(6)
+    rounds = [_pairs(rng, r, 0.02, rounds=1, per_round=40)[0] for r in (0.86, 0.815, 0.684)]
+    verdict = by_pairs(rounds)
+    assert verdict.interval[1] < 1 and abs(verdict.ratio - 0.815) < 0.03  # pooled, B looks faster ...
+    assert verdict.order is None             # ... but the rounds scatter by more than the gap
+    assert verdict.noise > 0.3               # y covers the lowest round
+    tight = [_pairs(rng, r, 0.02, rounds=1, per_round=40)[0] for r in (0.80, 0.82, 0.81)]
+    assert by_pairs(tight).order == ">"

@@ -37,7 +37,16 @@ from .one_run import (
     within_noise,
 )
 from .outcome import Verdict
-from .paired import CONFIDENCE, MIN_EFFECT, by_group, by_pairs, by_round_medians, pair_ratios, sign_test_interval
+from .paired import (
+    CONFIDENCE,
+    MIN_EFFECT,
+    by_group,
+    by_pairs,
+    by_points,
+    by_round_medians,
+    pair_ratios,
+    sign_test_interval,
+)
 from .run_floor import below, by_floor, floor, host_floor, samples, small_rows
 
 
@@ -53,7 +62,7 @@ def compare_rows(a_row, b_row, key, part=None) -> Verdict:
 
 
 __all__ = [
-    "CONFIDENCE", "MIN_EFFECT", "Verdict", "below", "by_floor", "by_group", "by_pairs",
+    "CONFIDENCE", "MIN_EFFECT", "Verdict", "below", "by_floor", "by_group", "by_pairs", "by_points",
     "by_round_medians", "by_spread", "by_walls", "compare_rounds", "compare_rows", "differ",
     "floor", "host_floor", "median", "noise", "order_holds", "pair_ratios", "point_figure",
     "round_median", "round_range", "round_values", "rounds_of", "rows_differ", "samples",

@@ -80,7 +80,7 @@ class Paired:
     """A comparison by the paired rule (report/verdict/paired.py) in one `metric` ("wall":
     wall time per call, "host": host overhead per call, "kernel": kernel time): `order` "<"
     (a faster), ">" (b faster) or None (the same within ±`within` %); `ratio` the slower's
-    figure over the faster's (≥ 1; b over a where they are the same), `interval` that
+    figure over the faster's (≥ 1; a's over b's where they are the same), `interval` that
     ratio's interval at `confidence`; `n` ratios over `rounds` rounds."""
     order: str | None
     metric: str
@@ -99,7 +99,7 @@ def paired(v: Verdict, metric: str, ratios: list[list[float]]) -> Paired | None:
         return None
     lo, hi = v.interval
     ratio, interval = v.median_ratio, (lo, hi)
-    if v.order == ">":
+    if v.order != "<":  # b faster, or the same: a's figure over b's
         ratio, interval = 1 / ratio, (1 / hi, 1 / lo)
     n = sum(map(len, ratios))
     return Paired(v.order, metric, ratio, interval, 100 * v.confidence, 100 * v.noise, n, len(ratios))

@@ -1,8 +1,8 @@
 """report/verdict/run_floor.py: the run's floor for host-paced figures (samples,
-floor, below, host_floor), and the findings that judge by it: the fastest CUDA-graph replay, the decode wall time at batch 1, and the idle gap listed only where every round has it."""
+floor, below, host_floor), and the findings that judge by it: the decode wall time at batch 1, and the idle gap listed only where every round has it."""
 from factory import found, h200, overhead, overhead_row, results, stats, wall
 
-from report.render.findings import fused, overhead_findings
+from report.render.findings import fused
 from report.verdict import run_floor
 
 
@@ -41,17 +41,6 @@ def test_the_floor_is_the_largest_change_of_one_variant_and_below_needs_more_tha
     assert not run_floor.below(a, b, "w", f)  # 30 / 21 - 1 = 43 %: within the floor
     reversing = with_rounds({"w": wall(20.0)}, "w", [21.0, 42.0])  # one round above c's lowest
     assert not run_floor.below(reversing, c, "w", 0.0)
-
-
-def test_the_fastest_graph_replay_is_named_only_beyond_the_floor_of_the_replays():
-    steady = small({"flash": (40.0, 40.0, 40.0), "cudnn": (48.0, 48.0, 48.0)},
-                   graph={"flash": (12.0, 12.1, 11.9), "cudnn": (9.0, 9.1, 8.9)})
-    (small_shape,) = found(overhead_findings.overhead, steady)
-    assert small_shape.graph.variant == "cudnn"
-    bimodal = small({"flash": (40.0, 40.0, 40.0), "cudnn": (48.0, 48.0, 48.0)},
-                    graph={"flash": (12.0, 12.1, 11.9), "cudnn": (9.0, 14.0, 9.1)})
-    (small_shape,) = found(overhead_findings.overhead, bimodal)
-    assert small_shape.graph.variant is None and round(small_shape.graph.floor) == 55  # within noise
 
 
 def test_an_idle_gap_on_the_threshold_in_one_round_is_not_named():

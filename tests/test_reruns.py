@@ -1,12 +1,13 @@
-"""report/render/reruns.py: every comparison the findings decide, across the committed run
+"""report/render/reruns.py and report/output/rerun_files.py: every comparison the findings decide, across the committed run
 and the reruns committed beside it (data/reruns/h200)."""
 import copy
 
 from factory import h200
 
+from report.output.rerun_files import rerun_results
 from report.paths import RERUNS
 from report.render.findings.common import Paired
-from report.render.reruns import compared, rerun_results, reruns_table, steady
+from report.render.reruns import compared, reruns_table, steady
 from report.results import load_reference
 from report.text.catalog import t
 

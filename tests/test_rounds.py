@@ -2,8 +2,7 @@
 import pytest
 
 from report.schema_check import SchemaError, check
-from report.trace.stats import stats
-from report.verdict import compare_rounds, order_holds, round_median, round_range, rounds_of, rows_differ
+from report.verdict import compare_rounds, order_holds, round_median, round_range, rounds_of
 
 
 def fig(median, spread=0.0):
@@ -60,26 +59,15 @@ def test_failed_rounds_are_left_out_and_rounds_pair_by_index():
     assert not order_holds([], []) and round_range([]) is None and round_median([None]) is None
 
 
-def test_rows_use_their_rounds_and_old_rows_the_old_rule():
-    new_a = {"host_time_us": fig(32), "rounds": [{"host_time_us": fig(v)} for v in (32.2, 46.9, 31.8)]}
-    new_b = {"host_time_us": fig(37), "rounds": [{"host_time_us": fig(v)} for v in (37.1, 36.5, 37.4)]}
-    assert rounds_of(new_a, "host_time_us")[1]["median"] == 46.9
-    assert not rows_differ(new_a, new_b, "host_time_us")  # old rule alone would say they differ
-    old_a, old_b = {"host_time_us": fig(32, 0.01)}, {"host_time_us": fig(37, 0.01)}
-    assert rounds_of(old_a, "host_time_us") is None and rows_differ(old_a, old_b, "host_time_us")
-    assert rows_differ({"k": stats([1, 1.01])}, {"k": stats([2, 2.01])}, "k")
-
-
 def test_a_part_of_each_rounds_figure_host_overhead_in_small_ops():
     def host(us, ops):
         return {"host_time_us": {**fig(us), "per_small_op": fig(ops, 0.01)}}
     a = {"host_time_us": {**fig(30), "per_small_op": fig(3.0, 0.01)}, "rounds": [host(30, 3.0), host(45, 3.1)]}
     b = {"host_time_us": {**fig(40), "per_small_op": fig(4.0, 0.01)}, "rounds": [host(40, 4.0), host(38, 4.1)]}
     assert [f["median"] for f in rounds_of(a, "host_time_us", "per_small_op")] == [3.0, 3.1]
-    assert not rows_differ(a, b, "host_time_us")                   # µs: the order reverses
-    assert rows_differ(a, b, "host_time_us", "per_small_op")       # small ops: it holds
-    old_a, old_b = ({k: v for k, v in r.items() if k != "rounds"} for r in (a, b))
-    assert rows_differ(old_a, old_b, "host_time_us", "per_small_op")
+    assert not order_holds(rounds_of(a, "host_time_us"), rounds_of(b, "host_time_us"))  # µs: it reverses
+    assert order_holds(rounds_of(a, "host_time_us", "per_small_op"),
+                       rounds_of(b, "host_time_us", "per_small_op"))                    # small ops: it holds
 
 
 def test_the_schema_takes_rounds_and_names_a_bad_one():

@@ -20,6 +20,7 @@ from .folders import (
     result_folders,
     staged,
 )
+from .rerun_files import rerun_results
 
 MAX_ERROR = 200  # characters of an OS error shown (a shutil.Error lists every file it copied)
 
@@ -52,7 +53,7 @@ def _stage_folder(stack, folder, ref):
     staging = stack.enter_context(
         staged(folder, ".render-", (folder / "results.json", "nothing was changed: measure again")))
     render_all(results, ref, staging / "tables", staging / "figures", folder / "traces", MODEL_TRACE,
-               RERUNS / folder.name)
+               rerun_results(RERUNS / folder.name))
     return staging
 
 
@@ -137,7 +138,7 @@ def write_run(results, trace_tmp, out, slug):
         write_results(results, staging / "results.json")
         shutil.copytree(trace_tmp, staging / "traces")
         render_all(results, load_reference(), staging / "tables", staging / "figures",
-                   staging / "traces", MODEL_TRACE, RERUNS / slug)
+                   staging / "traces", MODEL_TRACE, rerun_results(RERUNS / slug))
         replace_dir(staging, out / slug)
 
 

@@ -6,30 +6,13 @@ stayed the same. benchmarks/verdicts.py checks every sentence the same way."""
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
-from ..results import UsageError, load_results
 from ..text.catalog import t
 from ..text.format import fmt_pct, fmt_ratio_sig
 from .findings import FINDINGS
 from .findings.common import Paired
 from .findings.shape_common import Compare
 from .markdown import md_table
-
-
-def rerun_results(reruns_dir) -> list[tuple[str, dict]]:
-    """[(run name, results)] of each rerun folder under reruns_dir (data/reruns/<gpu>/),
-    by name; none where the folder is missing. A results.json that does not load is
-    refused, as any results file is."""
-    if reruns_dir is None or not Path(reruns_dir).is_dir():
-        return []
-    found = []
-    for folder in sorted(p for p in Path(reruns_dir).iterdir() if (p / "results.json").is_file()):
-        try:
-            found.append((folder.name, load_results(folder / "results.json")))
-        except UsageError as err:
-            raise UsageError(f"rerun {folder}: {err}") from None
-    return found
 
 
 def _walk(value, path):

@@ -25,7 +25,7 @@ from .page_models import (
     training_check,
     training_model,
 )
-from .reruns import rerun_results, reruns_table
+from .reruns import reruns_table
 
 
 def seed_tables(results, ref, lang, split=None):
@@ -146,19 +146,18 @@ def model_explained(results, trace):
     return {"explain-model": (body, (explain, report), manifest)}
 
 
-def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, model_trace=None, reruns_dir=None):
+def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, model_trace=None, reruns=()):
     """Write tables/<name>.<lang>.md (and figures/*.svg) in both languages; returns the paths.
 
     With traces_dir (the folder's traces/), also the --explain output of some of its
     traces and the list of its traces to download; with model_trace, the --explain output
-    of a real model's trace recorded on the same GPU; with reruns_dir (data/reruns/<gpu>/),
-    the table of how the findings' comparisons moved across those reruns.
+    of a real model's trace recorded on the same GPU; with reruns ([(name, results)],
+    output/rerun_files.py), the table of how the findings' comparisons moved across them.
     """
     written = []
     explanations = explained(traces_dir)
     split = attribution.splits(results, traces_dir)
     model = model_explained(results, model_trace)
-    reruns = rerun_results(reruns_dir)
     tables_dir.mkdir(parents=True, exist_ok=True)
     plain, results = results, safe_provenance(results)  # figures draw text, pages read Markdown
     for lang in LANGS:

@@ -101,3 +101,12 @@ def test_the_idle_gap_is_set_against_the_wall_time_without_the_profiler():
 def test_the_first_call_is_set_against_the_warm_wall_time_not_the_span():
     first = found(fused_module.first_call, h200())
     assert first.cudnn_us == h200()["variants"]["cudnn"]["wall_time_us"]["median"]
+
+
+def test_an_idle_gap_on_the_threshold_in_one_round_is_not_named():
+    run = h200()
+    v = run["variants"]
+    assert "cudnn" in [g.variant for g in found(fused_module.idle_gap_finding, run).gaps]
+    for r in v["cudnn"]["rounds"]:
+        r["cuda_time_us"] = {**r["kernel_sum_us"], "median": r["kernel_sum_us"]["median"] * 1.01}
+    assert "cudnn" not in [g.variant for g in found(fused_module.idle_gap_finding, run).gaps]

@@ -8,16 +8,15 @@ The rules, by what the run holds:
   rounds;
 - `by_points` (paired.py): two shape points' kernel times, beyond the profiled steps'
   spread and the same minimum effect;
-- `compare_rounds` / `order_holds` (across_rounds.py): figures measured in several rounds:
-  the same order in every round, the gap beyond the rounds' ranges (what is left on it:
-  auto against the fastest pinned backend on Recommendations, the host share);
+- `order_holds` (across_rounds.py): figures measured in several rounds: the same order in
+  every round, the gap beyond the rounds' ranges (what is left on it: the host share of
+  Recommendations and Home, in small ops);
 - `differ` / `within_noise` (one_run.py): two figures of one run, beyond the larger spread
   (files without rounds; shape points).
 
 Nothing here is measuring code: changing a rule re-renders the pages and re-measures
 nothing (results.code_hashes)."""
 from .across_rounds import (
-    compare_rounds,
     order_holds,
     round_median,
     round_range,
@@ -46,6 +45,6 @@ from .paired import (
 
 __all__ = [
     "CONFIDENCE", "MIN_EFFECT", "Verdict", "by_group", "by_pairs", "by_points", "by_round_medians",
-    "compare_rounds", "differ", "median", "noise", "order_holds", "pair_ratios", "point_figure",
+    "differ", "median", "noise", "order_holds", "pair_ratios", "point_figure",
     "round_median", "round_range", "round_values", "rounds_of", "sign_test_interval", "spread", "within_noise",
 ]

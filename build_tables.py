@@ -6,6 +6,7 @@
     python build_tables.py --render-only    # re-render tables from results.json, no GPU
     python build_tables.py --device cpu     # CPU run, into its own folder
     python build_tables.py --explain TRACE  # read any torch.profiler trace (.json, .json.gz)
+    python build_tables.py --explain TRACE --svg OUT.svg  # and draw its median step
 
 Writes docs/generated/<gpu-slug>/ and docs/generated/compare/. This file is the command:
 arguments, order of work, exit codes; the work is done by report/ (see its __init__).
@@ -22,6 +23,7 @@ from report.output import checks, signals
 from report.output.arguments import (
     Parser,
     given_options,
+    new_svg,
     out_folder,
     seconds,
     slug_name,
@@ -79,8 +81,10 @@ def _parser():
                            "(about 30 s more; not part of --all)")
     more.add_argument("--all", action="store_true",
                       help="--extra --sweep --overhead --backward --first-calls --shapes")
-    more.add_argument("--sweep-max-seq", type=whole_number(MOST["sweep_max_seq"]), default=16384)
-    more.add_argument("--sweep-steps", type=whole_number(MOST["sweep_steps"]), default=5)
+    more.add_argument("--sweep-max-seq", type=whole_number(MOST["sweep_max_seq"]), default=16384,
+                      help="longest sequence length of the sweep (default 16384)")
+    more.add_argument("--sweep-steps", type=whole_number(MOST["sweep_steps"]), default=5,
+                      help="profiled steps per sweep and shape point (default 5)")
     more.add_argument("--sweep-timer-seconds", type=seconds(MOST_SECONDS), default=0.05,
                       help="wall timer per sweep and shape point (default 0.05; about 20 blocks of calls)")
     p.add_argument("--steps", type=whole_number(MOST["steps"]), default=50,
@@ -99,7 +103,9 @@ def _parser():
                    help="alternating blocks of calls per paired comparison and round: every "
                         "variant compared on wall time or host overhead is timed in blocks, "
                         f"order shuffled per pair, against unpinned SDPA (default {PAIRS})")
-    p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
+    p.add_argument("--device", choices=("cuda", "cpu"), default="cuda",
+                   help="measure on the GPU (default cuda) or, as a preview of the pipeline, on the "
+                        "CPU; a CPU run writes to build-out/ unless --out says otherwise")
     p.add_argument("--out", type=out_folder, default=None,
                    help="parent folder; results go to <out>/<gpu-slug>/ (default docs/generated "
                         "on a GPU, build-out/ for --device cpu, which git ignores)")
@@ -114,7 +120,10 @@ def _parser():
     p.add_argument("--explain", metavar="TRACE", type=Path,
                    help="read a trace that torch.profiler wrote (.json or .json.gz): kernels "
                         "with occupancy, GPU idle gaps and a verdict per range; no GPU, no "
-                        "other option")
+                        "other option but --svg")
+    p.add_argument("--svg", metavar="PATH", type=new_svg,
+                   help="with --explain: also draw the trace's median profiled step (or its first "
+                        "window of GPU activities) as an SVG timeline into PATH, a new file")
     return p
 
 
@@ -122,11 +131,13 @@ def parse_args(argv):
     p = _parser()
     args = p.parse_args(argv)
     if args.explain is not None:
-        extra = sorted(given_options(p, argv) - {"explain"})
+        extra = sorted(given_options(p, argv) - {"explain", "svg"})
         if extra:
-            p.error("--explain reads one trace; it takes no other option, "
+            p.error("--explain reads one trace; it takes no other option but --svg, "
                     f"not {', '.join('--' + e.replace('_', '-') for e in extra)}")
         return args
+    if args.svg is not None:
+        p.error("--svg draws the trace that --explain reads: give --explain TRACE too")
     if args.render_only:
         extra = sorted(given_options(p, argv) - RENDER_OPTIONS)
         if extra:
@@ -165,14 +176,23 @@ def measure(args, argv):
     publish_run(results, trace_tmp, out, slug, started)
 
 
-def explain(path):
-    """Print what report/trace/explain.py reads off one trace; needs no torch."""
+def explain(path, svg=None):
+    """Print what report/trace/explain.py reads off one trace, and with svg, write its
+    timeline there (report/render/timelines.py: draw, the pages' drawing); needs no torch."""
     from report.trace.explain import TraceError, explain_file
 
     try:
         text = explain_file(path)  # the trace's text made inert (report/trace/explain_safe.py)
+        if svg is not None:
+            from report.render.timelines import draw
+
+            drawn = draw([path], "en")[0]
+            with open(svg, "x", encoding="utf-8") as f:  # "x": never over a file made meanwhile
+                f.write(drawn)
     except TraceError as err:  # one line that names the file
         raise UsageError(str(err)) from None
+    except OSError as err:
+        raise UsageError(f"{svg}: cannot be written ({err.strerror or err})") from None
     if hasattr(sys.stdout, "reconfigure"):  # a terminal that cannot write µ or … gets \xb5, never a traceback
         sys.stdout.reconfigure(errors="backslashreplace")
     sys.stdout.write(text)
@@ -184,7 +204,7 @@ def main(argv=None):
     signals.install()
     try:
         if args.explain is not None:
-            explain(args.explain)
+            explain(args.explain, args.svg)
         elif args.render_only:
             render_only(args.out, args.slug)
         else:

@@ -38,9 +38,12 @@ PYODIDE = ROOT / "node_modules" / "pyodide"
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
                  "pyodide-lock.json")
 ENTRY = "report/trace/explain.py"
+# and what the worker draws the reader's trace with (trace-timeline.js imports it)
+ENTRIES = (ENTRY, "report/trace/explain_svg.py")
 OUT = "trace-reader"
 MARK = "data-trace-reader"
 SCRIPT = "javascripts/trace-reader.js"
+TIMELINE = "javascripts/trace-timeline-view.js"  # shows the worker's drawing of the trace
 STYLE = "stylesheets/trace-reader.css"
 # 1980-01-01: the zip's dates, so the same files give the same bytes
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -105,11 +108,11 @@ def _imports(path, package):
     return names, snippet_names
 
 
-def python_files(entry=ENTRY):
-    """The repository's files that importing `entry` needs, as paths relative to ROOT:
+def python_files(entries=ENTRIES):
+    """The repository's files that importing the `entries` needs, as paths relative to ROOT:
     the modules it imports (and theirs), the __init__.py of each package on the way, and
     the files of snippets/ loaded by name (which import their siblings as top-level modules)."""
-    found, todo = set(), [(ROOT / entry, False)]
+    found, todo = set(), [(ROOT / entry, False) for entry in entries]
     while todo:
         path, is_snippet = todo.pop()
         rel = path.relative_to(ROOT)
@@ -179,9 +182,10 @@ def on_page_content(html, page, config, files):
 def on_post_page(output, page, config):
     if not _present or MARK not in output:
         return output
-    style, script = (get_relative_url(p, page.url) for p in (STYLE, SCRIPT))
+    style, script, timeline = (get_relative_url(p, page.url) for p in (STYLE, SCRIPT, TIMELINE))
     output = output.replace("</head>", f'<link rel="stylesheet" href="{style}">\n</head>', 1)
-    return output.replace("</body>", f'<script src="{script}" defer></script>\n</body>', 1)
+    return output.replace("</body>", f'<script src="{script}" defer></script>\n'
+                          f'<script src="{timeline}" defer></script>\n</body>', 1)
 
 
 def on_post_build(config):

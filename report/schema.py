@@ -319,7 +319,7 @@ class PairRound(TypedDict, total=False):
     blocks_us: dict[str, list[Time]]
     ratio: dict[str, list[Number]]
     refused: dict[str, str]  # entries left out, with why
-    seconds: Time
+    seconds: Number  # how long the round took: a round that failed at once takes next to none
     error: str
 
 
@@ -342,7 +342,7 @@ class Pairs(TypedDict, total=False):
     order: str
     rounds: int
     reference: str
-    seconds: list[Time]
+    seconds: list[Number]  # per round, as Rounds.seconds: a failed round takes next to none
     groups: dict[str, PairGroup]
 
 

@@ -17,7 +17,7 @@ and the site's own 404.html (status 404) for a missing page.
   --gpu RUN        the run every page shows: a folder of docs/generated/ (default: extra.gpu
                    in mkdocs.yml, h200), or the path of a results folder build_tables.py
                    wrote elsewhere, e.g. build-out/cpu (a preview); also --gpu=RUN
-  --build-only     stop after the build
+  --build-only     stop after the build, and say where the site is and how to open it
   --no-install     no venv creation, no pip install, no npm ci: use what is installed
   --port N         port to serve on (default 8000; 0 picks a free one); also --port=N
   --sub-path /P/   serve the site under /P/, e.g. /sdpa/, as a host's sub-folder would;
@@ -74,6 +74,8 @@ if [ -n "$gpu" ]; then
   "$PYTHON" hooks/gpu.py "$gpu" >/dev/null </dev/null || exit 2
   export SDPA_GPU=$gpu
 fi
+REPLACES="site/: replaced by the pages of $gpu (build again without --gpu for the committed run)"
+OPEN_IT="open: python3 scripts/serve.py, then $url (or copy site/ to any web server)"
 
 if [ "$dry_run" -eq 1 ]; then
   if [ "$install" -eq 1 ]; then
@@ -85,7 +87,8 @@ if [ "$dry_run" -eq 1 ]; then
     describe_python --no-install
   fi
   echo "build: mkdocs build --strict --site-dir site${gpu:+ (showing $gpu)}"
-  if [ "$build_only" -eq 0 ]; then echo "serve: $url"; fi
+  if [ -n "$gpu" ]; then echo "$REPLACES"; fi
+  if [ "$build_only" -eq 0 ]; then echo "serve: $url"; else echo "$OPEN_IT"; fi
   exit 0
 fi
 
@@ -101,8 +104,11 @@ if [ "$install" -eq 1 ]; then
 else
   use_python --no-install
 fi
+if [ -n "$gpu" ]; then echo "$SCRIPT: $REPLACES"; fi
 build_site
 if [ "$build_only" -eq 1 ]; then
+  echo "$SCRIPT: the site is in $(pwd)/site/"
+  echo "$SCRIPT: $OPEN_IT"
   exit 0
 fi
 exec "$PY" scripts/serve.py --port "$port" --sub-path "$sub_path"

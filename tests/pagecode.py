@@ -515,3 +515,65 @@ def chromium():
             yield browser
         finally:
             browser.close()
+
+
+# --------------------------------------------------------------------------- visible prose
+
+# What a reader sees of a page without opening anything (tests/test_page_length.py): the
+# page rendered with mkdocs.yml's Markdown extensions, less what is not prose (code blocks,
+# tables, figures, scripts) and less what is collapsed (a <details> not marked open).
+HIDDEN_TAGS = {"pre", "table", "svg", "script", "style", "figure", "img"}
+NUMBER = re.compile(r"(?<![\w.])[-−+]?\d+(?:[.,\u00a0\u202f]\d+)*")  # 1 024, 2,639, 8.34; not sm90
+# a version (580.159.04, 2.11.0+cu130) or a date (2026-12-01) names a thing; it is no figure
+NOT_A_FIGURE = re.compile(r"\d+(?:\.\d+){2,}\S*|\b\d{4}-\d{2}-\d{2}\b")
+
+
+def page_html(path: Path, run=None) -> str:
+    """The page as MkDocs renders its Markdown (includes expanded), for the run the site shows."""
+    import markdown
+
+    name, folder, preview = run or site_run()
+    text = gpu_hook().rewrite(path.read_text(encoding="utf-8"), name, folder, preview)
+    base_path = None
+    if preview:
+        base_path = [*mkdocs_config()["mdx_configs"]["pymdownx.snippets"]["base_path"], str(folder)]
+    extensions, configs = markdown_extensions(base_path)
+    return markdown.markdown(text, extensions=extensions, extension_configs=configs)
+
+
+def visible_prose(html: str) -> str:
+    """The text of `html` outside HIDDEN_TAGS and outside closed <details> blocks."""
+    from html.parser import HTMLParser
+
+    class Visible(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.hidden, self.parts = [], []
+
+        def handle_starttag(self, tag, attrs):
+            if self.hidden or tag in HIDDEN_TAGS or (tag == "details" and "open" not in dict(attrs)):
+                self.hidden.append(tag)
+
+        def handle_endtag(self, tag):
+            if self.hidden and self.hidden[-1] == tag:
+                self.hidden.pop()
+
+        def handle_startendtag(self, tag, attrs):
+            pass
+
+        def handle_data(self, data):
+            if not self.hidden:
+                self.parts.append(data)
+
+    parser = Visible()
+    parser.feed(html)
+    return " ".join(parser.parts)
+
+
+def prose_counts(text: str) -> tuple[int, int]:
+    """(words, numbers) of visible prose: a word is a whitespace-separated token with a
+    letter or digit in it; a number is NUMBER (grouped digits count once), less versions
+    and dates (NOT_A_FIGURE)."""
+    words = [w for w in re.split(r"[ \t\r\n]+", text) if any(c.isalnum() for c in w)]  # 1 024 (nbsp): one
+    figures = NOT_A_FIGURE.sub(" ", text.replace("\u202f", "\u00a0"))
+    return len(words), len(NUMBER.findall(figures))

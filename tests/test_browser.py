@@ -31,6 +31,8 @@ from pagecode import (
     serving,
 )
 
+from report.render.figures import MIN_TEXT_PX
+
 # A kernel name the fused-backends page shows; the search must find it.
 SEARCH_TERM = "flash_fwd"
 SEARCH_TERM_PAGE = "fused-backends"
@@ -466,7 +468,8 @@ def test_at_phone_width(visits, page_info, lang):
         f"{visit.url}: figures wider than the {phone['column']} px column: {phone['figureWidths']}")
     for figure in phone["figureText"]:
         assert figure["width"] <= phone["column"] + 1, f"{visit.url}: {figure}"
-        assert figure["smallest"] is None or figure["smallest"] >= 10, f"{visit.url}: text under 10 px: {figure}"
+        assert figure["smallest"] is None or figure["smallest"] >= MIN_TEXT_PX, (
+            f"{visit.url}: text under {MIN_TEXT_PX} px: {figure}")
     assert not phone["badBreaks"], f"{visit.url}: inline code broken inside a part: {phone['badBreaks'][:5]}"
     assert not visit.stray_tab_stops, f"{visit.url}: focusable at 1280 px but nothing to scroll: {visit.stray_tab_stops}"
 

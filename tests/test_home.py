@@ -1,4 +1,4 @@
-"""Home gives the answer first: the short answer, each line backed by a
+"""Home gives the answer first: the answer (answer-home), then the short findings, each line backed by a
 generated figure from the current GPU; then the words for time; then a headline table
 with fewer columns, whose full version lives on the page that explains it."""
 
@@ -28,7 +28,8 @@ def sections(text):
 def test_home_starts_with_the_answer_then_the_words_then_the_table(lang):
     text = (DOCS / f"index.{lang}.md").read_text(encoding="utf-8")
     assert sections(text)[:3] == ["answer", "vocabulary", "headline"]
-    assert includes(text) == ["findings-home", "vocabulary", "headline-home", "measured-on"]
+    assert includes(text) == ["answer-home", "findings-home", "timeline-home", "vocabulary", "headline-home",
+                              "measured-on"]
 
 
 @pytest.mark.parametrize("lang", LANGS)

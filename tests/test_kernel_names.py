@@ -69,32 +69,32 @@ def test_a_kernel_two_variants_ran_is_listed_once_with_both():
 
 def test_a_long_generated_name_gets_a_short_name_decoded_from_it():
     cudnn = "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0"
-    assert brief(cudnn, "en") == "cuDNN sdpa fprop sm90 wgmma 64x128x64"
+    assert brief(cudnn) == "cuDNN sdpa fprop sm90 wgmma 64x128x64"
     gemm = ("sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize64x128x32_warpgroupsize1x1x1_"
             "execute_segment_k_off_kernel__5x_cublas")
-    assert brief(gemm, "nb") == "cuBLAS xmma gemm sm90 tf32 nn 64x128x32"
-    assert brief("fmha_cutlassB_bf16_aligned_64x64_k64_seqaligned_sm80", "en") == "CUTLASS FMHA bwd sm80 64x64"
+    assert brief(gemm) == "cuBLAS xmma gemm sm90 tf32 nn 64x128x32"
+    assert brief("fmha_cutlassB_bf16_aligned_64x64_k64_seqaligned_sm80") == "CUTLASS FMHA bwd sm80 64x64"
     # short enough, or readable as it is: shown in full
-    assert brief("fmha_cutlassF_bf16_aligned_64x64_rf_sm80", "en") is None
-    assert brief("pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel", "en") is None
+    assert brief("fmha_cutlassF_bf16_aligned_64x64_rf_sm80") is None
+    assert brief("pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel") is None
 
 
 def test_every_committed_short_name_is_shorter_and_tells_its_table_apart():
     names = {k["short_name"] for row in H200["variants"].values() if row["status"] == "ok"
              for k in row.get("kernels", [])}
-    briefs = brief_names(names, "en")
+    briefs = brief_names(names)
     shown = [b for b in briefs.values() if b]
     assert shown and len(shown) == len(set(shown))
     assert all(len(b) <= 48 for b in shown)
     # two names that would read the same are both shown in full
     twins = ["sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_" + tail
              for tail in ("alignc4_execute_kernel__5x_cublas", "alignc2_execute_kernel__5x_cublas")]
-    assert brief_names(twins, "en") == dict.fromkeys(twins)
+    assert brief_names(twins) == dict.fromkeys(twins)
 
 
 def test_the_cell_opens_on_the_full_name_and_carries_it_as_a_tooltip():
     name = "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0"
-    cell = kernel_cell(name, "nb", brief_names([name], "nb"))
+    cell = kernel_cell(name, "nb", brief_names([name]))
     title = "Fullt navn&#58; " + name.replace("_", "&#95;")
     assert cell == (f'<details class="sdpa-kernel"><summary title="{title}">'
                     f"cuDNN sdpa fprop sm90 wgmma 64x128x64</summary>`{name}`</details>")
@@ -103,7 +103,7 @@ def test_the_cell_opens_on_the_full_name_and_carries_it_as_a_tooltip():
     assert kernel_cell("Memset", "en", {}, bold=True) == "**`Memset`**"
     # a name from a stranger's results is text in the attribute, never markup, for HTML or Markdown
     odd = "x" * 50 + '_sm90_gemm_tn_"><script>[a](javascript:alert(1))*b*_64x64'
-    summary = kernel_cell(odd, "en", brief_names([odd], "en")).split("</summary>")[0]
+    summary = kernel_cell(odd, "en", brief_names([odd])).split("</summary>")[0]
     assert re.fullmatch(r'<details class="sdpa-kernel"><summary title="[A-Za-z0-9 &#;]+">[^<>]+', summary), summary
 
 

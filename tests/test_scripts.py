@@ -103,6 +103,7 @@ def test_site_dry_run_build_only_does_not_serve(repo_copy):
     proc = run_script(repo_copy, "site.sh", "--dry-run", "--build-only")
     assert proc.returncode == 0, proc.stderr
     assert "build: mkdocs build --strict" in proc.stdout and "serve:" not in proc.stdout
+    assert "open: python3 scripts/serve.py, then http://127.0.0.1:8000/" in proc.stdout
 
 
 @pytest.mark.parametrize(
@@ -147,6 +148,7 @@ def test_site_gpu_names_the_run_it_builds(repo_with_runs, args, shown):
     proc = run_script(repo_with_runs, "site.sh", "--dry-run", *args)
     assert proc.returncode == 0, proc.stderr
     assert f"build: mkdocs build --strict --site-dir site (showing {shown})\n" in proc.stdout
+    assert f"site/: replaced by the pages of {shown}" in proc.stdout  # a preview says what it overwrites
 
 
 @pytest.mark.parametrize("args, needle", [
@@ -272,11 +274,13 @@ def test_an_old_python_gets_one_line(repo_copy, python):
     assert "too old" in one_line(proc.stderr)
 
 
-def test_dot_venv_is_git_ignored():
+@pytest.mark.parametrize("name", [".venv", "node_modules"])
+def test_dot_venv_is_git_ignored(name):
+    # as a folder or as a link to one elsewhere: a committed link replaced a shared virtualenv once
     if not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")
-    proc = subprocess.run(["git", "check-ignore", "-q", ".venv/"], cwd=ROOT)
-    assert proc.returncode == 0, ".venv/ is not in .gitignore"
+    proc = subprocess.run(["git", "check-ignore", "-q", "--no-index", name], cwd=ROOT)
+    assert proc.returncode == 0, f"{name} is not in .gitignore"
 
 
 # --------------------------------------------------------------------------- test.sh's pytest step

@@ -5,13 +5,16 @@ The build runs once per session (conftest.site_build) into a temporary folder.
 
 from __future__ import annotations
 
+import filecmp
 import re
+import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
-from pagecode import LANGS, nav_pages, page_url
+from pagecode import LANGS, ROOT, nav_pages, page_url
 
 BUILD_SECONDS_LIMIT = 20.0
 PAGES = nav_pages()
@@ -312,3 +315,32 @@ def test_blocks_far_down_are_marked_with_the_room_they_take(site_dir, slug):
                 assert block["pre"]["style"] == f"--sdpa-lines: {block['lines']}", (slug, i, block["lines"])
                 marked += 1
     assert marked >= 3, f"{slug}: {marked} blocks marked"
+
+
+# what a site file may be read as text for a path in it; the rest (gzip, zip, fonts) is not text
+TEXT_SUFFIXES = {".html", ".js", ".mjs", ".css", ".json", ".xml", ".svg", ".txt", ".md", ".py", ".map"}
+
+
+def test_no_path_of_the_building_machine(site_dir):
+    """Issue 30, item 7: the published site names no folder of the machine that built it
+    (Explore once printed the checkout's absolute path before results.json)."""
+    private = {str(ROOT), str(site_dir)} | ({str(Path.home())} if str(Path.home()) not in ("/", "") else set())
+    found = []
+    for path in site_dir.rglob("*"):
+        if path.is_file() and path.suffix in TEXT_SUFFIXES:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            found += [f"{path.relative_to(site_dir)}: {p}" for p in private if p in text]
+    assert not found, "\n".join(found[:20])
+
+
+def test_two_builds_of_the_same_tree_are_identical(site_dir, tmp_path):
+    """Issue 30, item 7: building the same commit again gives the same files, byte for byte."""
+    again = tmp_path / "again"
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(again)],
+                          cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    first = sorted(p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*") if p.is_file())
+    second = sorted(p.relative_to(again).as_posix() for p in again.rglob("*") if p.is_file())
+    assert first == second
+    _, differ, errors = filecmp.cmpfiles(site_dir, again, first, shallow=False)
+    assert not differ and not errors, f"files that differ between two builds: {differ[:20]} {errors[:5]}"

@@ -422,6 +422,77 @@ def test_a_file_over_the_limit_is_refused_before_python_loads(browser, server, t
         r.close()
 
 
+# --------------------------------------------------------------------------- the trace drawn
+
+def drop_bytes(reader, name, data: bytes):
+    """Drop a file of these bytes on the drop zone, as a reader does; wait until it is read."""
+    import base64
+
+    reader.read_count += 1
+    reader.page.evaluate("""([name, b64]) => {
+      const bytes = Uint8Array.from(atob(b64), c => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], name));
+      document.querySelector('.trace-reader__drop').dispatchEvent(
+        new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+    }""", [name, base64.b64encode(data).decode("ascii")])
+    reader.page.wait_for_function(BUSY.format(n=reader.read_count), timeout=300_000)
+
+
+def drawn_titles(reader, drawn_before):
+    """The titles of the GPU activities the page shows, once its drawing number drawn_before + 1 came."""
+    reader.page.wait_for_function(
+        f"() => Number(document.querySelector('[data-trace-reader]').dataset.timelineDrawn || 0) > {drawn_before}",
+        timeout=120_000)
+    assert reader.page.locator(".trace-timeline").is_visible()
+    return reader.page.eval_on_selector_all(".trace-timeline svg g[tabindex='0'] > title", "els => els.map(e => e.textContent)")
+
+
+def expected_titles(trace, name, index=None):
+    """What report/trace/explain_svg.py draws for the page's reader, read here in Python."""
+    from report.trace.explain_read import from_dict
+    from report.trace.explain_svg import pieces, reader_view
+
+    svg = reader_view(pieces(from_dict(trace)), index, "en", name)[0]
+    return [html_unescape(t) for t in re.findall(r'<g tabindex="0"><title>([^<]*)</title>', svg)]
+
+
+def html_unescape(text):
+    import html
+
+    return html.unescape(text)
+
+
+def test_a_dropped_trace_is_drawn_beside_its_text(reader, report):
+    """A committed trace: its median ProfilerStep, each GPU activity as Python draws it. A
+    trace without ProfilerStep: a window of its GPU activities, which the control moves."""
+    path = ROOT / "docs" / "generated" / "h200" / "traces" / "cudnn.json.gz"
+    before = int(reader.dataset("timeline-drawn") or 0)
+    drop_bytes(reader, path.name, path.read_bytes())
+    titles = drawn_titles(reader, before)
+    trace = json.loads(gzip.decompress(path.read_bytes()))
+    assert titles and titles == expected_titles(trace, path.name)
+    assert not reader.page.locator(".trace-timeline__move").is_visible()  # the median step, no windows
+
+    no_steps = json.loads(gzip.decompress((ROOT / "docs/generated/h200/traces/math.json.gz").read_bytes()))
+    no_steps["traceEvents"] = [e for e in no_steps["traceEvents"] if not str(e.get("name", "")).startswith("ProfilerStep#")]
+    before = int(reader.dataset("timeline-drawn"))
+    drop_bytes(reader, "no steps.json.gz", gzip.compress(json.dumps(no_steps).encode()))
+    first = drawn_titles(reader, before)
+    assert first == expected_titles(no_steps, "no steps.json.gz")
+    move = reader.page.locator(".trace-timeline__move")
+    assert move.is_visible()
+    count = int(reader.page.get_attribute(".trace-timeline__range", "max"))
+    assert count > 1 and reader.page.locator(".trace-timeline__at").text_content() == f"Window 1 of {count}"
+    reader.page.click(".trace-timeline__next")
+    second = drawn_titles(reader, before + 1)
+    assert second == expected_titles(no_steps, "no steps.json.gz", 1) and second != first
+    assert reader.page.locator(".trace-timeline__at").text_content() == f"Window 2 of {count}"
+    report(f"in-browser timeline: {len(titles)} GPU activities of cudnn.json.gz's median step; "
+           f"a trace without steps in {count} windows")
+    reader.assert_local()
+
+
 # --------------------------------------------------------------------------- hostile files (issue 27)
 
 def drop(reader, files):

@@ -193,7 +193,8 @@
     });
     document.querySelectorAll(".sdpa-figure:not([data-a11y])").forEach(function (el) {
       var img = el.querySelector("img");
-      var alt = img && img.getAttribute("alt");
+      var drawn = el.querySelector("svg > title");  // a timeline, drawn inline: its title
+      var alt = img ? img.getAttribute("alt") : drawn && drawn.textContent;
       var label = !alt ? w.figure : alt.indexOf(w.figure + ":") === 0 ? alt : w.figure + ": " + alt;
       watch(el, uniqueLabel(label, used));
     });

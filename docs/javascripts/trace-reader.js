@@ -56,6 +56,11 @@
 
   function onMessage(event) {
     var m = event.data;
+    if (m.kind === "timeline") {  // the worker's drawing, after the text: trace-timeline-view.js shows it
+      if (busy) return;  // of the file before the one being read
+      root.dispatchEvent(new CustomEvent("trace-timeline", { detail: m }));
+      return;
+    }
     var name = current.name;
     if (m.kind !== "status") {  // for the tests and anyone curious: what the last file cost
       root.dataset.loadMs = Math.round(m.loadMs || 0);
@@ -125,7 +130,7 @@
       worker.onmessage = onMessage;
       worker.onerror = onWorkerError;
     }
-    worker.postMessage({ file: file, assets: assets, limit: limitMb * 1e6 });
+    worker.postMessage({ file: file, assets: assets, limit: limitMb * 1e6, lang: lang });
   }
 
   input.addEventListener("change", function () {
@@ -144,6 +149,9 @@
   drop.addEventListener("drop", function (e) {
     e.preventDefault();
     if (e.dataTransfer && e.dataTransfer.files.length) read(e.dataTransfer.files);
+  });
+  root.addEventListener("trace-timeline-move", function (e) {  // trace-timeline-view.js's control
+    if (worker) worker.postMessage({ timeline: { index: e.detail } });
   });
   cancel.addEventListener("click", stop);
   root.dataset.ready = "true";

@@ -12,7 +12,11 @@
  *      {kind: "error", line, loadMs, readMs, heapBytes}   the line it prints after "error: "
  *      (heapBytes: the WebAssembly memory now, the most it has used, as it never shrinks)
  *      {kind: "crash", detail}                     anything else (out of memory, a bug)
+ *      {kind: "timeline", ...}                     after "done": trace-timeline.js's drawing
+ * In:  {timeline: {index}}                         draw another piece of the last trace
  */
+import { drawTimelineOf, moveTimeline } from "./trace-timeline.js";
+
 let python = null;  // a promise of {pyodide, read}, made on the first file
 let runs = 0;
 
@@ -125,7 +129,11 @@ function describe(err) {
 }
 
 self.onmessage = async ({ data }) => {
-  const { file, assets, limit } = data;
+  if (data.timeline) {
+    if (python !== null) moveTimeline((await python).pyodide, data.timeline.index);
+    return;
+  }
+  const { file, assets, limit, lang } = data;
   try {
     self.postMessage({ kind: "status", step: "checking" });
     const size = await tooLarge(file, limit);
@@ -167,6 +175,7 @@ self.onmessage = async ({ data }) => {
     const heapBytes = pyodide._module && pyodide._module.HEAPU8 ? pyodide._module.HEAPU8.length : 0;
     if (result[0] === "done") {
       self.postMessage({ kind: "done", text: result[1], loadMs, readMs, heapBytes });
+      drawTimelineOf(pyodide, bytes, file.name, lang);
     } else {
       self.postMessage({ kind: "error", line: result[1], loadMs, readMs, heapBytes });
     }

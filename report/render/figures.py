@@ -17,15 +17,18 @@ def display_name(name, lang):
     return label(name, lang).replace("`", "")
 
 
-# Every figure is drawn for a phone first: 5 inches wide (360 pt, the SVG's own unit), it
-# shrinks to a phone's 358 px column, where 12 pt text still reads at 10 px or more
-# (tests/test_render.py checks every SVG: its smallest text × 358 / its width). The legend
+# Every figure is drawn for a phone first: 4.8 inches wide (346 pt, the SVG's own unit), it
+# shrinks to the narrowest column a figure has on a 390 px screen, 332 px inside an opened
+# collapsed block, where 12 pt text still reads at 11 px or more, the body's small print
+# (tests/test_figures.py checks every SVG: its smallest text × 332 / its width;
+# tests/test_browser.py the figures as drawn at 390 px). The legend
 # goes under the plot, so that it never widens the figure; tick labels are plain numbers
 # (no 10² exponents in small type); each series differs in colour and marker.
-WIDTH_IN = 5.0
+WIDTH_IN = 4.8
 FONT_PT = 12
-PHONE_COLUMN_PX = 358  # the content column at 390 px
-MIN_TEXT_PX = 10
+PHONE_COLUMN_PX = 332  # the column inside an opened collapsed block at 390 px (358 outside)
+MIN_TEXT_PX = 11
+TICK_LABEL_CHARS = 20  # a long variant name on the y axis wraps, so the plot keeps its width
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<")
 
 
@@ -65,7 +68,7 @@ def plain_log_ticks(axis, lang):
     axis.set_major_formatter(FuncFormatter(lambda v, _: fmt_num(v, lang, 0 if v >= 1 else 1)))
 
 
-TITLE_CHARS = 42  # a line of the title at FONT_PT in WIDTH_IN
+TITLE_CHARS = 40  # a line of the title at FONT_PT in WIDTH_IN
 
 
 def title(ax, text, gpu=None):
@@ -102,20 +105,20 @@ def cuda_vs_cpu(plt, results, lang, folder):
     ok = [(n, r) for n, r in results["variants"].items() if r["status"] == "ok" and r.get("cuda_time_us")]
     if not ok:
         return []
-    fig, ax = figure(plt, 1.9 + 0.42 * len(ok))
+    fig, ax = figure(plt, 1.9 + 0.58 * len(ok))  # a row holds a name of up to three lines
     ys = range(len(ok))  # one row per variant, its name on the left: no rotated labels
     for i, (offset, key, col) in enumerate(((-0.2, "cuda_time_us", "col.cuda_time"),
                                              (0.2, "cpu_time_us", "col.cpu_time"))):
         at, values = [y + offset for y in ys], [median(r[key]) for _, r in ok]
         ax.barh(at, values, 0.4, color=f"C{i}")
         bar_markers(ax, at, values, i, t(col, lang), horizontal=True)
-    ax.set_yticks(list(ys), [display_name(n, lang) for n, _ in ok])
+    ax.set_yticks(list(ys), [textwrap.fill(display_name(n, lang), TICK_LABEL_CHARS) for n, _ in ok])
     ax.invert_yaxis()
     ax.set_xscale("log")
     plain_log_ticks(ax.xaxis, lang)
     ax.set_xlabel(textwrap.fill(t("figure.bars_axis", lang, steps=results["config"]["steps"]), 46))
     title(ax, t("figure.bars_title", lang, gpu="").rstrip(" ,:·"), results["provenance"]["gpu_name"])
-    legend_below(fig, ax)
+    legend_below(fig, ax, columns=1)  # side by side, the Norwegian labels widen the figure
     return [save(plt, fig, folder / f"cuda-vs-cpu.{lang}.svg", lang, cuda_vs_cpu)]
 
 

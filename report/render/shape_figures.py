@@ -50,7 +50,9 @@ def _finish(ax, results, lang, title_key, xlabel_key=None, log=True, columns=2):
 
 def decode_figure(plt, results, lang):
     """Kernel time against KV length for one query token, per backend: the smallest batch
-    solid, the largest dashed; the wall time of unpinned SDPA at the smallest batch dotted."""
+    solid, the largest dashed; the wall time of unpinned SDPA at the smallest batch dotted.
+    The legend is split: one entry per backend (colour and marker), then one per line style,
+    not one per line (a backend × batch legend grew to eleven entries)."""
     fig, ax = figures.figure(plt, 6.4)
     pts = [p for p in points(results, "decode") if p["q_len"] == 1]
     names = list(dict.fromkeys(p["variant"] for p in pts))
@@ -61,14 +63,23 @@ def decode_figure(plt, results, lang):
             good = [p for p in pts if p["batch"] == batch and p["variant"] == name and point_ok(p)]
             if good:
                 ax.plot([p["kv_len"] for p in good], [point_time(p) for p in good], style,
-                        marker=figures.marker(names.index(name)), color=f"C{names.index(name)}",
-                        label=t("figure.shapes_batch_line", lang, name=figures.display_name(name, lang),
-                                batch=batch))
+                        marker=figures.marker(names.index(name)), color=f"C{names.index(name)}")
     walls = [p for p in pts if batches and p["batch"] == batches[0] and p["variant"] == "auto" and point_ok(p)]
     if walls:
         ax.plot([p["kv_len"] for p in walls], [p["wall_time_us"]["median"] for p in walls], ":", marker="s",
-                color="black", label=t("figure.shapes_wall_line", lang, batch=batches[0]))
+                color="black")
     _log_x(ax, sorted({p["kv_len"] for p in pts if point_ok(p)}), lang)
+    # the legend's entries: the backends drawn, then the line styles
+    drawn = {n for n in names if any(p["variant"] == n and point_ok(p) for p in pts)}
+    for name in names:
+        if name in drawn:
+            ax.plot([], [], "-", marker=figures.marker(names.index(name)), color=f"C{names.index(name)}",
+                    label=figures.display_name(name, lang))
+    for style, batch in zip(("-", "--"), shown, strict=False):
+        if drawn:
+            ax.plot([], [], style, color="0.35", label=t("figure.shapes_batch_style", lang, batch=batch))
+    if walls:
+        ax.plot([], [], ":", marker="s", color="black", label=t("figure.shapes_wall_line", lang, batch=batches[0]))
     _finish(ax, results, lang, "figure.shapes_decode_title", "figure.shapes_kv_axis", columns=1)
     return fig
 

@@ -8,8 +8,9 @@ from ..text.catalog import t
 from ..text.display import LANGS
 from ..trace.explain import TraceError, explain, load_trace, report
 from ..variants import FUSED
-from . import attribution, extra_tables, figures, findings, prose, shape_figures, shape_tables, tables
+from . import attribution, extra_tables, figures, findings, prose, shape_figures, shape_tables, tables, timelines
 from .downloads import trace_links
+from .findings import answers
 from .header import call_writers, header
 from .kernel_names import kernel_names
 from .keyed import keyed
@@ -47,7 +48,9 @@ def seed_tables(results, ref, lang, split=None):
         "resources": (tables.resources, results, lang, fused),
         "details": (tables.details, results, lang),
         "cpu-ops-naive-math": (tables.cpu_ops, results, lang, naive_math),
-        "cpu-ops-fused": (tables.cpu_ops, results, lang, fused),
+        # cuDNN first: the page compares it with flash and efficient, and a phone shows the
+        # first columns of a wide table
+        "cpu-ops-fused": (tables.cpu_ops, results, lang, ["cudnn", "flash", "efficient", "auto"]),
         "provenance": (tables.provenance, results, lang),
         "attribution": (attribution.attribution_table, results, lang, split),
         "occupancy-ncu": (tables.ncu_occupancy, results, lang),
@@ -71,7 +74,7 @@ def findings_files(plain, ref, lang):
 
 def extra(results, ref, lang):
     """name -> (Markdown body, the functions that wrote it), for the --all and --shapes files."""
-    out = {}
+    out = dict(answers.answer_files(results, ref, lang))  # the answer each main page opens with
     sweep = results.get("sweep")
     for d in sweep["head_dims"] if sweep else ():
         cap = t("page.sweep_caption", lang).format(**sweep)
@@ -168,6 +171,11 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
         bodies["model"] = (model_text(plain, lang), (model_text,))
         bodies.update(explanations)
         bodies["traces"] = (trace_links(results, traces_dir, lang), (trace_links,))
+        if figures_dir is not None:  # figures/timeline-*.svg, and each one's caption and events here
+            figures_dir.mkdir(parents=True, exist_ok=True)
+            drawn, paths = timelines.render_timelines(traces_dir, figures_dir, lang)
+            bodies.update(drawn)
+            written += paths
         # what the run was measured on, once per page (each page includes it at its end)
         bodies["measured-on"] = (measured_on(results, lang), (measured_on,))
         bodies["reruns"] = (reruns_table(plain, ref, reruns, lang), (reruns_table,))

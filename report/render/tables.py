@@ -91,7 +91,7 @@ def headline_home(results, lang):
 def _briefs(results, names, lang):
     """The short names (kernel_names.brief_names) of every kernel the variants `names` ran."""
     return brief_names([k["short_name"] for n in names for k in (results["variants"].get(n) or {}).get("kernels", [])
-                        if k["kind"] == "kernel"], lang)
+                        if k["kind"] == "kernel"])
 
 
 def kernels(results, lang, names):
@@ -278,7 +278,7 @@ def _work_cells(m, lang):
 def _ncu_rows(results, lang, work=False):
     rows = []
     briefs = brief_names([short_kernel_name(kernel) for name, r in results["ncu"].get("rows", {}).items()
-                          if name in FUSED for kernel in r.get("kernels", {})], lang)
+                          if name in FUSED for kernel in r.get("kernels", {})])
     for name, r in results["ncu"].get("rows", {}).items():
         if name not in FUSED:  # math's and naive's kernels are read by the findings, not listed here
             continue

@@ -1,0 +1,112 @@
+"""The pages' timelines: one profiled step of the committed traces (traces/<variant>.json.gz),
+drawn by report/trace/explain_svg.py (the code the in-browser reader draws a reader's trace
+with), as figures/<name>.<lang>.svg, and beside each figure its caption and the events it
+draws as a table (tables/<name>.<lang>.md), its text alternative.
+
+    FIGURES                     name -> the traces drawn on one time scale, and how many
+                                steps in a row each panel draws (from the median one)
+    draw(paths, lang, count)    the SVG and its panels, for any trace files
+    render_timelines(...)       every figure of FIGURES for one GPU folder
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..text.catalog import t
+from ..text.format import fmt_num
+from ..trace.explain import TraceError, read_trace
+from ..trace.explain_svg import CAUSE_WORD, WORDS, ident_of, namer, panel, pieces, svg
+from .header import header
+from .markdown import code_safe, markdown_safe, md_table
+
+FIGURES = {
+    "timeline-home": (("auto",), 1),
+    "timeline-naive-math": (("naive", "naive_inplace", "math"), 1),
+    "timeline-fused": (("flash", "efficient", "cudnn"), 1),
+    "timeline-gpu-waits": (("flash", "efficient"), 3),
+}
+
+
+def draw(paths, lang, count=1):
+    """(the SVG, its panels) of the median step of each trace file (count
+    steps in a row from it), labelled with the file's name, on one time scale; TraceError
+    where a file is no trace with GPU activity."""
+    found = []
+    for path in paths:
+        try:
+            found.append((Path(path).name, pieces(read_trace(path))))
+        except ValueError:
+            raise TraceError(f"{path}: no GPU activity (kernels, memcpy, memset) to draw") from None
+    short = namer(f for _, f in found)
+    panels = []
+    for name, f in found:
+        first = max(0, min(f.default - (count - 1) // 2, len(f.items) - count)) if f.steps else f.default
+        panels.append(panel(f, first, name, count, short))
+    return svg(panels, lang, ident_of(*(n for n, _ in found))), panels
+
+
+def timeline_figure(paths, lang, count):
+    """figures/<name>.<lang>.svg: its first line names this function, the rest is draw()'s SVG."""
+    drawn, panels = draw(paths, lang, count)
+    return header(lang, (timeline_figure,)) + "\n" + drawn, panels
+
+
+def _lane(lane, lang):
+    if lane[0] == "ops":
+        return t("timeline.lane_ops", lang, depth=lane[1])
+    if lane[0] == "runtime":
+        return t("timeline.lane_runtime", lang)
+    return t("timeline.lane_stream", lang, stream=markdown_safe(lane[1][1]))
+
+
+def timeline_table(panels, lang, count):
+    """The caption (which step, each panel's GPU idle time by cause) and, collapsed, every
+    event the figure draws: trace, lane, name, start and duration in µs from the panel's start."""
+    words = WORDS[lang]
+    causes = "; ".join(f"{words[w]} ({words[w + '_long']})" for w in CAUSE_WORD.values())
+    lines = [t("timeline.caption" if count == 1 else "timeline.caption_steps", lang, count=count, causes=causes)]
+    for p in panels:
+        idle = {c: sum(g[1] for g in p.gaps if g[2] == c) for c in ("host", "stream", "other", "profiler")}
+        step = "–".join(f"`{code_safe(s)}`" for s in p.piece.step.split("–"))  # steps in a row: two code spans
+        lines.append(t("timeline.panel", lang, trace=f"`{code_safe(p.label)}`", step=step,
+                       kernel=fmt_num(p.piece.kernel_us, lang), acts=len(p.piece.acts),
+                       host=fmt_num(idle["host"], lang), other=fmt_num(idle["other"] + idle["stream"], lang),
+                       profiler=fmt_num(idle["profiler"], lang)))
+    rows = []
+    for p in panels:
+        for item in sorted(p.items, key=lambda i: (i.lane, i.start)):
+            # a GPU activity by the short name it is drawn with (the full one is in the figure's
+            # title and the page's kernel tables): a column of full generated names would be most of the page
+            rows.append([f"`{code_safe(p.label)}`", _lane(p.lanes[item.lane], lang), f"`{code_safe(item.name)}`",
+                         fmt_num(item.start, lang), fmt_num(item.dur, lang)])
+    table = md_table([t("timeline.col_trace", lang), t("timeline.col_lane", lang), t("timeline.col_name", lang),
+                      t("timeline.col_start", lang), t("timeline.col_dur", lang)], rows, ["l", "l", "l", "r", "r"])
+    block = "\n".join("    " + line for line in table.split("\n"))
+    return "\n\n".join([lines[0], "\n".join(lines[1:]), f'??? note "{t("timeline.events", lang)}"\n\n{block}'])
+
+
+def render_timelines(traces_dir, figures_dir, lang):
+    """({name: (Markdown body, writers)} for tables/, the paths written): figures/<name>.<lang>.svg
+    for each of FIGURES. A figure whose traces are all missing or hold no GPU activity (a
+    CPU run's) gets a figure file of its first line alone and the "not measured" line."""
+    out, written = {}, []
+    for name, (variants, count) in FIGURES.items():
+        paths = [Path(traces_dir) / f"{v}.json.gz" for v in variants] if traces_dir is not None else []
+        usable = []
+        for path in paths:
+            try:
+                if path.is_file():
+                    pieces(read_trace(path))
+                    usable.append(path)
+            except (TraceError, ValueError):
+                continue
+        target = Path(figures_dir) / f"{name}.{lang}.svg"
+        if usable:
+            text, panels = timeline_figure(usable, lang, count)
+            body = timeline_table(panels, lang, count)
+        else:
+            text, body = header(lang, (timeline_figure,)) + "\n", t("finding.missing", lang)
+        target.write_text(text, encoding="utf-8")
+        written.append(target)
+        out[name] = (body, (timeline_table,))
+    return out, written

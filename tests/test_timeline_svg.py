@@ -1,0 +1,184 @@
+"""The timelines of one profiled step: report/trace/explain_svg.py draws them, the render step
+puts them on the pages (report/render/timelines.py), `--explain TRACE --svg PATH` writes the
+same drawing. Each drawn GPU activity is checked against the trace, read here on its own."""
+import gzip
+import json
+import re
+import shutil
+import statistics
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import build_tables
+from report.paths import ROOT
+from report.render import timelines
+from report.trace.explain_read import from_dict
+from report.trace.explain_svg import MAX_ACTS, WORDS, pieces, svg
+
+GENERATED = ROOT / "docs" / "generated"
+TRACES = GENERATED / "h200" / "traces"
+FIGURES = GENERATED / "h200" / "figures"
+NS = "{http://www.w3.org/2000/svg}"
+GPU = ("kernel", "gpu_memcpy", "gpu_memset")
+AT = {lang: re.compile("^(?P<name>.*): " + re.escape(w["at"].split("{start}")[0].split(": ", 1)[1])
+                       + r"(?P<start>[\d.,\u00a0]+) µs, .* (?P<dur>[\d.,\u00a0]+) µs$")
+      for lang, w in WORDS.items()}
+
+
+def load(path):
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def number(text, lang):
+    return float(text.replace("\u00a0", "").replace(",", ".") if lang == "nb" else text.replace(",", ""))
+
+
+def drawn(path, lang="en"):
+    """Per panel, in order: (its heading, [(full name, start, duration) of each GPU activity])."""
+    text = path.read_text(encoding="utf-8")
+    root = ET.fromstring(text.split("\n", 1)[1] if text.startswith("<!--") else text)
+    panels = []
+    for el in root:
+        if el.tag == NS + "text" and el.get("class") == "h":
+            if panels and panels[-1][0].endswith(":") and not panels[-1][1]:  # a heading's second line
+                panels[-1] = (panels[-1][0] + " " + el.text, [])
+            else:
+                panels.append((el.text, []))
+        elif el.tag == NS + "g" and el.get("tabindex") == "0":
+            m = AT[lang].match(el.find(NS + "title").text)
+            panels[-1][1].append((m["name"], number(m["start"], lang), number(m["dur"], lang)))
+    return panels
+
+
+def steps_by_kernel_time(trace):
+    """{step name: (its start, the GPU time launched in it)}: launches by correlation id."""
+    events = [e for e in trace["traceEvents"] if e.get("ph") == "X"]
+    steps = {e["name"]: e for e in events if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#")}
+    launch = {e["args"]["correlation"]: e["ts"] for e in events
+              if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {})}
+    out = {}
+    for name, s in steps.items():
+        acts = [e for e in events if e.get("cat") in GPU
+                and s["ts"] <= launch.get(e["args"].get("correlation"), -1) <= s["ts"] + s["dur"]]
+        out[name] = (s["ts"], sum(e["dur"] for e in acts))
+    return out
+
+
+def test_math_draws_more_gpu_activities_than_the_hand_written_version():
+    panels = dict((heading.split(" · ")[0], acts) for heading, acts in drawn(FIGURES / "timeline-naive-math.en.svg"))
+    assert len(panels["math.json.gz"]) > len(panels["naive.json.gz"]) > 0
+
+
+@pytest.mark.parametrize("figure", sorted(timelines.FIGURES))
+@pytest.mark.parametrize("lang", ["nb", "en"])
+def test_each_drawn_activity_is_one_of_the_trace_at_its_time(figure, lang):
+    """Every GPU activity drawn is an activity of the trace named above its panel, with its
+    name, its start from the step's start and its duration (to the 0.1 µs the title shows);
+    a panel of one step draws the step whose kernel time is the median (the lower middle one)."""
+    panels = drawn(FIGURES / f"{figure}.{lang}.svg", lang)
+    assert len(panels) == len(timelines.FIGURES[figure][0])
+    for heading, acts in panels:
+        trace_name, rest = heading.split(" · ", 1)
+        trace = load(TRACES / trace_name)
+        steps = steps_by_kernel_time(trace)
+        first = re.match(r"(ProfilerStep#\d+)", rest).group(1)
+        start = steps[first][0]
+        events = [e for e in trace["traceEvents"] if e.get("ph") == "X" and e.get("cat") in GPU]
+        assert acts and len(acts) <= MAX_ACTS
+        for name, at, dur in acts:
+            assert any(e["name"] == name and abs(e["ts"] - start - at) <= 0.051 and abs(e["dur"] - dur) <= 0.051
+                       for e in events), (figure, trace_name, name, at, dur)
+        if timelines.FIGURES[figure][1] == 1:
+            times = sorted(k for _, k in steps.values() if k > 0)
+            assert steps[first][1] == pytest.approx(times[(len(times) - 1) // 2])
+            assert sum(d for _, _, d in acts) == pytest.approx(steps[first][1], abs=0.05 * len(acts))
+
+
+def test_the_svg_the_command_writes_is_the_pages(tmp_path, capsys):
+    """`--explain auto.json.gz --svg PATH` writes Home's English figure, less its first line."""
+    out = tmp_path / "auto.svg"
+    assert build_tables.main(["--explain", str(TRACES / "auto.json.gz"), "--svg", str(out)]) == 0
+    assert "ProfilerStep#*" in capsys.readouterr().out  # the text as without --svg
+    page = (FIGURES / "timeline-home.en.svg").read_text(encoding="utf-8")
+    assert page.split("\n", 1)[1] == out.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--svg", "x.svg"], "give --explain TRACE too"),
+    (["--explain", "t.json", "--svg", "{existing}"], "exists"),
+    (["--explain", "t.json", "--svg", "{missing}/x.svg"], "no folder"),
+])
+def test_svg_is_refused_without_a_trace_or_over_a_file(args, said, tmp_path, capsys):
+    existing = tmp_path / "here.svg"
+    existing.write_text("mine", encoding="utf-8")
+    args = [a.format(existing=existing, missing=tmp_path / "nope") for a in args]
+    with pytest.raises(SystemExit) as err:
+        build_tables.main(args)
+    assert err.value.code == 2
+    assert said in capsys.readouterr().err
+    assert existing.read_text(encoding="utf-8") == "mine"
+
+
+def made_up_trace(kernel="my_gpu_kernel", steps=3):
+    """A trace of a GPU no folder has: ProfilerSteps with one launch and one kernel each."""
+    events, corr = [], 1
+    for i in range(steps):
+        ts = 1000.0 * i
+        events += [
+            {"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{i + 2}", "ts": ts, "dur": 100.0,
+             "pid": 1, "tid": 1},
+            {"ph": "X", "cat": "cpu_op", "name": "aten::my_op", "ts": ts + 10, "dur": 50.0, "pid": 1, "tid": 1},
+            {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": ts + 20, "dur": 5.0,
+             "pid": 1, "tid": 1, "args": {"correlation": corr}},
+            {"ph": "X", "cat": "kernel", "name": kernel, "ts": ts + 40 + i, "dur": 10.0 + 5 * i, "pid": 0,
+             "tid": 7, "args": {"correlation": corr, "device": 0, "stream": 7}},
+        ]
+        corr += 1
+    return {"traceEvents": events}
+
+
+def test_a_made_up_gpu_folder_renders_its_own(tmp_path):
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    with gzip.open(traces / "auto.json.gz", "wt", encoding="utf-8") as f:
+        json.dump(made_up_trace(), f)
+    shutil.copyfile(TRACES / "flash.json.gz", traces / "flash.json.gz")
+    figures = tmp_path / "figures"
+    figures.mkdir()
+    bodies, written = timelines.render_timelines(traces, figures, "en")
+    assert sorted(written) == sorted(figures.glob("*.svg"))
+    assert set(bodies) == set(timelines.FIGURES)
+    home = drawn(figures / "timeline-home.en.svg")
+    assert [(h.split(" · ")[0], [a[0] for a in acts]) for h, acts in home] == [("auto.json.gz", ["my_gpu_kernel"])]
+    assert "ProfilerStep#3" in home[0][0]  # the median of 10, 15, 20 µs
+    assert [h.split(" · ")[0] for h, _ in drawn(figures / "timeline-fused.en.svg")] == ["flash.json.gz"]
+    missing = (figures / "timeline-naive-math.en.svg").read_text(encoding="utf-8")
+    assert missing.count("\n") == 1 and "<svg" not in missing  # no trace of it: its first line alone
+    assert bodies["timeline-naive-math"][0] == "Not measured on this GPU."
+
+
+def test_a_trace_without_steps_is_drawn_in_windows_of_its_activities():
+    trace = made_up_trace(steps=3)
+    trace["traceEvents"] = [e for e in trace["traceEvents"] if e["cat"] != "user_annotation"]
+    found = pieces(from_dict(trace))
+    assert not found.steps and found.default == 0 and len(found.items) == 1
+    from report.trace.explain_svg import panel
+
+    text = svg([panel(found, 0, "t.json")], "en", "tl-t")
+    assert text.count('tabindex="0"') == 3 and WORDS["en"]["title_window"].split(":")[0] in text
+
+
+def test_every_figure_is_at_most_80_kb():
+    paths = sorted(GENERATED.glob("*/figures/timeline-*.svg"))
+    assert len(paths) == 2 * len(timelines.FIGURES)
+    assert max(p.stat().st_size for p in paths) <= 80 * 1024
+
+
+def test_the_median_step_is_the_median_of_the_trace():
+    trace = load(TRACES / "math.json.gz")
+    found = pieces(from_dict(trace))
+    times = [k for _, k in steps_by_kernel_time(trace).values()]
+    assert found.items[found.default].kernel_us == pytest.approx(sorted(times)[(len(times) - 1) // 2])
+    assert found.items[found.default].kernel_us == pytest.approx(statistics.median_low(times))

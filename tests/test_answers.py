@@ -1,6 +1,6 @@
 """report/render/findings/answers.py: the answer each main page opens with."""
 import pytest
-from factory import h200, nothing_measured, overhead, overhead_row, results, row
+from factory import h200, nothing_measured, overhead, overhead_row, results, row, stats
 
 from report.render.findings import answers
 from report.text.catalog import t
@@ -46,6 +46,9 @@ def test_auto_is_said_to_have_the_least_kernel_time_only_within_noise_of_the_lea
     assert "ran cuDNN" in line
     assert "no fused backend had less kernel time" in said(answers.answer_recommendations, tied)[0]
     slower = results({"flash": row(100.0), "cudnn": row(150.0), "auto": row(150.0, backend_ran="cudnn")})
+    assert "no fused backend had less kernel time" in said(answers.answer_recommendations, slower)[0]  # no rounds
+    for name, us in (("flash", 100.0), ("cudnn", 150.0)):  # the rounds decide kernel time (the paired rule)
+        slower["variants"][name]["rounds"] = [{"kernel_sum_us": stats(us * f)} for f in (1.0, 1.01, 0.99)]
     assert "1.5× as much as flash" in said(answers.answer_recommendations, slower)[0]
 
 
@@ -53,6 +56,8 @@ def test_who_sets_the_pace_follows_the_eager_call_against_the_kernel_time():
     run = results({"flash": row(10.0)},
                   overhead=overhead({"seed": {"flash": overhead_row(100.0, 101.0)},
                                      "small": {"flash": overhead_row(5.0, 40.0, graph_us=7.0)}}))
+    run["pairs"] = {"groups": {"small": {"metric": "wall", "rounds": [  # the replay's figures: from the pairs
+        {"blocks_us": {"flash": [40.0] * 40, "flash_graph": [7.0] * 40}}]}}}
     seed, small, graph = said(answers.answer_gpu_waits, run)
     assert seed.endswith("so the GPU sets the pace.") and small.endswith("so the CPU sets the pace.")
     assert "7.0 µs per call from a graph against 40.0 µs eager" in graph

@@ -55,7 +55,8 @@ def _figure(row, key) -> Figure:
 class FlexHost:
     """FlexAttention's host overhead and kernel time over the rounds, flash's host overhead
     beside them: figures only. Its host overhead moved from below its kernel time to above
-    it between rounds of one H200 run, so no verdict on which sets the pace is stated."""
+    it between rounds of one H200 run and the two are not timed in pairs, so no verdict on
+    which sets the pace is stated."""
     host: Figure
     flash: Figure
     kernel: Figure

@@ -120,7 +120,9 @@ def _parser():
     p.add_argument("--explain", metavar="TRACE", type=Path,
                    help="read a trace that torch.profiler wrote (.json or .json.gz): kernels "
                         "with occupancy, GPU idle gaps and a verdict per range; no GPU, no "
-                        "other option but --svg")
+                        "other option but --format and --svg")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="with --explain: text (default) or the JSON result (report/trace/explain_result.py)")
     p.add_argument("--svg", metavar="PATH", type=new_svg,
                    help="with --explain: also draw the trace's median profiled step (or its first "
                         "window of GPU activities) as an SVG timeline into PATH, a new file")
@@ -131,11 +133,13 @@ def parse_args(argv):
     p = _parser()
     args = p.parse_args(argv)
     if args.explain is not None:
-        extra = sorted(given_options(p, argv) - {"explain", "svg"})
+        extra = sorted(given_options(p, argv) - {"explain", "format", "svg"})
         if extra:
-            p.error("--explain reads one trace; it takes no other option but --svg, "
+            p.error("--explain reads one trace (--format: text or json); it takes no other option but --svg, "
                     f"not {', '.join('--' + e.replace('_', '-') for e in extra)}")
         return args
+    if "format" in given_options(p, argv):
+        p.error("--format goes with --explain TRACE: it is the form of the reading")
     if args.svg is not None:
         p.error("--svg draws the trace that --explain reads: give --explain TRACE too")
     if args.render_only:
@@ -176,13 +180,13 @@ def measure(args, argv):
     publish_run(results, trace_tmp, out, slug, started)
 
 
-def explain(path, svg=None):
-    """Print what report/trace/explain.py reads off one trace, and with svg, write its
-    timeline there (report/render/timelines.py: draw, the pages' drawing); needs no torch."""
+def explain(path, form="text", svg=None):
+    """Print what report/trace/explain.py reads off one trace (text or JSON), and with svg,
+    write its timeline there (report/render/timelines.py: draw, the pages' drawing); needs no torch."""
     from report.trace.explain import TraceError, explain_file
 
     try:
-        text = explain_file(path)  # the trace's text made inert (report/trace/explain_safe.py)
+        text = explain_file(path, form)  # the trace's text made inert (report/trace/explain_safe.py)
         if svg is not None:
             from report.render.timelines import draw
 
@@ -204,7 +208,7 @@ def main(argv=None):
     signals.install()
     try:
         if args.explain is not None:
-            explain(args.explain, args.svg)
+            explain(args.explain, args.format, args.svg)
         elif args.render_only:
             render_only(args.out, args.slug)
         else:

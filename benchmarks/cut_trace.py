@@ -8,8 +8,11 @@
 Keeps the first N profiler steps (ProfilerStep#...; the whole trace if it has none): the
 ranges, launch calls and GPU activities in them, and of the CPU operations only those that
 hold a launch call (with their enclosing ones), which is what --explain reads (op stacks,
-ATen ops, attention). Drops flow events, Python function events, operations without GPU
-work under them and the shape arguments (Input Dims, ...). A trace without GPU activity
+ATen ops, attention), Kineto's own events (category overhead) in those steps, and the
+recorded inputs (Input Dims, Input type, Input Strides, Concrete Inputs) of SDPA's ops
+alone (explain_events.INPUT_OPS: the reasons a backend ran are read off them). Drops flow
+events, Python function events, operations without GPU work under them and every other
+op's shape arguments. A trace without GPU activity
 (MTIA, CPU-only), which that would leave empty, is cut with --first N instead: its metadata
 and the first N other events of each category. Writes gzip with no timestamp, so the
 same input gives the same bytes.
@@ -24,11 +27,17 @@ import re
 import sys
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
+# `python benchmarks/cut_trace.py` puts benchmarks/ on sys.path, not the repository root
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from report.trace.explain_events import INPUT_ARGS, INPUT_OPS  # noqa: E402
+
 STEP = re.compile(r"ProfilerStep#\d+")
 GPU = {"kernel", "gpu_memcpy", "gpu_memset"}
 LAUNCH = {"cuda_runtime", "cuda_driver"}
-DROPPED_ARGS = {"Input Dims", "Input Strides", "Input type", "Concrete Inputs", "Ev Idx",
-                "Record function id", "Sequence number", "Fwd thread id"}
+DROPPED_ARGS = {*INPUT_ARGS, "Ev Idx", "Record function id", "Sequence number", "Fwd thread id"}
 
 
 def _read(path):
@@ -62,12 +71,14 @@ def cut(trace, steps=2):
             if i < len(starts) and starts[i] <= op["ts"] + op["dur"]:
                 kept_ops.append(op)
     ranges = [e for e in x if e.get("cat") in ("user_annotation", "gpu_user_annotation") and inside(e)]
+    overhead = [e for e in x if e.get("cat") == "overhead" and inside(e)]
     meta = [e for e in events if e.get("ph") == "M"]
     out = []
-    for e in meta + ranges + kept_ops + launches + gpu:
+    for e in meta + ranges + kept_ops + launches + gpu + overhead:
         e = dict(e)
         if isinstance(e.get("args"), dict):
-            e["args"] = {k: v for k, v in e["args"].items() if k not in DROPPED_ARGS}
+            keep = INPUT_ARGS if e.get("cat") == "cpu_op" and e.get("name") in INPUT_OPS else ()
+            e["args"] = {k: v for k, v in e["args"].items() if k not in DROPPED_ARGS or k in keep}
         out.append(e)
     out.sort(key=lambda e: (e.get("ts", 0), e.get("ph") != "M"))
     return {k: v for k, v in trace.items() if k != "traceEvents"} | {"traceEvents": out}

@@ -19,7 +19,12 @@ test fixtures with benchmarks/cut_trace.py:
 Each trace: torch.profiler with schedule(wait=1, warmup=1, active=3), record_shapes, CPU
 and CUDA activities; every step is a ProfilerStep#N with record_function ranges inside it
 (forward, backward, optimizer, loss_item, prefill, decode_token, stream_a/stream_b,
-graph_replay).
+graph_replay, generate, attention). The cases after sdpa_compiled (issue 31) each show one
+thing the diagnosis must name: a padded encoder's bool mask, a sliding window, GPT-2's eager
+attention in float16 with a vocabulary of 50,257, GQA training in float16 with AdamW's
+foreach=False, generate() with its KV cache, compiled FlexAttention with a score_mod, SDPA on
+nested jagged tensors, in float64, with head dims 100 and 512, with an [L, L] bool causal
+mask, with a learned bias in training, and a training step recorded with with_stack=True.
 """
 from __future__ import annotations
 
@@ -182,6 +187,189 @@ def make_decode(size, device, dtype):
     return step
 
 
+# --- cases for the diagnosis (issue 31): each shows one thing the first screen must name ---
+
+def _sdpa_step(q, k, v, **kw):
+    import torch.nn.functional as F
+
+    def step():
+        with torch.no_grad(), record_function("attention"):
+            for _ in range(4):
+                F.scaled_dot_product_attention(q, k, v, **kw)
+    return step
+
+
+def _qkv(device, dtype, batch=4, heads=16, seq=1024, head_dim=64, kv_heads=None, grad=False):
+    g = torch.Generator(device=device).manual_seed(2)
+    make = lambda h: torch.randn(batch, h, seq, head_dim, device=device, dtype=dtype, generator=g,  # noqa: E731
+                                 requires_grad=grad)
+    return make(heads), make(kv_heads or heads), make(kv_heads or heads)
+
+
+def make_encoder_padded(size, device, dtype):
+    """A BERT-style encoder on a padded batch: SDPA gets a bool padding mask [B, 1, L, L]."""
+    from transformers import BertConfig, BertModel
+
+    config = BertConfig(hidden_size=size["hidden_size"], intermediate_size=size["intermediate_size"],
+                        num_hidden_layers=4, num_attention_heads=size["num_attention_heads"],
+                        vocab_size=size["vocab_size"], max_position_embeddings=max(512, size["seq"]),
+                        attn_implementation="sdpa")
+    torch.manual_seed(0)
+    model = BertModel(config).to(device=device, dtype=dtype).eval()
+    seq = min(size["seq"], 512)
+    ids = tokens(size, device, seq)
+    mask = torch.ones_like(ids)
+    mask[: size["batch"] // 2, seq // 2:] = 0  # half the batch padded to half its length
+
+    def step():
+        with torch.no_grad(), record_function("forward"):
+            model(input_ids=ids, attention_mask=mask)
+    return step
+
+
+def make_sliding_window(size, device, dtype):
+    """A Mistral-style decoder with a sliding window shorter than the sequence: the window mask
+    is computed in full."""
+    from transformers import MistralConfig, MistralForCausalLM
+
+    config = MistralConfig(hidden_size=size["hidden_size"], intermediate_size=size["intermediate_size"],
+                           num_hidden_layers=4, num_attention_heads=size["num_attention_heads"],
+                           num_key_value_heads=size["num_key_value_heads"], vocab_size=size["vocab_size"],
+                           sliding_window=max(8, size["seq"] // 4), max_position_embeddings=size["seq"] * 2,
+                           attn_implementation="sdpa")
+    torch.manual_seed(0)
+    model = MistralForCausalLM(config).to(device=device, dtype=dtype).eval()
+    ids = tokens(size, device)
+
+    def step():
+        with torch.no_grad(), record_function("forward"):
+            model(input_ids=ids, use_cache=False)
+    return step
+
+
+def make_gpt2_eager_fp16(size, device, dtype):
+    """GPT-2 with its eager attention in float16 and its vocabulary of 50,257 (not a multiple of 8)."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    dtype = torch.float16 if device == "cuda" else dtype
+    config = GPT2Config(n_embd=size["hidden_size"], n_layer=4, n_head=size["num_attention_heads"],
+                        vocab_size=50257, n_positions=max(1024, size["seq"]), attn_implementation="eager")
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(config).to(device=device, dtype=dtype).eval()
+    ids = tokens(dict(size, vocab_size=50257), device, min(size["seq"], 512))
+
+    def step():
+        with torch.no_grad(), record_function("forward"):
+            model(input_ids=ids, use_cache=False)
+    return step
+
+
+def make_gqa_train_fp16(size, device, dtype):
+    """GQA training in float16 with an AdamW whose foreach=False: a loop over the parameters."""
+    dtype = torch.float16 if device == "cuda" else dtype
+    model, ids = build_model(size, "sdpa", device, dtype, train=True), tokens(size, device)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=False, eps=1e-4)
+
+    def step():
+        with record_function("forward"):
+            loss = model(input_ids=ids, labels=ids, use_cache=False).loss
+        with record_function("backward"):
+            loss.backward()
+        with record_function("optimizer"):
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+    return step
+
+
+def make_generate(size, device, dtype):
+    """transformers' generate() with its KV cache: one query per decoding step."""
+    model = build_model(size, "sdpa", device, dtype)
+    prompt = tokens(size, device, size["decode_prompt"])
+
+    def step():
+        with torch.no_grad(), record_function("generate"):
+            model.generate(input_ids=prompt, attention_mask=torch.ones_like(prompt), do_sample=False,
+                           max_new_tokens=size["decode_tokens"], min_new_tokens=size["decode_tokens"],
+                           pad_token_id=0)
+    return step
+
+
+def make_flex_score_mod(size, device, dtype):
+    """Compiled FlexAttention with a score_mod (a relative-position bias)."""
+    if device != "cuda":
+        raise Skipped("compiled FlexAttention needs a CUDA device")
+    from torch.nn.attention.flex_attention import flex_attention
+
+    q, k, v = _qkv(device, dtype)
+    flex = torch.compile(flex_attention, dynamic=False)
+    rel = lambda score, b, h, q_idx, kv_idx: score + (q_idx - kv_idx) * 0.01  # noqa: E731
+    flex(q, k, v, score_mod=rel)
+    sync(device)
+
+    def step():
+        with torch.no_grad(), record_function("attention"):
+            for _ in range(4):
+                flex(q, k, v, score_mod=rel)
+    return step
+
+
+def make_sdpa_nested(size, device, dtype):
+    """SDPA on nested jagged tensors: sequences of different lengths, no padding, no mask."""
+    if device != "cuda":
+        raise Skipped("nested jagged SDPA runs its fused kernels on a CUDA device")
+    g = torch.Generator(device=device).manual_seed(3)
+    heads, dim = 16, 64
+    lengths = [size["seq"] // 4, size["seq"] // 2, size["seq"], size["seq"] // 8]
+    parts = [torch.randn(n, heads, dim, device=device, dtype=dtype, generator=g) for n in lengths]
+    nt = torch.nested.nested_tensor(parts, layout=torch.jagged).transpose(1, 2)
+    return _sdpa_step(nt, nt, nt)
+
+
+def make_sdpa_float64(size, device, dtype):
+    """SDPA on float64 inputs: no fused backend takes them."""
+    return _sdpa_step(*_qkv(device, torch.float64, batch=2, seq=min(size["seq"], 512)))
+
+
+def make_head_dim_100(size, device, dtype):
+    """SDPA with head dim 100: flash pads it to 104 first."""
+    return _sdpa_step(*_qkv(device, dtype, head_dim=100), is_causal=True)
+
+
+def make_head_dim_512(size, device, dtype):
+    """SDPA with head dim 512: over flash's limit of 256."""
+    return _sdpa_step(*_qkv(device, dtype, heads=4, head_dim=512, seq=min(size["seq"], 512)))
+
+
+def make_bool_causal_mask(size, device, dtype):
+    """SDPA with the causal triangle passed as an [L, L] bool mask instead of is_causal=True."""
+    q, k, v = _qkv(device, dtype)
+    mask = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool, device=device).tril()
+    return _sdpa_step(q, k, v, attn_mask=mask)
+
+
+def make_learned_bias_train(size, device, dtype):
+    """Training with a learned additive bias passed as attn_mask: its gradient comes from the
+    backward of the backend that takes it."""
+    import torch.nn.functional as F
+
+    q, k, v = _qkv(device, dtype, grad=True, seq=min(size["seq"], 512))
+    bias = torch.zeros(1, q.shape[1], q.shape[2], k.shape[2], device=device, dtype=dtype, requires_grad=True)
+
+    def step():
+        with record_function("forward"):
+            out = F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+        with record_function("backward"):
+            out.float().sum().backward()
+    return step
+
+
+def make_stacks_train(size, device, dtype):
+    """sdpa_train recorded with with_stack=True: a large trace with Python stacks."""
+    return case_train("sdpa")(size, device, dtype)
+
+
+make_stacks_train.profile = {"with_stack": True}
+
 CASES = {
     "eager_infer": case_infer("eager"),
     "sdpa_infer": case_infer("sdpa"),
@@ -192,6 +380,19 @@ CASES = {
     "cuda_graph": make_cuda_graph,
     "flex_infer": case_infer("flex_attention"),
     "sdpa_compiled": make_compiled,
+    "encoder_padded": make_encoder_padded,
+    "sliding_window": make_sliding_window,
+    "gpt2_eager_fp16": make_gpt2_eager_fp16,
+    "gqa_train_fp16": make_gqa_train_fp16,
+    "generate": make_generate,
+    "flex_score_mod": make_flex_score_mod,
+    "sdpa_nested": make_sdpa_nested,
+    "sdpa_float64": make_sdpa_float64,
+    "head_dim_100": make_head_dim_100,
+    "head_dim_512": make_head_dim_512,
+    "bool_causal_mask": make_bool_causal_mask,
+    "learned_bias_train": make_learned_bias_train,
+    "stacks_train": make_stacks_train,
 }
 
 
@@ -203,7 +404,7 @@ def record(name, make, size, device, dtype, out):
     sync(device)
     path = out / f"{name}.json.gz"
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
-    with profile(activities=activities, record_shapes=True,
+    with profile(activities=activities, record_shapes=True, **getattr(make, "profile", {}),
                  schedule=schedule(wait=WAIT, warmup=WARMUP, active=ACTIVE),
                  on_trace_ready=lambda p: p.export_chrome_trace(str(path))) as prof:
         for _ in range(STEPS):

@@ -11,13 +11,17 @@ less synchronize calls, if later). The GPU is idle where no GPU activity at all 
 idle stretch is a wait for the host when the next activity to start was launched after the
 stretch began, or when none follows. Medians over the range's instances with GPU work:
 CPU-bound if the host waits take at least 10 % of the time, else GPU-bound if the GPU runs
-something for at least 90 % of it, else stalled.
+something for at least 90 % of it, else stalled. Of three or more profiler steps the first is
+left out (it holds the profiler's start); Kineto's own events (category overhead) do not
+start the whole trace.
 
 Beside the verdicts: the GPU's busy time (the union of its activities), the streams, the
 SDPA backends whose ops ran, hand-written softmax calls, what the trace holds (GPU
 activity, an MTIA accelerator's, or CPU events only) and each stream's median launch delay
-(an activity's start less its launch call's end). Older Kineto's category names ("Kernel",
-"Runtime") are read as today's.
+(the start of a launch call's first activity less the call's end: a CUDA graph's replay is one
+call for all its kernels); the GPU activities SDPA launches to prepare its inputs (inside its op, outside every backend's op: "preparation" among the backends)
+and its calls' distinct recorded inputs (dtype, head dim, mask dtype, is_causal). Older
+Kineto's category names ("Kernel", "Runtime") are read as today's.
 """
 from __future__ import annotations
 
@@ -35,6 +39,9 @@ SYNCS = ("cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize
          "cuStreamSynchronize", "cuEventSynchronize", "cudaMemcpy",
          # a ROCm build's, under cuda_runtime as Kineto files them (hipMemcpyWithStream: its blocking copy)
          "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize", "hipMemcpy", "hipMemcpyWithStream")
+FIRST_STEP_OUT = 3  # with this many profiler steps or more, the first is left out of the verdict
+# the dtypes Kineto records for a tensor input ("Input type"), as torch names them
+DTYPES = {"c10::BFloat16": "bfloat16", "c10::Half": "float16", "float": "float32", "double": "float64", "bool": "bool"}
 SDPA_OPS = {"flash": "_scaled_dot_product_flash_attention", "efficient": "_scaled_dot_product_efficient_attention",
             "cudnn": "_scaled_dot_product_cudnn_attention", "math": "_scaled_dot_product_attention_math"}
 
@@ -97,11 +104,13 @@ def verdicts(trace):
             names.setdefault(re.sub(r"^ProfilerStep#\d+$", "ProfilerStep#*", e["name"]), []).append(e)
     whole = not names  # no ranges: the trace is one, from its first CPU event to its last one's end
     if whole:
-        host = [e for e in events if e.get("cat") not in GPU] or gpu
+        host = [e for e in events if e.get("cat") not in GPU and e.get("cat") != "overhead"] or gpu
         start, end = min(e["ts"] for e in host), max(e["ts"] + e["dur"] for e in host)
         names = {"(whole trace)": [{"ts": start, "dur": end - start}]}
     out = {}
     for name, instances in names.items():
+        if name == "ProfilerStep#*" and len(instances) >= FIRST_STEP_OUT:
+            instances = sorted(instances, key=lambda r: r["ts"])[1:]  # the first step holds the profiler's start
         hosts, busies = [], []
         for r in instances:
             start, end = r["ts"], r["ts"] + r["dur"]
@@ -149,28 +158,82 @@ def facts(trace):
             end = t
     ops = [e for e in events if e.get("cat") == "cpu_op"]
     backends = sorted({b for b, op in SDPA_OPS.items() for e in ops if e["name"] == "aten::" + op}
-                      | ({"flex"} if any("flex_attention" in e["name"] for e in gpu) else set()))
+                      | ({"flex"} if any("flex_attention" in e["name"] for e in gpu) else set())
+                      # Inductor names a Triton kernel after the ops it fuses: one that fuses ops
+                      # around an SDPA call says so in its name
+                      | ({"inductor_fused"} if any(e["name"].startswith("triton_") and "scaled_dot_product"
+                                                   in e["name"] for e in gpu) else set()))
     sdpa = [e for e in ops if e["name"] == "aten::scaled_dot_product_attention"]
     softmax = [e for e in ops if e["name"] in ("aten::softmax", "aten::_softmax")
                and not any(s["ts"] <= e["ts"] <= s["ts"] + s["dur"] for s in sdpa)]
     outer = [e for e in softmax if not any(o is not e and o["name"] in ("aten::softmax", "aten::_softmax")
                                            and o["ts"] <= e["ts"] and e["ts"] + e["dur"] <= o["ts"] + o["dur"]
                                            and o["dur"] > e["dur"] for o in softmax)]
+    # nested jagged tensors call the kernel's op with no aten::_scaled_dot_product_* op around it
+    sdp_ops = [e for e in ops if e["name"].startswith("aten::_scaled_dot_product_")]
+    for op, name in (("aten::_flash_attention_forward", "flash_nested"),
+                     ("aten::_efficient_attention_forward", "efficient_nested")):
+        if any(e["name"] == op and not _within(e, sdp_ops) for e in ops):
+            backends = sorted(set(backends) | {name})
+    prep = _preparation(ops, gpu, events)
+    if prep:
+        backends = sorted(set(backends) | {"preparation"})
     streams = {((e.get("args") or {}).get("device"), (e.get("args") or {}).get("stream")) for e in gpu}
     launch_of = {e["args"]["correlation"]: e for e in events
                  if e.get("cat") in LAUNCH and "correlation" in (e.get("args") or {})}
-    delays = {}  # per stream: from the end of each activity's launch call to its start
-    for e in gpu:
+    delays, started = {}, set()  # per stream: from the end of each launch call to its first activity's start
+    for e in sorted(gpu, key=lambda e: (e["ts"], e["ts"] + e["dur"])):
         args = e.get("args") or {}
         launch = launch_of.get(args.get("correlation"))
-        if launch is not None:
+        if launch is not None and id(launch) not in started:  # a graph's later kernels wait on its earlier ones
+            started.add(id(launch))
             delays.setdefault(f"{args.get('device')}/{args.get('stream')}", []).append(
                 e["ts"] - (launch["ts"] + launch["dur"]))
     cats = {e.get("cat") for e in trace["traceEvents"] if isinstance(e, dict) and isinstance(e.get("cat"), str)}
     activity = "gpu" if gpu else "mtia" if any("mtia" in c.lower() for c in cats) else "cpu only"
     return {"verdicts": verdicts(trace), "busy_us": round(union, 1), "streams": len(streams),
             "backends": backends, "softmax_outside_sdpa": len(outer), "activity": activity,
+            "preparation_kernels": prep, "sdpa_inputs": _sdpa_inputs(sdpa),
             "launch_delay_us": {s: round(statistics.median(d), 1) for s, d in sorted(delays.items())}}
+
+
+def _preparation(ops, gpu, events):
+    """GPU activities launched inside an aten::scaled_dot_product_attention op but outside
+    every backend's op on its thread (SDPA preparing its inputs): how many."""
+    backend_ops = {"aten::" + op for op in SDPA_OPS.values()}
+    sdpa = [e for e in ops if e["name"] == "aten::scaled_dot_product_attention"]
+    inner = [e for e in ops if e["name"] in backend_ops]
+    launch_of = {e["args"]["correlation"]: e for e in events
+                 if e.get("cat") in LAUNCH and "correlation" in (e.get("args") or {})}
+    count = 0
+    for a in gpu:
+        launch = launch_of.get((a.get("args") or {}).get("correlation"))
+        if launch is None:
+            continue
+        if _within(launch, sdpa) and not _within(launch, inner):
+            count += 1
+    return count
+
+
+def _within(launch, ops):
+    """Whether the launch call starts inside one of the ops on its thread."""
+    at, tid = launch["ts"], launch.get("tid")
+    return any(o.get("tid") == tid and o["ts"] <= at <= o["ts"] + o["dur"] for o in ops)
+
+
+def _sdpa_inputs(sdpa):
+    """The distinct recorded inputs of the SDPA calls: [query dtype, head dim, mask dtype or
+    None, is_causal], from "Input type", "Input Dims" and "Concrete Inputs"."""
+    found = set()
+    for e in sdpa:
+        args = e.get("args") or {}
+        dims, types, concrete = args.get("Input Dims"), args.get("Input type"), args.get("Concrete Inputs")
+        if not dims or not types:
+            continue
+        mask = DTYPES.get(types[3], types[3]) if len(types) > 3 and types[3] else None
+        causal = concrete[5] == "True" if concrete and len(concrete) > 5 and concrete[5] else None
+        found.add((DTYPES.get(types[0], types[0]), dims[0][-1], mask, causal))
+    return [list(x) for x in sorted(found, key=str)]
 
 
 def main(argv=None):

@@ -12,6 +12,7 @@ from expected_verdicts import verdicts
 
 from report.paths import DEFAULT_OUT, ROOT
 from report.trace.explain import explain, load_trace
+from report.trace.explain_events import INPUT_OPS
 
 TRACE = DEFAULT_OUT / "h200" / "traces" / "cudnn.json.gz"  # 50 profiler steps
 
@@ -33,7 +34,7 @@ def test_the_cutter_keeps_the_first_steps_and_what_explain_reads(tmp_path):
     launches = {e["args"]["correlation"] for e in events if e.get("cat") in ("cuda_runtime", "cuda_driver")}
     gpu = [e for e in events if e.get("cat") in ("kernel", "gpu_memset", "gpu_memcpy")]
     assert gpu and all(e["args"]["correlation"] in launches for e in gpu)
-    assert not any("Input Dims" in (e.get("args") or {}) for e in events)
+    assert not any("Input Dims" in (e.get("args") or {}) for e in events)  # recorded without shapes
     assert cut["deviceProperties"] == full["deviceProperties"]
     found = explain(cut)
     assert {k["calls"] for k in found["kernels"]} == {2}  # one kernel and one memset per step
@@ -43,6 +44,25 @@ def test_the_cutter_keeps_the_first_steps_and_what_explain_reads(tmp_path):
     cut_trace.write(cut_trace.cut(full, steps=2), b)
     assert a.read_bytes() == b.read_bytes()  # no timestamp in the gzip header
     assert json.loads(gzip.decompress(a.read_bytes())) == cut
+
+
+def test_the_cutter_keeps_sdpas_recorded_inputs_and_kinetos_overhead_and_drops_other_shapes():
+    shapes = {"Input Dims": [[1, 2, 3, 4]], "Input type": ["float"], "Input Strides": [[24, 12, 4, 1]],
+              "Concrete Inputs": [""]}
+    x = lambda cat, name, ts, dur, **args: {"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": 1,  # noqa: E731
+                                           "ts": ts, "dur": dur, "args": args}
+    trace = {"traceEvents": [
+        x("user_annotation", "ProfilerStep#1", 0, 100),
+        x("cpu_op", "aten::scaled_dot_product_attention", 1, 20, **shapes),
+        x("cuda_runtime", "cudaLaunchKernel", 2, 2, correlation=1), x("kernel", "k", 5, 3, correlation=1),
+        x("cpu_op", "aten::mm", 30, 20, **shapes),
+        x("cuda_runtime", "cudaLaunchKernel", 31, 2, correlation=2), x("kernel", "k", 35, 3, correlation=2),
+        x("overhead", "Activity Buffer Request", 60, 5)]}
+    events = cutter().cut(trace, steps=1)["traceEvents"]
+    shaped = {e["name"] for e in events if "Input Dims" in (e.get("args") or {})}
+    assert shaped == {"aten::scaled_dot_product_attention"} and shaped <= INPUT_OPS
+    assert next(e for e in events if e["name"] == "aten::scaled_dot_product_attention")["args"] == shapes
+    assert "Activity Buffer Request" in {e["name"] for e in events}
 
 
 def test_a_trace_without_gpu_activity_is_cut_to_the_first_events_of_each_category():

@@ -9,33 +9,12 @@ import re
 
 import pytest
 from factory import FIXTURES, odd_value
+from madeup import H200, ev, kernel, launch, trace_of
 
 import build_tables
 from report.trace import explain_kineto, explain_read
 from report.trace.explain import TraceError, explain, load_trace, read_trace, report
 from report.trace.explain_format import pct, us
-
-H200 = dict(json.loads(json.dumps(load_trace(FIXTURES / "flash.json.gz")["deviceProperties"][0])))
-
-
-def ev(cat, name, ts, dur, **args):
-    tid = args.pop("tid", 1)
-    return {"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": tid, "ts": ts, "dur": dur, "args": args}
-
-
-def kernel(name, ts, dur, corr, stream=7, grid=(1024, 1, 1), block=(128, 1, 1), regs=32, smem=0):
-    return ev("kernel", name, ts, dur, tid=stream, correlation=corr, device=0, stream=stream,
-              grid=list(grid), block=list(block), **{"registers per thread": regs, "shared memory": smem,
-                                                     "est. achieved occupancy %": 50})
-
-
-def launch(ts, corr, name="cudaLaunchKernel", dur=2.0):
-    return ev("cuda_runtime", name, ts, dur, correlation=corr)
-
-
-def trace_of(*events, props=H200):
-    return {"deviceProperties": [props] if props else [], "traceEvents": list(events)}
-
 
 # --- other writers of the same trace ---------------------------------------------------
 

@@ -92,6 +92,17 @@ def test_no_control_character_of_a_trace_reaches_the_terminal(name, fast, tmp_pa
         assert f"{where}{written_out}" in out, where
 
 
+@pytest.mark.parametrize("name", HOSTILE)
+def test_the_json_result_is_ascii_and_gives_the_names_back(name, tmp_path, capsys):
+    text, _ = HOSTILE[name]
+    code = build_tables.main(["--explain", str(write(tmp_path / "t.json", with_text(text))), "--format", "json"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.isascii()  # each acting character a JSON escape (\\u001b), nothing raw
+    strings = []
+    json.loads(out, object_pairs_hook=lambda pairs: strings.extend(v for _, v in pairs if isinstance(v, str)))
+    assert any(f"kernel {text}" in v for v in strings)  # the name as the trace has it, once parsed
+
+
 def test_the_report_is_written_whatever_the_terminal_can_encode(tmp_path):
     path = write(tmp_path / "t.json", with_text("\ud800\u202e\x1b[2J"))
     done = subprocess.run([sys.executable, str(ROOT / "build_tables.py"), "--explain", str(path)],
@@ -181,8 +192,8 @@ def test_twenty_device_names_list_eight_and_count_the_rest(tmp_path, capsys):
     trace = with_text("k")
     trace["deviceProperties"] = [dict(PROPS, id=i, name=f"GPU {i}") for i in range(20)]
     code, out, _ = command(write(tmp_path / "t.json", trace), capsys)
-    first = out.splitlines()[0]
-    assert code == 0 and first.count("(compute capability") == 8 and first.endswith("… and 12 more")
+    gpu = [line for line in out.splitlines() if "(compute capability" in line]  # the detail's GPU line
+    assert code == 0 and len(gpu) == 1 and gpu[0].count("(compute capability") == 8 and gpu[0].endswith("… and 12 more")
 
 
 # --- beyond what the reader holds: one line, before the explaining -------------------------

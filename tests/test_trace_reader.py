@@ -368,6 +368,28 @@ def test_a_file_that_is_no_trace_gets_the_command_lines_message(reader, tmp_path
     reader.assert_local()
 
 
+def test_the_page_shows_the_diagnosis_findings_first_and_the_text_one_click_away(reader):
+    """The JSON result rendered as headings, lists and a small table, findings first, readable
+    at 390 px; the command's text in a closed <details>, equal to what the command prints."""
+    from report.trace.explain import explain_file
+
+    trace = ROOT / "tests" / "fixtures" / "corpus" / "eager_infer.json.gz"
+    doc = json.loads(explain_file(trace, "json"))
+    reader.page.set_viewport_size({"width": 390, "height": 844})
+    shown, error, _ = reader.pick(trace)
+    assert error is None and shown == explain_file(trace)
+    reader.page.wait_for_selector(".trace-doctor__heading")
+    headings = reader.page.locator(".trace-reader__diagnosis h3").all_text_contents()
+    assert headings[0] == "Findings, largest time at stake first" and "What sets the pace" in headings
+    titles = reader.page.locator(".trace-doctor__findings > li strong").all_text_contents()
+    assert titles == [f["title"] for f in doc["findings"]] and titles
+    assert reader.page.locator(".trace-reader__raw").get_attribute("open") is None
+    wide = reader.page.evaluate("() => { const d = document.querySelector('.trace-reader__diagnosis');"
+                                " return [d.scrollWidth, d.clientWidth]; }")
+    assert wide[0] <= wide[1], "the diagnosis fits the phone's width"
+    reader.page.set_viewport_size({"width": 1280, "height": 720})
+
+
 def test_a_dropped_file_is_read_too(reader, tmp_path):
     (tmp_path / "dropped.json").write_text('{"traceEvents": 3}', encoding="utf-8")
     expected = error_line("dropped.json", tmp_path)

@@ -152,7 +152,8 @@ def test_no_hand_written_line_speaks_of_the_h200_or_hopper_except_by_name():
     by_name = re.compile(
         r"H200 (?:run|of the committed)|H200-(?:kjøringen|en i)|\bthe H200\b|[Ff]or (?:the )?H200|"
         r"NVIDIA H200|Hopper-? (?:og|and)\b|Hopper[- ]arkitekturens|Hopper architecture|"
-        r"på Hopper|on Hopper")
+        r"på Hopper|on Hopper|[Oo]n a Hopper GPU|[Pp]å en Hopper-GPU|Hopper's|Hoppers\b|for Hopper\b|"
+        r"Hopper SDPA engine|Hopper-motoren|Hopper and Blackwell|Hopper- og Blackwell")
     offenders = []
     for path in markdown_pages():
         for paragraph in path.read_text(encoding="utf-8").split("\n\n"):

@@ -22,6 +22,8 @@
   var error = root.querySelector(".trace-reader__error");
   var result = root.querySelector(".trace-reader__result");
   var output = root.querySelector(".trace-reader__output code");
+  var diagnosis = root.querySelector(".trace-reader__diagnosis");
+  var doctor = null;  // a promise of trace-doctor.js, loaded with the first result
   var cancel = root.querySelector(".trace-reader__cancel");
   var limitMb = Number(root.dataset.limitMb);
   var lang = document.documentElement.lang || "en";
@@ -54,6 +56,23 @@
     input.disabled = false;
   }
 
+  /* The diagnosis, rendered by trace-doctor.js from the JSON result (loaded on first use). */
+  function diagnose(json) {
+    if (!diagnosis || !json) return;
+    if (!doctor) {
+      doctor = new Promise(function (resolve, reject) {
+        var script = document.createElement("script");
+        script.src = new URL("trace-doctor.js", here).href;
+        script.onload = resolve;
+        script.onerror = reject;
+        document.head.appendChild(script);
+      });
+    }
+    doctor.then(function () {
+      window.traceDoctor.render(diagnosis, JSON.parse(json), root.dataset);
+    }).catch(function () { doctor = null; });
+  }
+
   function onMessage(event) {
     var m = event.data;
     if (m.kind === "timeline") {  // the worker's drawing, after the text: trace-timeline-view.js shows it
@@ -76,6 +95,7 @@
     if (m.kind === "done") {
       output.textContent = m.text;
       result.hidden = false;
+      diagnose(m.json);
       error.hidden = true;
       var times = { name: name, load: seconds.format(m.loadMs / 1000), read: seconds.format(m.readMs / 1000) };
       show(say(m.loadMs ? "DoneFirst" : "Done", times));

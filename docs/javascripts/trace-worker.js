@@ -8,7 +8,8 @@
  * Out: {kind: "status", step: "checking" | "loading" | "reading"}
  *      {kind: "too-large", gzipped}                more than `limit` bytes of JSON
  *      {kind: "gzip-parts", parts}                 gzip of more members than it counts
- *      {kind: "done", text, loadMs, readMs, heapBytes}    what --explain prints
+ *      {kind: "done", text, json, loadMs, readMs, heapBytes}    what --explain prints, and
+ *                                                  what --format json prints (the page's diagnosis)
  *      {kind: "error", line, loadMs, readMs, heapBytes}   the line it prints after "error: "
  *      (heapBytes: the WebAssembly memory now, the most it has used, as it never shrinks)
  *      {kind: "crash", detail}                     anything else (out of memory, a bug)
@@ -34,13 +35,14 @@ async function boot(assets) {
   const read = pyodide.runPython(`
 import gc, os, sys
 sys.path.insert(0, "/app")
-from report.trace.explain import TraceError, explain_file
+from report.trace.explain import TraceError, explain_json, explain_path, report
 from report.trace.explain_safe import shown
 
 def read(folder, name, stored):
     os.chdir(folder)  # the file is named as the reader named it, as on the command line,
     try:              # unless no file can have that name ("..", "."): then it is stored as "trace"
-        return ["done", explain_file(stored)]
+        found = explain_path(stored)
+        return ["done", report(found), explain_json(found)]
     except TraceError as err:
         line = str(err)
         return ["error", line if stored == name else shown(name) + line[len(shown(stored)):]]
@@ -174,7 +176,7 @@ self.onmessage = async ({ data }) => {
     const readMs = performance.now() - start;
     const heapBytes = pyodide._module && pyodide._module.HEAPU8 ? pyodide._module.HEAPU8.length : 0;
     if (result[0] === "done") {
-      self.postMessage({ kind: "done", text: result[1], loadMs, readMs, heapBytes });
+      self.postMessage({ kind: "done", text: result[1], json: result[2], loadMs, readMs, heapBytes });
       drawTimelineOf(pyodide, bytes, file.name, lang);
     } else {
       self.postMessage({ kind: "error", line: result[1], loadMs, readMs, heapBytes });

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..text.catalog import t
-from ..text.format import fmt_num
+from ..text.format import fmt_sig
 from ..trace.explain import TraceError, read_trace
 from ..trace.explain_svg import CAUSE_WORD, WORDS, ident_of, namer, panel, pieces, svg
 from .header import header
@@ -69,16 +69,16 @@ def timeline_table(panels, lang, count):
         idle = {c: sum(g[1] for g in p.gaps if g[2] == c) for c in ("host", "stream", "other", "profiler")}
         step = "–".join(f"`{code_safe(s)}`" for s in p.piece.step.split("–"))  # steps in a row: two code spans
         lines.append(t("timeline.panel", lang, trace=f"`{code_safe(p.label)}`", step=step,
-                       kernel=fmt_num(p.piece.kernel_us, lang), acts=len(p.piece.acts),
-                       host=fmt_num(idle["host"], lang), other=fmt_num(idle["other"] + idle["stream"], lang),
-                       profiler=fmt_num(idle["profiler"], lang)))
+                       kernel=fmt_sig(p.piece.kernel_us, lang), acts=len(p.piece.acts),
+                       host=fmt_sig(idle["host"], lang), other=fmt_sig(idle["other"] + idle["stream"], lang),
+                       profiler=fmt_sig(idle["profiler"], lang)))
     rows = []
     for p in panels:
         for item in sorted(p.items, key=lambda i: (i.lane, i.start)):
             # a GPU activity by the short name it is drawn with (the full one is in the figure's
             # title and the page's kernel tables): a column of full generated names would be most of the page
             rows.append([f"`{code_safe(p.label)}`", _lane(p.lanes[item.lane], lang), f"`{code_safe(item.name)}`",
-                         fmt_num(item.start, lang), fmt_num(item.dur, lang)])
+                         fmt_sig(item.start, lang), fmt_sig(item.dur, lang)])
     table = md_table([t("timeline.col_trace", lang), t("timeline.col_lane", lang), t("timeline.col_name", lang),
                       t("timeline.col_start", lang), t("timeline.col_dur", lang)], rows, ["l", "l", "l", "r", "r"])
     block = "\n".join("    " + line for line in table.split("\n"))

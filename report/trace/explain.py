@@ -3,7 +3,8 @@
     load_trace(path)   the trace in a .json or .json.gz file as a dict; TraceError (one line)
     read_trace(path)   the same file read as a stream into a compact Trace (a 200 MB trace
                        in less memory than its size twice)
-    explain_file(path) read_trace, explain and report in one: the text `--explain` prints
+    explain_path(path) read_trace and explain in one, its errors one line naming the file
+    explain_file(path) explain_path and report in one: the text `--explain` prints
                        (the command and the page's in-browser reader both call it)
     explain(trace)     either of the two explained, as a dict: GPU activities per launch
                        configuration with occupancy and its reason, streams, the attention
@@ -26,6 +27,9 @@ waiting for the host (the next launch was not yet issued), waiting on another st
                launches queue ahead of the GPU (the launch delay says by how much)
     stalled    otherwise: the GPU is idle with its work already launched (waiting on other
                streams or events, or the launch latency of many small kernels)
+Of three or more profiler steps (ProfilerStep#*) the first is left out: it holds the
+profiler's start (the first launches, Kineto's buffer requests). Kineto's own events
+(category overhead) in a range are the profiler's time, not the host's (explain_diagnose.py).
 The page docs/read-your-trace.*.md states the same rule: change them together.
 """
 from __future__ import annotations
@@ -36,6 +40,7 @@ import gc
 import gzip
 import heapq
 import json
+import math
 import re
 import stat
 import zlib
@@ -43,27 +48,28 @@ from pathlib import Path
 
 from ..limits import parse_json
 from .explain_attention import attention
+from .explain_diagnose import diagnose
 from .explain_events import MAX_TIME_US
 from .explain_format import us as _us
 from .explain_kernels import add_occupancy, devices, kernel_rows
 from .explain_read import MAX_EVENTS, ReadError, Trace, from_dict
 from .explain_read import read_trace as _read_stream
+from .explain_result import BUSY_SHARE, HOST_SHARE, STEP_NAME, WHOLE_TRACE, Result, to_json
 from .explain_safe import error_line, inert
+from .explain_text import report as _text
 from .explain_timeline import HIP_SYNC_CALLS, SYNC_CALLS, Timeline, busy_by, idle_causes, window
 from .explain_words import WORDS, platform
 from .names import LAUNCH_CATS, short_kernel_name
 from .stats import stats
 
-BUSY_SHARE = 0.9  # GPU-bound needs the GPU busy for at least this share of the window
-HOST_SHARE = 1 - BUSY_SHARE  # CPU-bound: the GPU waits for the host for this share or more
 STEP = re.compile(r"ProfilerStep#\d+")
-STEP_NAME = "ProfilerStep#*"
-WHOLE_TRACE = "(whole trace)"
-MAX_KERNELS, MAX_GAPS, MAX_RANGES, MAX_SINGLE = 10, 5, 20, 3
+MAX_RANGES, MAX_SINGLE = 20, 3
+FIRST_STEP_OUT = 3  # with this many profiler steps or more, the first is left out of their figures
 MAX_TRACE_BYTES = 2 * 2**30  # of JSON: a trace of a few profiled steps is tens of MB
 CHUNK = 2**20
-__all__ = ["BUSY_SHARE", "HIP_SYNC_CALLS", "MAX_TIME_US", "STEP_NAME", "SYNC_CALLS", "WHOLE_TRACE", "TraceError",
-           "explain", "explain_file", "load_trace", "read_trace", "report"]
+__all__ = ["BUSY_SHARE", "HIP_SYNC_CALLS", "HOST_SHARE", "MAX_TIME_US", "STEP_NAME", "SYNC_CALLS", "WHOLE_TRACE",
+           "Result", "TraceError", "explain", "explain_file", "explain_json", "explain_path", "load_trace",
+           "read_trace", "report"]
 
 
 class TraceError(ValueError):
@@ -248,7 +254,9 @@ def _explain_range(name, ranges, per_range, timeline):
             "streams": len(streams),
             "kinds_us": {k: med([w["kinds"].get(k, 0.0) for w in wins])
                          for k in ("compute", "communication", "memory") if any(k in w["kinds"] for w in wins)},
-            "activities_per_range": med([x[3] for x in worked])}
+            "activities_per_range": med([x[3] for x in worked]),
+            # launch calls with GPU work (one delay each): a CUDA graph's replay is one for all its kernels
+            "launches_per_range": med([len(w["delays"]) for w in wins])}
     out["gaps"], out["single_gaps"], out["openers"] = _gaps(wins, timeline, len(worked))
     out["verdict"], out["why"] = _verdict(out)
     return out
@@ -314,12 +322,12 @@ def _stream_verdict(row):
     return "GPU-bound" if row["busy_us"] / span >= BUSY_SHARE else "stalled"
 
 
-def explain_file(path):
-    """The text `build_tables.py --explain PATH` prints; TraceError (one line, naming the
-    file) if the file is no trace, or one this reader cannot use."""
+def explain_path(path):
+    """The Result of the file at path; TraceError (one line, naming the file) if the file is
+    no trace, or one this reader cannot use."""
     trace = read_trace(path)  # streamed: a large trace needs less memory than as a dict
     try:
-        return inert(report(explain(trace)))  # the trace's text as text (explain_safe.py)
+        return explain(trace)
     except TraceError as err:
         raise TraceError(error_line(path, str(err))) from None
     except (TypeError, KeyError, AttributeError, ArithmeticError, ValueError) as err:
@@ -327,9 +335,24 @@ def explain_file(path):
                                           f"{str(err)[:100]})")) from None
 
 
+def explain_file(path, form="text"):
+    """The text `build_tables.py --explain PATH` prints (form "json": the JSON document of
+    explain_result.py); TraceError as explain_path."""
+    found = explain_path(path)
+    return explain_json(found) if form == "json" else report(found)
+
+
+def explain_json(result):
+    """The Result as the JSON text `--format json` prints (explain_result.py's schema): ASCII
+    only, so no control character, bidi mark or lone surrogate of the trace's names reaches a
+    terminal as itself (each is a JSON escape, \\u001b; inert() would write \\x1b, no JSON)."""
+    return json.dumps(to_json(result), indent=1, ensure_ascii=True, allow_nan=False) + "\n"
+
+
 def explain(trace):
     """What the page reads off a trace (a dict from load_trace, or read_trace's Trace), as a
-    dict; TraceError if it has no GPU activity."""
+    Result (explain_result.py): the diagnosis, and the detail dict, whose keys it reads as;
+    TraceError if it has no GPU activity."""
     with _collector_paused():
         return _explain(trace if isinstance(trace, Trace) else from_dict(trace))
 
@@ -339,10 +362,11 @@ def _explain(data):
     if not timeline.acts:
         raise TraceError(_no_gpu(data))
     timeline.syncs_by_start = sorted(timeline.syncs, key=lambda e: e.ts)
-    busy_us = sum(u[1] - u[0] for u in timeline.union)
+    busy_us = math.fsum(u[1] - u[0] for u in timeline.union)
     # shares are of the activities' own time added up: with overlapping streams they still
     # add up to 100 %, where shares of the busy time (the union) would go past it
-    activity_us = sum(a.e.dur for a in timeline.acts)
+    # exactly rounded: Python 3.12+'s sum() (the page's Pyodide) adds floats otherwise than 3.11's
+    activity_us = math.fsum(a.e.dur for a in timeline.acts)
     # NVIDIA's or AMD's words (explain_words.py): the first launch call's name, the synchronize
     # calls', the categories and the top-level fields tell
     first = next((a.launch.name for a in timeline.acts if a.launch is not None), "")
@@ -364,7 +388,7 @@ def _explain(data):
         if e.cat == "user_annotation":
             groups.setdefault(_range_name(e.name), []).append({"ts": e.ts, "dur": e.dur})
     if not groups:
-        host = [e for e in data.events if e.cat != "kernel" and e.cat not in ("gpu_memcpy", "gpu_memset")]
+        host = [e for e in data.events if e.cat not in ("kernel", "gpu_memcpy", "gpu_memset", "overhead")]
         host = host or [a.e for a in timeline.acts]
         start, stop = min(e.ts for e in host), max(e.end for e in host)
         groups = {WHOLE_TRACE: [{"ts": start, "dur": stop - start}]}
@@ -378,25 +402,30 @@ def _explain(data):
         if n not in kept:
             continue
         inst = sorted(groups[n], key=lambda r: r["ts"])
+        first_out = n == STEP_NAME and len(inst) >= FIRST_STEP_OUT
+        if first_out:  # the first step holds the profiler's start (its first launches, Kineto's buffers)
+            inst = inst[1:]
         per = [list(timeline.acts)] if n == WHOLE_TRACE else _instances(with_launch, launch_ts, inst)
-        ranges.append(_explain_range(n, inst, per, timeline))
+        ranges.append(_explain_range(n, inst, per, timeline) | {"first_left_out": first_out})
     busy = busy_by(timeline.acts, lambda a: a.kind)  # each kind's busy stretches, in one pass
     kinds = {k: busy[k] for k in ("compute", "communication", "memory") if k in busy}
     streams = idle_causes(timeline)
     for row in streams:
         row["verdict"] = _stream_verdict(row)
-    return {"platform": found_on, "devices": {d: (lim.name if lim else None) for d, (lim, _) in devs.items()},
+    caps = [lim.compute_capability for lim, _ in devs.values() if lim]
+    found = {"platform": found_on, "devices": {d: (lim.name if lim else None) for d, (lim, _) in devs.items()},
             "limits": {d: lim for d, (lim, _) in devs.items() if lim},
             "schemas": {d: schema for d, (lim, schema) in devs.items() if lim},
             "activities": len(timeline.acts), "busy_us": busy_us,
             "stream_busy_sum_us": sum(s["busy_us"] for s in streams), "kinds_us": kinds,
             "streams": streams, "kernels": kernels, "ranges": ranges,
             "ranges_left_out": len(order) - len(ranges),
-            "activity_us": activity_us, "attention": attention(timeline, data.events, activity_us, found_on)}
+            "activity_us": activity_us, "with_stack": "python_function" in data.categories,
+            "attention": attention(timeline, data.events, activity_us, found_on, caps[0] if caps else None)}
+    return diagnose(found, timeline, data.events)
 
 
 def report(found):
-    """The explanation as plain English text, the same for the same trace."""
-    from .explain_text import report as text
-
-    return text(found)
+    """The explanation as plain English text, the same for the same trace; the trace's text
+    in it made inert (explain_safe.py), whatever the renderer clipped or not."""
+    return inert(_text(found))

@@ -11,9 +11,11 @@ op per backend) and off the kernel names where ops are missing (compiled code, F
 """
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 
 from .explain_index import Spans
+from .explain_sdpa_inputs import explain_call, sdpa_inputs
 from .explain_words import WORDS
 from .names import backend_of_kernels
 
@@ -45,18 +47,96 @@ MATH_CHECK = ("run the call under `with torch.nn.attention.sdpa_kernel(SDPBacken
               "(or {backends}): it raises if the backend cannot run, and the warnings it prints say why")
 
 
+# what SDPA's own ops before its backend's op do (aten/src/ATen/native/transformers/attention.cpp:
+# convert_boolean_attn_mask turns a bool mask into an additive one with where/fill; pad_last_dim
+# pads a head dim to a multiple of 8 for flash; the math path repeats K/V for GQA): the first
+# op of the stack below SDPA that names one, its cause
+PREP_CAUSES = (({"aten::constant_pad_nd", "aten::pad"}, "padding the head dim to a multiple of 8 (pad_last_dim)"),
+               ({"aten::where", "aten::logical_not", "aten::masked_fill", "aten::masked_fill_",
+                 "aten::full_like", "aten::zeros_like"},
+                "converting the bool mask to an additive one (convert_boolean_attn_mask)"),
+               ({"aten::repeat_interleave", "aten::expand", "aten::index_select"},
+                "repeating K/V heads for the query heads (GQA)"),
+               ({"aten::contiguous", "aten::clone", "aten::_to_copy", "aten::to"}, "copying inputs to a new layout"))
+PREP_OTHER = "other work before the backend's op"
+NESTED_OPS = {"aten::_flash_attention_forward": "flash_nested",
+              "aten::_efficient_attention_forward": "efficient_nested"}
+INDUCTOR_SDPA = "scaled_dot_product"  # in a Triton kernel's name: Inductor fused ops around an SDPA call
+
+
+def _prep_cause(stack):
+    below = stack[stack.index(SDPA) + 1:]
+    for ops, cause in PREP_CAUSES:
+        if any(op in ops for op in below):
+            return cause
+    return PREP_OTHER
+
+
 def _backend(stack, name):
+    """(backend, direction, cause): the backend's op in the stack; where SDPA's op holds the
+    kernel outside any backend's op, "preparation" with its cause; None where no attention."""
+    sdp = False
     for op in reversed(stack):
         if op in FORWARD_OPS:
-            return FORWARD_OPS[op], "forward"
+            if op in NESTED_OPS and not any("_scaled_dot_product_" in o for o in stack):
+                # nested jagged tensors call the kernel's op directly (torch/nested/_internal/sdpa.py)
+                return NESTED_OPS[op], "forward", None
+            return FORWARD_OPS[op], "forward", None
         if op in BACKWARD_OPS:
-            return BACKWARD_OPS[op], "backward"
+            return BACKWARD_OPS[op], "backward", None
+        sdp = sdp or op == SDPA
     low = name.lower()
     if "flex_attention" in low:
-        return "flex", "backward" if "backward" in low or "bwd" in low else "forward"
-    if SDPA in stack:
-        return "math", "forward"
-    return None, None
+        return "flex", "backward" if "backward" in low or "bwd" in low else "forward", None
+    if low.startswith("triton_") and INDUCTOR_SDPA in low:
+        return "inductor_fused", "backward" if "backward" in low else "forward", None
+    if sdp:
+        return "preparation", "forward", _prep_cause(stack)
+    return None, None, None
+
+
+def call_groups(events, sdpa_calls, cc=None):
+    """SDPA's calls grouped by the backend each ran (its op inside the call) and its recorded
+    inputs: [{backend, calls, inputs (words), why, remedy, shapes}]; a call without recorded
+    inputs is grouped with shapes False."""
+    inner = {}
+    for e in events:
+        if e.cat == "cpu_op" and e.name in FORWARD_OPS:
+            inner.setdefault(e.tid, []).append(e)
+    starts = {}
+    for tid, ops in inner.items():
+        ops.sort(key=lambda e: e.ts)
+        starts[tid] = [o.ts for o in ops]
+    groups = {}
+    for call in sdpa_calls:  # the first backend op at or after the call's start, by bisection
+        ops, ran = inner.get(call.tid, ()), None
+        i = bisect.bisect_left(starts[call.tid], call.ts) if ops else 0
+        if i < len(ops) and ops[i].ts <= call.end:
+            ran = FORWARD_OPS[ops[i].name]
+        x = sdpa_inputs(call.args)
+        key = (ran, x)
+        g = groups.get(key)
+        if g is None:
+            why, remedy = explain_call(x, ran, cc or (9, 0)) if x is not None and ran else (None, None)
+            g = groups[key] = {"backend": ran, "calls": 0, "inputs": x.describe() if x else None,
+                               "why": why, "remedy": remedy, "shapes": x is not None, "parsed": x}
+        g["calls"] += 1
+    return sorted(groups.values(), key=lambda g: -g["calls"])
+
+
+BIAS_BACKWARD = "aten::_scaled_dot_product_efficient_attention_backward"  # its 5th input: attn_bias
+
+
+def _bias_backward(events):
+    """How many efficient-attention backward calls got an attn_bias (recorded inputs): a mask
+    or bias in training, whose gradient the efficient kernel computes where asked."""
+    found = 0
+    for e in events:
+        if e.cat == "cpu_op" and e.name == BIAS_BACKWARD and e.args:
+            dims = e.args.get("Input Dims")
+            if isinstance(dims, list) and len(dims) > 4 and isinstance(dims[4], list) and dims[4]:
+                found += 1
+    return found
 
 
 def _calls(op_names, backend, direction):
@@ -100,7 +180,7 @@ def _chains(events, sdpa_spans):
     return chains
 
 
-def attention(timeline, events, activity_us, platform="cuda"):
+def attention(timeline, events, activity_us, platform="cuda", devices_cc=None):
     """{"backends": {(backend, direction): {calls, gpu_us, activities}}, "hand_written": ...,
     "math_fallback": bool, ...}; empty lists where the trace has no attention. The check of a
     math fallback names the fused backends the platform's build has (explain_words.py)."""
@@ -115,18 +195,22 @@ def attention(timeline, events, activity_us, platform="cuda"):
         found = seen.get(key)
         if found is None:
             found = seen[key] = _backend(a.stack, a.e.name)
-        backend, direction = found
+        backend, direction, cause = found
         if backend is None:
             continue
-        g = groups.setdefault((backend, direction), {"gpu_us": 0.0, "activities": 0, "kernels": Counter()})
+        g = groups.setdefault((backend, direction), {"gpu_us": 0.0, "activities": 0, "kernels": Counter(),
+                                                     "causes": Counter()})
         g["gpu_us"] += a.e.dur
         g["activities"] += 1
         g["kernels"][a.e.name] += a.e.dur
+        if cause:
+            g["causes"][cause] += a.e.dur
     compiled = _kernel_backend([a.e.name for a in timeline.acts if not a.stack])
     rows = []
     for (backend, direction), g in sorted(groups.items(), key=lambda kv: -kv[1]["gpu_us"]):
+        calls = len(sdpa_calls) if backend == "preparation" else _calls(op_names, backend, direction)
         rows.append({"backend": backend, "direction": direction,
-                     "calls": _calls(op_names, backend, direction) or g["activities"],
+                     "calls": calls or g["activities"], "causes": dict(g["causes"].most_common()),
                      "gpu_us": g["gpu_us"], "activities": g["activities"],
                      "share": g["gpu_us"] / activity_us if activity_us else 0.0,
                      "top_kernel": g["kernels"].most_common(1)[0][0]})
@@ -145,6 +229,8 @@ def attention(timeline, events, activity_us, platform="cuda"):
     backward = {r["backend"]: r["calls"] for r in rows if r["direction"] == "backward"}
     matched = {b: (forward.get(b, 0), n) for b, n in backward.items()}
     return {"sdpa_calls": len(sdpa_calls), "backends": rows, "hand_written": hand,
+            "calls": call_groups(events, sdpa_calls, devices_cc),
+            "bias_backward": _bias_backward(events),
             "compiled_backend": compiled if not rows else None,
             "math_fallback": any(r["backend"] == "math" for r in rows),
             "backward_matched": matched,

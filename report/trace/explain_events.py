@@ -9,7 +9,9 @@ the same rules.
 
 The categories kept: GPU activities (kernels, memory copies and sets), the launch calls that pair
 with them by correlation id, and the host's ops and ranges; older Kineto's and ROCm's
-names for them (CAT_ALIASES) are read as today's. A ts or dur beyond MAX_TIME_US is no time.
+names for them (CAT_ALIASES) are read as today's; Kineto's own work (category overhead, e.g.
+Activity Buffer Request) is kept to be told apart from the host's. The recorded inputs of
+INPUT_OPS (INPUT_ARGS) are kept as their args. A ts or dur beyond MAX_TIME_US is no time.
 """
 from __future__ import annotations
 
@@ -22,7 +24,19 @@ CAT_ALIASES = {"kernel": "kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset
                "gpu_memcpy": "gpu_memcpy", "gpu_memset": "gpu_memset",
                "runtime": "cuda_runtime", "cuda_runtime": "cuda_runtime", "hip_runtime": "cuda_runtime",
                "driver": "cuda_driver", "cuda_driver": "cuda_driver", "hip_driver": "cuda_driver",
-               "operator": "cpu_op", "cpu_op": "cpu_op", "user_annotation": "user_annotation"}
+               "operator": "cpu_op", "cpu_op": "cpu_op", "user_annotation": "user_annotation",
+               "overhead": "overhead"}
+# the ops whose recorded inputs (record_shapes=True) are kept: SDPA's entry, its backends' ops and
+# their backward, as the dispatcher names them (explain_sdpa_inputs.py reads them)
+INPUT_OPS = frozenset(("aten::scaled_dot_product_attention", "aten::_scaled_dot_product_flash_attention",
+                       "aten::_scaled_dot_product_efficient_attention", "aten::_scaled_dot_product_cudnn_attention",
+                       "aten::_scaled_dot_product_attention_math", "aten::_flash_attention_forward",
+                       "aten::_efficient_attention_forward",
+                       "aten::_scaled_dot_product_flash_attention_backward",
+                       "aten::_scaled_dot_product_efficient_attention_backward",
+                       "aten::_scaled_dot_product_cudnn_attention_backward"))
+# what Kineto records of an op's inputs with record_shapes=True (torch/csrc/profiler/util.cpp names them)
+INPUT_ARGS = ("Input Dims", "Input type", "Input Strides", "Concrete Inputs")
 # the launch resources and placement of a GPU activity, as Kineto's args name them
 GPU_ARGS = ("device", "stream", "grid", "block", "registers per thread", "shared memory",
             "est. achieved occupancy %")
@@ -41,7 +55,8 @@ MAX_NAME = 10_000
 class Event:
     """One complete ("X") event of a kept category: times in µs as the trace has them; corr,
     the correlation id, of GPU activities and launch calls only; args, the launch resources
-    of GPU activities only; name, at most MAX_NAME characters of it."""
+    of GPU activities, or the recorded inputs of an op of INPUT_OPS (inputs(args)); name, at most
+    MAX_NAME characters of it."""
     __slots__ = ("cat", "name", "ts", "dur", "end", "pid", "tid", "corr", "args")
 
     def __init__(self, cat, name, ts, dur, pid, tid, corr, args):
@@ -63,3 +78,9 @@ def shared(kept, pool):
         return pool.setdefault(repr(kept), kept)
     except RecursionError:
         return kept
+
+
+def inputs(args):
+    """The recorded inputs kept of an op of INPUT_OPS: INPUT_ARGS present in args, or None."""
+    kept = {k: args[k] for k in INPUT_ARGS if k in args}
+    return kept or None

@@ -6,7 +6,7 @@ keys in its order, its spacing): explain_read.py reads a batch by it where msgsp
                        nothing, where some complete event of the batch is laid out otherwise
 
 A regular expression reads each complete event's head (category, name, ids, times) and
-json only the args of GPU activities and launch calls, each distinct one once (a kernel's
+json only the args of GPU activities, launch calls and the ops whose inputs are kept, each distinct one once (a kernel's
 args differ from the last kernel's only in their ids): the events kept, with their fields,
 are those json's reading keeps (tests/test_explain_read.py, tests/test_explain_cases.py).
 """
@@ -16,7 +16,7 @@ import json
 import re
 import sys
 
-from .explain_events import CAT_ALIASES, GPU_ARGS, MAX_TIME_US, Event, hashable, shared
+from .explain_events import CAT_ALIASES, GPU_ARGS, INPUT_OPS, MAX_TIME_US, Event, hashable, inputs, shared
 from .names import GPU_CATS, LAUNCH_CATS
 
 _DECODER = json.JSONDecoder()
@@ -63,12 +63,32 @@ def read(text, found):
             if got is None:
                 return False
             kept, corr = got
+        elif cat == "cpu_op" and name in INPUT_OPS:
+            got = _inputs(text, m.end())
+            if got is False:
+                return False
+            kept = got
         pid = ids.get(pid) or ids.setdefault(pid, pid[1:-1] if pid[0] == '"' else int(pid))
         tid = ids.get(tid) or ids.setdefault(tid, tid[1:-1] if tid[0] == '"' else int(tid))
         events.append(Event(cat, intern(name), ts, dur, pid, tid, corr, kept))
     found.events += events
     found.categories.update(c if "\\" not in c else json.loads(f'"{c}"') for c in _CAT.findall(text))
     return True
+
+
+def _inputs(text, at):
+    """The recorded inputs of an op of INPUT_OPS whose head ends at `at` (json reads its args);
+    False where the event goes on otherwise than with its args and "}"."""
+    a = _ARGS.match(text, at)
+    if a is None:
+        return None if _CLOSE.match(text, at) else False
+    try:
+        args, stop = _DECODER.raw_decode(text, a.end() - 1)
+    except (json.JSONDecodeError, RecursionError):
+        return False
+    if not _CLOSE.match(text, stop):
+        return False
+    return inputs(args) if type(args) is dict else None
 
 
 def _args(text, at, gpu, pool, flat):

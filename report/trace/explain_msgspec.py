@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .explain_events import INPUT_ARGS
+
 try:
     import msgspec
 except ImportError:  # Pyodide, or not installed: the pure-Python reader reads every batch
@@ -36,6 +38,11 @@ if AVAILABLE:
         smem: Any = msgspec.field(default=UNSET, name="shared memory")
         occupancy: Any = msgspec.field(default=UNSET, name="est. achieved occupancy %")
         correlation: Any = None
+        # an op's recorded inputs, left undecoded (Raw) but for INPUT_OPS' (inputs())
+        dims: msgspec.Raw = msgspec.field(default=UNSET, name="Input Dims")
+        types: msgspec.Raw = msgspec.field(default=UNSET, name="Input type")
+        strides: msgspec.Raw = msgspec.field(default=UNSET, name="Input Strides")
+        concrete: msgspec.Raw = msgspec.field(default=UNSET, name="Concrete Inputs")
 
     class Event(msgspec.Struct):
         ph: Any = None
@@ -49,6 +56,15 @@ if AVAILABLE:
 
     _DECODER = msgspec.json.Decoder(list[Event])
     _FAILED = (msgspec.DecodeError, RecursionError, ValueError, UnicodeEncodeError)
+
+
+def inputs(a):
+    """The recorded inputs of an op of INPUT_OPS from its Args, as json reads them, or None."""
+    kept = {}
+    for key, raw in zip(INPUT_ARGS, (a.dims, a.types, a.strides, a.concrete), strict=True):
+        if raw is not UNSET:
+            kept[key] = msgspec.json.decode(raw) if isinstance(raw, msgspec.Raw) else raw
+    return kept or None
 
 
 def events(text):

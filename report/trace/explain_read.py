@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..limits import MAX_DEPTH, too_deep
 from . import explain_kineto, explain_msgspec
-from .explain_events import CAT_ALIASES, GPU_ARGS, MAX_TIME_US, Event, hashable, shared
+from .explain_events import CAT_ALIASES, GPU_ARGS, INPUT_OPS, MAX_TIME_US, Event, hashable, inputs, shared
 from .names import GPU_CATS, LAUNCH_CATS
 
 CHUNK = 1 << 23  # characters decoded at a time
@@ -87,6 +87,8 @@ class Trace:
             if type(args) is not dict:
                 args = {}
             kept = shared({k: args[k] for k in GPU_ARGS if k in args}, pool) if cat in gpu else None
+            if cat == "cpu_op" and name in INPUT_OPS:
+                kept = inputs(args)
             corr = hashable(args.get("correlation")) if cat in gpu or cat in LAUNCH_CATS else None
             events.append(Event(cat, intern(name), float(ts), float(dur), hashable(e.get("pid")),
                                 hashable(e.get("tid")), corr, kept))
@@ -134,6 +136,8 @@ class Trace:
                                                 if v is not unset}
                     else:
                         kept = shared({k: v for k, v in zip(GPU_ARGS, values, strict=True) if v is not unset}, pool)
+            elif cat == "cpu_op" and a is not None and name in INPUT_OPS:
+                kept = explain_msgspec.inputs(a)
             events.append(Event(cat, intern(name), float(ts), float(dur),
                                 pid if type(pid) in plain else hashable(pid),
                                 tid if type(tid) in plain else hashable(tid), corr, kept))

@@ -1,19 +1,32 @@
-"""The plain English text of an explanation (explain.py's dict): what
-`build_tables.py --explain` prints. Numbers in en format, times in µs, never "-0.0". A trace
+"""The plain English text of an explanation (explain_result.py's Result): what
+`build_tables.py --explain` prints: the diagnosis on the first screen (first_screen), then
+the detail of explain.py's dict (detail). Numbers in en format, times in µs, never "-0.0". A trace
 of PyTorch's ROCm build gets AMD's words where NVIDIA's differ (explain_words.py)."""
 from __future__ import annotations
 
-from .explain import BUSY_SHARE, HOST_SHARE, MAX_GAPS, MAX_KERNELS, WHOLE_TRACE
+import textwrap
+
 from .explain_format import pct as _pct
 from .explain_format import us as _us
+from .explain_result import BUSY_SHARE, HOST_SHARE, WHOLE_TRACE
 from .explain_safe import shown
 from .explain_words import WORDS, unit
 
-MAX_STREAMS = 8
+MAX_STREAMS, MAX_KERNELS, MAX_GAPS = 8, 10, 5
 MAX_DEVICES = 8  # kinds of device on the GPU line (a made-up trace can list 20,000)
 # and "efficient", whose kernels differ by platform: WORDS
 BACKEND_NAMES = {"flash": "flash (FlashAttention)", "cudnn": "cuDNN", "math": "math (unfused: matmul, softmax, matmul)",
-                 "flex": "Flex attention (Triton kernels)", "overrideable": "a backend's own (overrideable)"}
+                 "flex": "Flex attention (Triton kernels)", "overrideable": "a backend's own (overrideable)",
+                 "preparation": "SDPA's preparation of its inputs (no backend)",
+                 "flash_nested": "flash on nested jagged tensors (varlen)",
+                 "efficient_nested": "efficient on nested jagged tensors (varlen)",
+                 "inductor_fused": "Inductor kernels fusing ops around an SDPA call (Triton)",
+                 "hand_written": "hand-written (matmul, softmax, matmul outside SDPA)"}
+WIDTH, SCREEN = 100, 25  # the first screen: at most SCREEN lines of at most WIDTH columns
+PACED = {"host": "the host: the GPU waits for launches", "gpu": "the GPU: launches queue ahead of it",
+         "sync": "a sync: the host waits for the GPU, then the GPU for the host",
+         "waiting": "waiting: the GPU idles with its work launched (events, other streams, latency)",
+         "none": "nothing on the GPU"}
 
 
 def _plural(n, one, many):
@@ -77,7 +90,8 @@ def _kernel_lines(i, k, activity_us, on):
 
 
 def _range_lines(r):
-    head = f"{shown(r['name'])}: {_plural(r['ranges'], 'range', 'ranges')}"
+    head = f"{shown(r['name'])}: {_plural(r['ranges'], 'range', 'ranges')}" + (
+        " (the first step left out: it holds the profiler's start)" if r.get("first_left_out") else "")
     if r["name"] == WHOLE_TRACE:
         head = f"{WHOLE_TRACE}: no record_function ranges, so the trace as one range"
     lines = [head]
@@ -128,13 +142,13 @@ def _streams(r):
 
 def _stream_lines(found):
     rows = found["streams"]
-    lines = ["", f"Streams ({len(rows)}): verdict over the stream's span, busy time, idle time between "
-             "activities by cause, launch delay:"]
+    lines = ["", f"Streams ({len(rows)}): busy time, idle time between activities by cause, launch delay "
+             "(the verdicts are the ranges', one per range):"]
     for s in rows[:MAX_STREAMS]:
         idle = s["idle_us"]
         delay = f", launch delay median {_us(s['launch_delay_us'])}" if s["launch_delay_us"] is not None else ""
         kinds = ", ".join(f"{n:,} {k}" for k, n in sorted(s["kinds"].items()))
-        lines.append(f"  device {shown(s['device'], 40)} stream {shown(s['stream'], 40)}: {s['verdict']}; {kinds}; "
+        lines.append(f"  device {shown(s['device'], 40)} stream {shown(s['stream'], 40)}: {kinds}; "
                      f"busy {_us(s['busy_us'])}; idle: "
                      f"host {_us(idle['host'])}, other stream {_us(idle['stream'])}, other {_us(idle['other'])}"
                      f"{delay}")
@@ -156,10 +170,16 @@ def _attention_lines(att, on):
                      f"{_plural(b['calls'], 'call', 'calls')}, {_us(b['gpu_us'] / max(b['calls'], 1))} per call, "
                      f"{_us(b['gpu_us'])} in all ({_pct(100 * b['share'])} of GPU activity time); "
                      f"main kernel {_clip(b['top_kernel'], 70)}")
+        for cause, us in b.get("causes", {}).items():
+            lines.append(f"    {cause}: {_us(us)}")
     for backend, (fwd, bwd) in sorted(att["backward_matched"].items()):
         match = "each backward matches a forward" if fwd == bwd else f"{fwd:,} forward calls: they do not match"
         lines.append(f"  backward on {backend}: {_plural(bwd, 'call', 'calls')}, {match}")
-    if att["math_fallback"]:
+    for g in att.get("calls", ()):
+        if g["shapes"]:
+            lines.append(f"  {_plural(g['calls'], 'call', 'calls')} ran {g['backend'] or 'no backend op'}: "
+                         f"{g['inputs']}" + (f"; why: {g['why']}" if g["why"] else ""))
+    if att["math_fallback"] and not any(g["shapes"] for g in att.get("calls", ())):
         lines.append("  SDPA fell back to the math backend (unfused kernels). Likely reasons: "
                      + "; ".join(att["math_reasons"]) + ".")
         lines.append(f"  To check: {att['math_check']}.")
@@ -189,7 +209,59 @@ def _devices(found):
     return ", ".join(listed[:MAX_DEVICES]) + more
 
 
-def report(found):
+def _wrap(text, indent=""):
+    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ",
+                         break_on_hyphens=False) or [indent]
+
+
+def _backend_name(row, on):
+    return (BACKEND_NAMES | {"efficient": WORDS[on]["efficient"]}).get(row.backend, row.backend or "no backend op")
+
+
+def first_screen(result):
+    """The diagnosis: at most SCREEN lines of at most WIDTH columns."""
+    p, on = result.pace, result.detail["platform"]
+    lines = _wrap(f"Paced by {PACED.get(p.paced_by, p.paced_by)} ({p.verdict}, over {p.scope})" if p.scope
+                  else f"Paced by {PACED['none']}")
+    lines += _wrap(p.evidence, "  ")
+    att = [r for r in result.attention if r.direction != "call"]
+    calls = [r for r in result.attention if r.direction == "call"]
+    if att or calls or result.attention_note:
+        lines.append("Attention:")
+    for r in att[:4]:
+        what = "chain" if r.backend == "hand_written" else "call"
+        lines += _wrap(f"{_backend_name(r, on)}, {r.direction}: {_plural(r.calls, what, what + 's')}, {_us(r.gpu_us)} "
+                       f"({_pct(100 * r.share)} of GPU time)" + (": fell back to math" if r.fallback else "")
+                       + (f"; {r.why}" if r.why else ""), "  ")
+    for r in calls[:2]:
+        lines += _wrap(f"{_plural(r.calls, 'call', 'calls')} ran {_backend_name(r, on)}: {r.inputs}"
+                       + (f"; why: {r.why}" if r.why else ""), "  ")[:3]
+    if result.attention_note:
+        lines += _wrap(result.attention_note, "  ")
+    if result.findings:
+        lines.append("Findings, largest time at stake first:")
+    given = 0
+    for i, f in enumerate(result.findings, start=1):
+        block = (_wrap(f"{i}. {f.title}: {_us(f.time_us)} at stake ({_pct(100 * f.share, 0)})", "  ")
+                 + _wrap(f"evidence: {f.evidence}", "     ")[:2] + _wrap(f"remedy: {f.remedy}", "     ")[:2])
+        if len(lines) + len(block) > SCREEN - 1:
+            break
+        lines += block
+        given += 1
+    if not result.findings:
+        lines.append("No finding: no rule's evidence is in the trace.")
+    more = len(result.findings) - given
+    lines.append((f"… {_plural(more, 'more finding', 'more findings')} in the JSON (--format json); " if more else "")
+                 + "the detail follows.")
+    return lines[:SCREEN]
+
+
+def report(result):
+    """The first screen, then the detail (explain.py's dict) as before."""
+    return "\n".join(first_screen(result)) + "\n\n" + detail(result.detail)
+
+
+def detail(found):
     devices = _devices(found)
     kinds = ", ".join(f"{k} {_us(v)}" for k, v in found["kinds_us"].items())
     overlap = found["stream_busy_sum_us"] - found["busy_us"]

@@ -144,10 +144,11 @@ def _first(x):
 
 class Activity:
     """A GPU activity with what the explanation reads off it."""
-    __slots__ = ("e", "launch", "stack", "stream", "kind", "gap", "cause", "prev", "label")
+    __slots__ = ("e", "launch", "stack", "stream", "kind", "gap", "cause", "prev", "label", "first")
 
     def __init__(self, e, launch, stack, stream):
         self.e, self.launch, self.stack, self.stream = e, launch, stack, stream
+        self.first = True  # the first activity of its launch call (Timeline sets it)
         self.kind, self.gap, self.cause, self.prev, self.label = kind_of(e), 0.0, None, None, None
 
     @property
@@ -156,8 +157,11 @@ class Activity:
 
     @property
     def delay(self):
-        """From the end of its launch call to its start (None without a launch call)."""
-        return None if self.launch is None else self.e.ts - self.launch.end
+        """From the end of its launch call to its start: of the first activity of each launch
+        call only (None for the others, and without a launch call). A CUDA graph's replay is
+        one cudaGraphLaunch for all its kernels: the later ones start after the earlier ones
+        ran, not after a queue."""
+        return None if self.launch is None or not self.first else self.e.ts - self.launch.end
 
 
 class Timeline:
@@ -183,13 +187,18 @@ class Timeline:
         gpu.sort(key=_start_end)
         self.acts = acts = []
         streams = {}  # (args, pid, tid) -> the stream: equal launch resources share one args dict
+        launched = set()  # the launch calls with an activity so far (by start)
         for e in gpu:
             launch = by_corr.get(e.corr) if e.corr is not None else None
             key = (id(e.args), e.pid, e.tid)
             stream = streams.get(key)
             if stream is None:
                 stream = streams[key] = (e.args.get("device", e.pid), e.args.get("stream", e.tid))
-            acts.append(Activity(e, launch, stacks.get(id(launch), ()) if launch else (), stream))
+            a = Activity(e, launch, stacks.get(id(launch), ()) if launch else (), stream)
+            if launch is not None:
+                a.first = id(launch) not in launched
+                launched.add(id(launch))
+            acts.append(a)
         self.syncs = sorted(syncs, key=_end_of)
         self.sync_ends = [e.end for e in self.syncs]
         self.host_reads = sorted(host_reads, key=_first)
@@ -420,7 +429,7 @@ def window(acts, timeline, start, host_end):
     if hi > cursor:  # it closes idle: to its end, "host" unless the next stretch was launched
         nxt = union[last_in + 1][2] if last_in + 1 < len(union) else None
         idle["host" if nxt is None or nxt.launch is None else _gap_cause(nxt, cursor)] += hi - cursor
-    delays = [a.e.ts - a.launch.end for a in acts if a.launch is not None]  # Activity.delay
+    delays = [d for d in (a.delay for a in acts) if d is not None]
     busy = hi - lo - sum(idle.values())
     return {"span": last - first, "window": hi - lo, "busy": own, "gpu_busy": busy, "idle": idle,
             "gaps": gaps, "stream_busy": stream_busy, "kinds": kinds, "delays": delays}

@@ -293,8 +293,8 @@ def answer_training(results, ref, lang):
     ratios = [median(backward[n]["kernel_sum_us"]) / median(results["variants"][n]["kernel_sum_us"]) for n in fused]
     lines = [t("finding.answer_train_ratio", lang, lo=fmt_ratio(min(ratios), lang), hi=fmt_ratio(max(ratios), lang))]
     mem = {n: r["peak_extra_mib"] for n, r in backward.items() if r.get("peak_extra_mib") is not None}
-    if "math" in mem and any(n in mem for n in fused):
-        least = min((n for n in fused if n in mem), key=mem.get)
+    if "math" in mem and any(mem.get(n) for n in fused):  # a fused backend of no extra memory: no ratio
+        least = min((n for n in fused if mem.get(n)), key=mem.get)
         lines.append(t("finding.answer_train_memory", lang, ratio=fmt_ratio(mem["math"] / mem[least], lang),
                        backend=BACKEND_NAMES[least]))
     return lines

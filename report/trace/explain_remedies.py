@@ -1,0 +1,183 @@
+"""The remedies `--explain` names: one rule each, with its source and its evidence; a rule
+gives a Finding only where its evidence is in the trace.
+
+    RULES          the rules in order, each rule(facts) -> Finding | None
+    findings(f)    every rule's finding on Facts f, largest time at stake first
+
+Facts (explain_diagnose.py) hold what the rules read: the pace of the steps, the attention
+summary and its calls' inputs, the kernels, the optimizer's launches, the host's reads.
+The thresholds are this tool's conventions, stated beside each rule.
+"""
+from __future__ import annotations
+
+from .explain_format import us as _us
+from .explain_result import Finding
+
+LAUNCH_BOUND_KERNEL_US = 20.0  # a median kernel shorter than this: launches, not work, set the pace
+LAUNCH_BOUND_LAUNCHES = 200  # per range: many launches
+LAUNCH_BOUND_DELAY_US = 50.0  # a median launch delay under this: the launches do not queue ahead of the GPU
+ALIGN_SHARE = 0.05  # a GEMM kernel with a narrow alignment over this share of GPU time
+ALIGNED = ("align1", "align2")  # CUTLASS kernel names carry their operands' alignment in elements
+OPTIMIZER_LAUNCHES = 100  # per optimizer step: launches of a per-parameter loop
+
+
+def _launch_bound(f):
+    p = f.pace
+    if (p.verdict != "CPU-bound" or p.median_kernel_us is None or p.median_kernel_us >= LAUNCH_BOUND_KERNEL_US
+            or (p.launches_per_range or 0) < LAUNCH_BOUND_LAUNCHES
+            or p.launch_delay_us is None or p.launch_delay_us >= LAUNCH_BOUND_DELAY_US):
+        return None
+    decode = f.decode_calls
+    remedy = ("capture the step in a CUDA graph: torch.compile(model, mode=\"reduce-overhead\"), "
+              "or torch.cuda.graphs")
+    if decode:
+        remedy += ("; for generate(), a static KV cache (cache_implementation=\"static\") so the decode "
+                   "step has fixed shapes to capture")
+    host = f.host_wait_us or 0.0
+    evidence = (f"{p.launches_per_range:,.0f} launches per range, median kernel {_us(p.median_kernel_us)}, "
+                f"GPU busy {100 * (p.busy_share or 0):.0f}%, launch delay {_us(p.launch_delay_us)}"
+                + (f", {decode:,} SDPA calls with one query (decoding)" if decode else ""))
+    return Finding("launch_bound", "The host's launches set the pace: many short kernels", host * f.ranges,
+                   0.0, evidence, remedy, "CUDA Graphs (PyTorch docs: torch.cuda.graphs, torch.compile modes)")
+
+
+def _optimizer_loop(f):
+    o = f.optimizer
+    if not o or o["foreach"] or o["launches"] < OPTIMIZER_LAUNCHES:
+        return None
+    return Finding("optimizer_foreach", f"The optimizer loops over parameters ({o['name']})", o["gpu_span_us"], 0.0,
+                   f"{o['launches']:,.0f} launches per optimizer step and no aten::_foreach_ or _fused_ op in it",
+                   "pass foreach=True (or fused=True) to the optimizer: one launch per group of tensors",
+                   "torch.optim's foreach and fused implementations (torch/optim/adamw.py)")
+
+
+def _hand_written(f):
+    hand = f.attention.get("hand_written")
+    if not hand:
+        return None
+    copies = (f"; {hand['masked_fill_copies']:,} out-of-place masked_fill copies of the scores"
+              if hand["masked_fill_copies"] else "")
+    return Finding("hand_written_attention", "Attention is written by hand (matmul, softmax, matmul)",
+                   hand["gpu_us"], hand["share"], f"{hand['chains']:,} chains outside SDPA{copies}",
+                   "call torch.nn.functional.scaled_dot_product_attention: one fused kernel"
+                   + ("; where a copy must stay, masked_fill_ in place under no_grad" if copies else ""),
+                   "the seed's recommendations: fused attention, no out-of-place masked_fill")
+
+
+def _prep(f, cause_word):
+    prep = next((r for r in f.attention.get("backends", ()) if r["backend"] == "preparation"), None)
+    if not prep:
+        return 0.0
+    return sum(us for cause, us in prep["causes"].items() if cause_word in cause)
+
+
+def _bool_mask(f):
+    groups = [g for g in f.calls if g["parsed"] and g["parsed"].mask_dtype == "bool" and not g["parsed"].is_causal]
+    if not groups:
+        return None
+    square = [g for g in groups if g["parsed"].mask and len(g["parsed"].mask) >= 2
+              and g["parsed"].mask[-1] == g["parsed"].mask[-2] and all(d == 1 for d in g["parsed"].mask[:-2])]
+    padding = [g for g in groups if g["parsed"].mask and len(g["parsed"].mask) >= 3 and g["parsed"].mask[0] > 1]
+    calls = sum(g["calls"] for g in groups)
+    time = _prep(f, "bool mask")
+    # the trace records the mask's shape, not its pattern: each remedy says which pattern it fits
+    window = ("a sliding window or another pattern: FlexAttention's block mask (create_block_mask) "
+              "skips the masked blocks")
+    if square:
+        remedy = ("if the mask is the causal triangle, pass is_causal=True and no mask: flash runs and the "
+                  f"mask is never converted; {window}")
+    elif padding:
+        remedy = ("if it pads sequences, nested jagged tensors (torch.nested.nested_tensor(..., "
+                  f"layout=torch.jagged)) run flash without padding or a mask; {window}")
+    else:
+        remedy = window
+    shape = groups[0]["parsed"].mask
+    return Finding("bool_mask", "SDPA gets a bool mask it must convert, and flash cannot run", time,
+                   time / f.activity_us if f.activity_us else 0.0,
+                   f"{calls:,} calls with a bool mask [{', '.join(map(str, shape))}], is_causal=False; "
+                   f"converting it takes {_us(time)}", remedy,
+                   "sdp_utils.cpp: check_for_attn_mask; attention.cpp: convert_boolean_attn_mask")
+
+
+def _head_dim(f):
+    odd = [g for g in f.calls if g["parsed"] and g["parsed"].head_dim and g["parsed"].head_dim % 8]
+    if not odd:
+        return None
+    time = _prep(f, "head dim")
+    hd = odd[0]["parsed"].head_dim
+    return Finding("head_dim", f"Head dim {hd} is not a multiple of 8", time,
+                   time / f.activity_us if f.activity_us else 0.0,
+                   f"{sum(g['calls'] for g in odd):,} calls; padding it to {hd + (-hd) % 8} takes {_us(time)}",
+                   f"choose a head dim that is a multiple of 8 ({hd - hd % 8} or {hd + (-hd) % 8})",
+                   "attention.cpp: pad_last_dim; sdp_utils.cpp: check_head_dim_size_mem_efficient")
+
+
+def _fallback(f):
+    rows = [r for r in f.attention.get("backends", ()) if r["backend"] == "math"]
+    if not rows:
+        return None
+    why = next((g for g in f.calls if g["backend"] == "math" and g["why"]), None)
+    time = sum(r["gpu_us"] for r in rows)
+    return Finding("math_fallback", "SDPA ran the unfused math backend", time,
+                   sum(r["share"] for r in rows),
+                   why["why"] if why else "aten::_scaled_dot_product_attention_math ran; the trace records no "
+                   "inputs (record_shapes=True) to say why",
+                   (why["remedy"] if why and why["remedy"] else
+                    "check with torch.nn.attention.sdpa_kernel(SDPBackend.FLASH_ATTENTION): it raises and says why"),
+                   "sdp_utils.cpp: select_sdp_backend; the seed's math-pinned finding")
+
+
+def _slow_backend(f):
+    groups = [g for g in f.calls if g["backend"] == "efficient" and g["remedy"]]
+    if not groups or (f.attention.get("bias_backward") and all("check_for_attn_mask" in g["why"] for g in groups)):
+        return None  # a mask in training: _bias_in_training's finding, on the same time, says more
+    rows = [r for r in f.attention.get("backends", ()) if r["backend"] == "efficient"]
+    time = sum(r["gpu_us"] for r in rows)
+    return Finding("efficient_not_flash", "SDPA ran the efficient backend, not flash", time,
+                   sum(r["share"] for r in rows), groups[0]["why"], groups[0]["remedy"],
+                   "sdp_utils.cpp: can_use_flash_attention")
+
+
+def _narrow_gemm(f):
+    rows = [k for k in f.kernels if any(a in k["name"] for a in ALIGNED)]
+    time = sum(k["total_us"] for k in rows)
+    if not rows or not f.activity_us or time / f.activity_us < ALIGN_SHARE:
+        return None
+    return Finding("gemm_alignment", "A matmul runs a narrow-alignment kernel", time, time / f.activity_us,
+                   f"{rows[0]['short_name']} ({', '.join(a for a in ALIGNED if a in rows[0]['name'])}): "
+                   "a dimension is not a multiple of 8",
+                   "pad the dimension (a vocabulary, a head dim) to a multiple of 8, better 64 "
+                   "(e.g. 50,257 -> 50,304)", "CUTLASS's kernel names (alignN: operands aligned to N elements)")
+
+
+def _host_sync(f):
+    if not f.openers:
+        return None
+    by, per = max(f.openers.items(), key=lambda kv: kv[1])
+    if f.host_wait_us and per < 0.1 * f.host_wait_us:
+        return None  # a small part of the host wait: it is not where the time goes
+    return Finding("host_sync", f"The host waits for the GPU in the loop ({by})", per * f.ranges, 0.0,
+                   f"the GPU's largest idle gaps follow {by}: {_us(per)} per range",
+                   f"move {by} out of the loop, or read it every N steps", "CUDA streams: host reads synchronize")
+
+
+def _bias_in_training(f):
+    n = f.attention.get("bias_backward")
+    if not n:
+        return None
+    rows = [r for r in f.attention.get("backends", ()) if r["backend"] == "efficient"]
+    time = sum(r["gpu_us"] for r in rows)
+    return Finding("bias_in_training", "A mask or bias goes through SDPA's backward: flash cannot run it", time,
+                   sum(r["share"] for r in rows),
+                   f"{n:,} efficient-attention backward calls with an attn_bias input",
+                   "a learned bias as FlexAttention's score_mod (torch.nn.attention.flex_attention), or no mask "
+                   "with is_causal=True where the bias is causal", "sdp_utils.cpp: check_for_attn_mask")
+
+
+RULES = (_launch_bound, _optimizer_loop, _hand_written, _bool_mask, _head_dim, _fallback, _slow_backend,
+         _narrow_gemm, _host_sync, _bias_in_training)
+
+
+def findings(facts):
+    found = [x for rule in RULES if (x := rule(facts)) is not None]
+    return sorted(found, key=lambda x: -x.time_us)

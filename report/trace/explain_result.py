@@ -1,0 +1,111 @@
+"""The typed result of `--explain`: what `--format json` writes and what the text and the
+page render from. Standard library only (it runs in the browser's Pyodide too).
+
+    Result        the diagnosis (pace, attention, findings) and the detail (explain.py's
+                  dict: kernels, streams, ranges); reads as that dict where a key is asked
+    to_json(r)    the result as JSON-ready values, schema SCHEMA, version VERSION
+
+The JSON document (version 1), every time in µs, every share a fraction of 1:
+    schema, version        "sdpa-trace-doctor", 1
+    pace                   scope (the range the verdict is of), verdict (CPU-bound, GPU-bound,
+                           stalled, CPU only), paced_by (host, gpu, sync, waiting, none),
+                           evidence (one line), busy_share, host_wait_share, launches_per_range,
+                           median_kernel_us, launch_delay_us, sync_wait_us, profiler_us
+    attention              [{backend, direction, calls, gpu_us, share, fallback, inputs,
+                           why, remedy, shapes}]: per backend and per group of calls with equal inputs
+    attention_note         a line where the trace lacks what attention needs (shapes), else null
+    findings               [{rule, title, time_us, share, evidence, remedy, source}], largest first
+    detail                 explain.py's dict made JSON-ready (tuples as lists, keys as text)
+A new field raises no version; a field renamed, removed or changed in meaning raises VERSION.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+SCHEMA, VERSION = "sdpa-trace-doctor", 1
+BUSY_SHARE = 0.9  # GPU-bound needs the GPU busy for at least this share of the window
+HOST_SHARE = 1 - BUSY_SHARE  # CPU-bound: the GPU waits for the host for this share or more
+STEP_NAME = "ProfilerStep#*"
+WHOLE_TRACE = "(whole trace)"
+
+
+@dataclass
+class Pace:
+    scope: str
+    verdict: str
+    paced_by: str
+    evidence: str
+    busy_share: float | None = None
+    host_wait_share: float | None = None
+    launches_per_range: float | None = None
+    median_kernel_us: float | None = None
+    launch_delay_us: float | None = None
+    sync_wait_us: float | None = None
+    profiler_us: float | None = None
+
+
+@dataclass
+class AttentionRow:
+    backend: str | None
+    direction: str
+    calls: int
+    gpu_us: float | None = None
+    share: float | None = None
+    fallback: bool = False
+    inputs: str | None = None
+    why: str | None = None
+    remedy: str | None = None
+    shapes: bool | None = None
+
+
+@dataclass
+class Finding:
+    rule: str
+    title: str
+    time_us: float
+    share: float
+    evidence: str
+    remedy: str
+    source: str
+
+
+@dataclass
+class Result(Mapping):
+    pace: Pace
+    attention: list[AttentionRow]
+    attention_note: str | None
+    findings: list[Finding]
+    detail: dict = field(repr=False)
+    schema: str = SCHEMA
+    version: int = VERSION
+
+    # the detail's keys, as explain() returned them before the diagnosis
+    def __getitem__(self, key):
+        return self.detail[key]
+
+    def __iter__(self):
+        return iter(self.detail)
+
+    def __len__(self):
+        return len(self.detail)
+
+
+def _ready(value):
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _ready(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k) if not isinstance(k, tuple) else " ".join(map(str, k)): _ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_ready(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
+def to_json(result):
+    """The result as JSON-ready values (the schema above)."""
+    return {"schema": result.schema, "version": result.version, "pace": _ready(result.pace),
+            "attention": [_ready(r) for r in result.attention], "attention_note": result.attention_note,
+            "findings": [_ready(f) for f in result.findings], "detail": _ready(result.detail)}

@@ -1,0 +1,310 @@
+"""--explain as a diagnosis (issue 31): SDPA's preparation told apart from its backends,
+reasons read off the recorded inputs, Kineto's own work kept out of the host wait, the
+remedies' rules, the first screen, the JSON result; on made-up traces and the corpus."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+from expected_verdicts import facts
+from madeup import ev, kernel, launch, trace_of
+
+from report.trace import explain_kineto, explain_msgspec, explain_read
+from report.trace.explain import explain, explain_json, load_trace, read_trace, report
+from report.trace.explain_result import VERSION
+from report.trace.explain_text import SCREEN, WIDTH, first_screen
+
+CORPUS = Path(__file__).parent / "fixtures" / "corpus"
+SDPA = "aten::scaled_dot_product_attention"
+
+
+def sdpa_args(q, k, dtype="c10::BFloat16", mask=None, mask_type="", causal="False", gqa="False", dropout="0."):
+    return {"Input Dims": [list(q), list(k), list(k), list(mask or []), [], [], [], []],
+            "Input type": [dtype, dtype, dtype, mask_type, "Scalar", "Scalar", "", "Scalar"],
+            "Input Strides": [[1, 1, 1, 1]] * 3 + [[], [], [], [], []],
+            "Concrete Inputs": ["", "", "", "", dropout, causal, "", gqa]}
+
+
+def call(t0, backend_op, prep_ops=(), args=None, tid=1, corr0=1, backend_kernel="fmha_kernel", step=None):
+    """One SDPA call at t0: its preparation ops (each a kernel under SDPA, outside the backend's
+    op), then the backend's op with one kernel. Returns its events."""
+    out = [ev("cpu_op", SDPA, t0, 100, tid=tid, **(args or {}))]
+    t, corr = t0 + 1, corr0
+    for op, kname in prep_ops:
+        out += [ev("cpu_op", op, t, 10, tid=tid), launch(t + 1, corr), kernel(kname, t + 50, 5, corr)]
+        t, corr = t + 12, corr + 1
+    out += [ev("cpu_op", backend_op, t, 20, tid=tid), launch(t + 1, corr), kernel(backend_kernel, t + 60, 40, corr)]
+    return out
+
+
+def test_a_bool_mask_converted_before_the_backend_is_sdpas_preparation_not_math():
+    args = sdpa_args((8, 16, 512, 64), (8, 16, 512, 64), mask=(8, 1, 512, 512), mask_type="bool")
+    found = explain(trace_of(*call(0, "aten::_scaled_dot_product_efficient_attention",
+                                   [("aten::where", "where_kernel"), ("aten::fill_", "fill_kernel")], args)))
+    att = found["attention"]
+    backends = {r["backend"]: r for r in att["backends"]}
+    assert set(backends) == {"efficient", "preparation"} and not att["math_fallback"]
+    assert backends["preparation"]["causes"] == {
+        "converting the bool mask to an additive one (convert_boolean_attn_mask)": 5.0, "other work before the "
+        "backend's op": 5.0}
+    assert "math" not in {r.backend for r in found.attention}
+    group = att["calls"][0]
+    assert group["backend"] == "efficient" and group["parsed"].mask == (8, 1, 512, 512)
+    assert "check_for_attn_mask" in group["why"]
+    rules = {f.rule: f for f in found.findings}
+    assert "bool_mask" in rules and "nested jagged" in rules["bool_mask"].remedy  # a padding mask per sequence
+    assert "math backend" not in report(found)
+
+
+def test_a_square_bool_mask_points_at_is_causal():
+    args = sdpa_args((1, 16, 256, 64), (1, 16, 256, 64), mask=(256, 256), mask_type="bool")
+    found = explain(trace_of(*call(0, "aten::_scaled_dot_product_efficient_attention",
+                                   [("aten::where", "where_kernel")], args)))
+    remedy = next(f for f in found.findings if f.rule == "bool_mask").remedy
+    assert "is_causal=True" in remedy and "create_block_mask" in remedy  # the shape does not tell the pattern
+
+
+def test_a_head_dim_of_100_is_padded_for_flash_and_named():
+    args = sdpa_args((4, 8, 256, 100), (4, 8, 256, 100))
+    found = explain(trace_of(*call(0, "aten::_scaled_dot_product_flash_attention",
+                                   [("aten::constant_pad_nd", "copy_kernel")], args)))
+    prep = next(r for r in found["attention"]["backends"] if r["backend"] == "preparation")
+    assert list(prep["causes"]) == ["padding the head dim to a multiple of 8 (pad_last_dim)"]
+    head = next(f for f in found.findings if f.rule == "head_dim")
+    assert head.time_us == 5.0 and "104" in head.evidence and "96 or 104" in head.remedy
+
+
+def test_math_only_where_its_op_ran_and_float64_says_which_checks_failed():
+    args = sdpa_args((2, 4, 128, 64), (2, 4, 128, 64), dtype="double")
+    found = explain(trace_of(*call(0, "aten::_scaled_dot_product_attention_math", (), args,
+                                   backend_kernel="gemm_kernel")))
+    assert [r["backend"] for r in found["attention"]["backends"]] == ["math"]
+    why = found["attention"]["calls"][0]["why"]
+    assert "check_dtypes_flash_attention" in why and "float64" in why
+    fallback = next(f for f in found.findings if f.rule == "math_fallback")
+    assert "bfloat16" in fallback.remedy
+
+
+def test_gqa_without_enable_gqa_names_the_head_check():
+    args = sdpa_args((2, 32, 128, 64), (2, 8, 128, 64), dtype="float")
+    found = explain(trace_of(*call(0, "aten::_scaled_dot_product_attention_math", (), args)))
+    assert "check_batch_size_and_num_heads_dense" in found["attention"]["calls"][0]["why"]
+
+
+def test_without_record_shapes_the_first_screen_says_how_to_record_them():
+    found = explain(trace_of(*call(0, "aten::_scaled_dot_product_flash_attention")))
+    assert found.attention_note and "record_shapes=True" in found.attention_note
+    assert any("record_shapes=True" in line for line in first_screen(found))
+
+
+def test_nested_jagged_flex_and_inductor_kernels_are_named():
+    nested = [ev("cpu_op", "aten::_flash_attention_forward", 0, 20), launch(1, 1), kernel("flash_fwd_kernel", 30, 9, 1)]
+    flex = [launch(100, 2), kernel("triton_tem_fused_flex_attention_0", 130, 9, 2)]
+    fused = [launch(200, 3), kernel("triton_poi_fused__scaled_dot_product_cudnn_attention_clone_0", 230, 9, 3)]
+    found = explain(trace_of(*nested, *flex, *fused))
+    assert {r["backend"] for r in found["attention"]["backends"]} == {"flash_nested", "flex", "inductor_fused"}
+
+
+def step_trace(n_kernels, gap=20.0, kernel_us=2.0, extra=()):
+    """One ProfilerStep of n short kernels, each launched after the last one ended."""
+    events, t = [], 0.0
+    for i in range(n_kernels):
+        events += [launch(t, i + 1), kernel("small_kernel", t + 5, kernel_us, i + 1)]
+        t += gap
+    events.append(ev("user_annotation", "ProfilerStep#1", -1, t + 10))
+    return trace_of(*events, *extra)
+
+
+def test_a_launch_bound_step_gets_cuda_graphs_and_decoding_gets_a_static_cache():
+    found = explain(step_trace(300))
+    assert found.pace.verdict == "CPU-bound" and found.pace.paced_by == "host"
+    launch_bound = next(f for f in found.findings if f.rule == "launch_bound")
+    assert "reduce-overhead" in launch_bound.remedy and "static" not in launch_bound.remedy
+    decode = call(10_000, "aten::_scaled_dot_product_flash_attention", (),
+                  sdpa_args((1, 16, 1, 64), (1, 16, 300, 64)), corr0=5000)
+    found = explain(step_trace(300, extra=decode))
+    assert "static" in next(f for f in found.findings if f.rule == "launch_bound").remedy
+
+
+def test_no_remedy_without_its_evidence():
+    found = explain(step_trace(100, gap=2.5, kernel_us=2.4))  # the GPU is busy: no launch-bound rule
+    assert found.pace.verdict == "GPU-bound" and found.findings == []
+
+
+def test_an_optimizer_loop_without_foreach():
+    ops = [ev("user_annotation", "Optimizer.step#AdamW.step", 0, 150 * 20)]
+    found = explain(step_trace(150, extra=ops))
+    assert any(f.rule == "optimizer_foreach" and "foreach=True" in f.remedy for f in found.findings)
+    ops.append(ev("cpu_op", "aten::_foreach_add_", 10, 5))
+    assert not any(f.rule == "optimizer_foreach" for f in explain(step_trace(150, extra=ops)).findings)
+
+
+def test_kinetos_own_work_is_the_profilers_not_the_hosts():
+    # the GPU is busy but for one gap, filled on the host by Kineto's Activity Buffer Request
+    events, t = [], 0.0
+    for i in range(50):
+        if i == 25:
+            events.append(ev("overhead", "Activity Buffer Request", t, 400.0))
+            t += 400.0
+        events += [launch(t, i + 1), kernel("k", t + 5, 20.0, i + 1)]
+        t += 20.0
+    events.append(ev("user_annotation", "ProfilerStep#1", -1, t + 10))
+    found = explain(trace_of(*events))
+    assert found.pace.profiler_us == pytest.approx(400.0)
+    assert found.pace.verdict != "CPU-bound"
+    step = next(r for r in found["ranges"] if r["name"] == "ProfilerStep#*")
+    assert step["verdict"] == found.pace.verdict  # one verdict for the scope
+
+
+def test_the_three_readers_keep_sdpas_recorded_inputs_alike(tmp_path, monkeypatch):
+    args = sdpa_args((8, 16, 512, 64), (8, 16, 512, 64), mask=(8, 1, 512, 512), mask_type="bool")
+    events = call(0, "aten::_scaled_dot_product_efficient_attention", [("aten::where", "w")], args)
+    events.append(ev("overhead", "Activity Buffer Request", 500, 10))
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(trace_of(*events)), encoding="utf-8")
+    kept = lambda t: [(e.cat, e.name, e.args) for e in t.events if e.cat in ("cpu_op", "overhead")]  # noqa: E731
+    by_json = kept(explain_read.from_dict(load_trace(path)))
+    assert by_json[0][2]["Input Dims"][3] == [8, 1, 512, 512] and ("overhead", "Activity Buffer Request", None) in by_json
+    assert kept(read_trace(path)) == by_json  # msgspec where installed
+    monkeypatch.setattr(explain_read, "FAST_DECODER", False)
+    assert kept(read_trace(path)) == by_json
+    # Kineto's layout read by its pattern (a batch of a large file): the same
+    by_pattern = explain_read.Trace()
+    assert explain_kineto.read(", ".join(json.dumps(e) for e in events), by_pattern)
+    assert kept(by_pattern) == by_json
+    if explain_msgspec.AVAILABLE:  # and by msgspec
+        by_msgspec = explain_read.Trace()
+        by_msgspec.add_structs(explain_msgspec.events(", ".join(json.dumps(e) for e in events)))
+        assert kept(by_msgspec) == by_json
+
+
+@pytest.mark.parametrize("path", sorted(CORPUS.glob("*.json.gz")), ids=lambda p: p.name)
+def test_every_corpus_trace_gets_a_first_screen_a_pace_and_a_json_result(path):
+    found = explain(read_trace(path))
+    text = report(found)
+    screen = text.split("\n\n", 1)[0].splitlines()
+    assert 3 <= len(screen) <= SCREEN and max(map(len, screen)) <= WIDTH
+    assert screen[0].startswith("Paced by ") and found.pace.verdict in screen[0]
+    doc = json.loads(explain_json(found))
+    assert doc["schema"] == "sdpa-trace-doctor" and doc["version"] == VERSION
+    assert doc["pace"]["verdict"] == found.pace.verdict
+    assert [f["rule"] for f in doc["findings"]] == [f.rule for f in found.findings]
+    assert "fell back to math" not in text  # no corpus trace ran _scaled_dot_product_attention_math
+
+
+def test_the_independent_reading_agrees_on_preparation_and_inputs():
+    args = sdpa_args((4, 8, 256, 100), (4, 8, 256, 100), mask=(256, 256), mask_type="bool")
+    trace = trace_of(*call(0, "aten::_scaled_dot_product_efficient_attention",
+                           [("aten::constant_pad_nd", "copy_kernel"), ("aten::where", "where_kernel")], args))
+    expected, found = facts(trace), explain(trace)
+    prep = next(r for r in found["attention"]["backends"] if r["backend"] == "preparation")
+    assert expected["preparation_kernels"] == prep["activities"] == 2
+    assert expected["sdpa_inputs"] == [["bfloat16", 100, "bool", False]]
+    x = found["attention"]["calls"][0]["parsed"]
+    assert [x.dtype, x.head_dim, x.mask_dtype, x.is_causal] == expected["sdpa_inputs"][0]
+    assert expected["backends"] == sorted(r["backend"] for r in found["attention"]["backends"])
+
+
+@pytest.mark.parametrize("path", sorted(CORPUS.rglob("*.json.gz")), ids=lambda p: p.name)
+def test_one_verdict_per_scope_no_stream_verdict_beside_the_ranges(path):
+    """The text gives a verdict to ranges alone: a stream's own span never gets a second one
+    (HTA's triton trace: a GPU-bound stream inside CPU-bound steps)."""
+    try:
+        found = explain(read_trace(path))
+    except Exception:  # noqa: BLE001 - MTIA and CPU-only traces have no reading
+        return
+    text = report(found)
+    streams = text[text.index("\nStreams ("):text.index("\nRanges (")]
+    assert not re.search(r"(CPU|GPU)-bound|stalled", streams)
+    verdicts = re.findall(r"^  verdict: ([\w-]+)", text, re.M)
+    assert len(verdicts) == len(found["ranges"])
+
+
+def test_the_first_of_three_profiler_steps_is_left_out_and_the_independent_reading_agrees():
+    """The first step's slow start (the profiler's) decides nothing: the other two are GPU-bound."""
+    events, corr, t = [], 0, 0.0
+    for step in range(3):
+        start = t
+        t += 500.0 if step == 0 else 0.0  # the first step starts late on the host
+        for _ in range(100):
+            corr += 1
+            events += [launch(t, corr), kernel("k", t + 5, 2.49, corr)]
+            t += 2.5
+        t += 3
+        events.append(ev("user_annotation", f"ProfilerStep#{step + 1}", start - 1, t - start))
+        t += 20
+    trace = trace_of(*events)
+    found = explain(trace)
+    step = next(r for r in found["ranges"] if r["name"] == "ProfilerStep#*")
+    assert step["ranges"] == 2 and step["first_left_out"] and step["verdict"] == "GPU-bound"
+    assert facts(trace)["verdicts"]["ProfilerStep#*"] == "GPU-bound"
+
+
+def test_the_dtype_checks_follow_the_gpus_compute_capability():
+    from report.trace.explain_sdpa_inputs import blocked, sdpa_inputs
+
+    x = sdpa_inputs(sdpa_args((2, 4, 128, 64), (2, 4, 128, 64)))  # bfloat16
+    assert blocked(x, (9, 0))["flash"] == []
+    assert [c for c, _ in blocked(x, (7, 5))["flash"]] == ["check_dtypes_flash_attention"]
+    assert [c for c, _ in blocked(x, (7, 5))["efficient"]] == ["can_use_mem_efficient_attention (check_tensor_dtype)"]
+
+
+def test_the_independent_reading_names_nested_jagged_calls_too():
+    nested = [ev("cpu_op", "aten::_flash_attention_forward", 0, 20), launch(1, 1), kernel("flash_fwd_kernel", 30, 9, 1)]
+    dense = call(100, "aten::_scaled_dot_product_flash_attention", corr0=2)
+    dense.insert(2, ev("cpu_op", "aten::_flash_attention_forward", 101, 18))  # the dense path's inner op
+    trace = trace_of(*nested, *dense)
+    assert facts(trace)["backends"] == ["flash", "flash_nested"]
+    assert sorted(r["backend"] for r in explain(trace)["attention"]["backends"]) == ["flash", "flash_nested"]
+
+
+def test_a_bias_through_the_backward_is_named_with_flex_as_its_remedy():
+    bias = {"Input Dims": [[4, 16, 512, 64]] * 4 + [[1, 16, 512, 512]] + [[], [], [], [], [], [], [], []]}
+    events = call(0, "aten::_scaled_dot_product_efficient_attention",
+                  args=sdpa_args((4, 16, 512, 64), (4, 16, 512, 64), dtype="float", mask=(1, 16, 512, 512),
+                                 mask_type="float"))
+    events += [ev("cpu_op", "aten::_scaled_dot_product_efficient_attention_backward", 500, 50, **bias),
+               launch(501, 99), kernel("fmha_bwd", 560, 80, 99)]
+    found = explain(trace_of(*events))
+    rule = next(f for f in found.findings if f.rule == "bias_in_training")
+    assert "score_mod" in rule.remedy and rule.time_us == 120.0
+    events[-3] = ev("cpu_op", "aten::_scaled_dot_product_efficient_attention_backward", 500, 50)  # no shapes
+    assert not any(f.rule == "bias_in_training" for f in explain(trace_of(*events)).findings)
+
+
+def test_the_json_schema_is_documented_field_by_field():
+    import dataclasses
+
+    from report.trace import explain_result
+
+    doc = explain_result.__doc__
+    for cls in (explain_result.Pace, explain_result.AttentionRow, explain_result.Finding):
+        for f in dataclasses.fields(cls):
+            assert re.search(rf"\b{f.name}\b", doc), f"{cls.__name__}.{f.name} is not documented"
+    result = explain(read_trace(CORPUS / "sdpa_train.json.gz"))
+    assert set(json.loads(explain_json(result))) == {"schema", "version", "pace", "attention", "attention_note",
+                                                     "findings", "detail"}
+
+
+def test_with_stack_is_named_in_the_evidence_and_a_queueing_gpu_gets_no_launch_bound_rule():
+    trace = step_trace(300)
+    trace["traceEvents"].append({"ph": "X", "cat": "python_function", "name": "model.py(10): forward", "pid": 1,
+                                 "tid": 1, "ts": 0, "dur": 5})
+    assert "with_stack=True" in explain(trace).pace.evidence
+    assert "with_stack" not in explain(step_trace(300)).pace.evidence
+    late = step_trace(300)  # the same launches, each kernel starting long after its launch call
+    for e in late["traceEvents"]:
+        if e["cat"] == "kernel":
+            e["ts"] += 60.0
+    found = explain(late)
+    assert found.pace.launch_delay_us > 50 and not any(f.rule == "launch_bound" for f in found.findings)
+
+
+def test_a_mask_in_training_is_one_finding_and_a_head_dim_over_256_says_flash_cannot_run():
+    # recorded on the H200: a learned bf16 bias trained through efficient attention, and head dim 512
+    bias = explain(read_trace(CORPUS / "learned_bias_train.json.gz"))
+    rules = [f.rule for f in bias.findings]
+    assert "bias_in_training" in rules and "efficient_not_flash" not in rules  # the same time, counted once
+    wide = explain(read_trace(CORPUS / "head_dim_512.json.gz"))
+    slow = next(f for f in wide.findings if f.rule == "efficient_not_flash")
+    assert "check_head_dim_size_flash" in slow.evidence and "where flash could run" not in slow.title

@@ -289,3 +289,22 @@ def test_made_up_gpu_json_is_written_only_into_tmp(made_up_gpu):
     assert GENERATED not in made_up_gpu.parents and snapshot() == before
     assert json.loads((made_up_gpu / "made-up-gpu" / "results.json").read_text())["provenance"][
         "gpu_name"] == "Made-up GPU 48GB"
+
+
+def test_the_fused_backends_are_ranked_by_kernel_time_and_by_paired_wall_time_never_by_gpu_span():
+    """Issue 29: the H200 line ranked cuDNN and flash together by GPU span; kernel time and
+    the seed shape's paired wall times tell them apart."""
+    from report.render.compare import kernel_leaders, wall_leaders
+    run = load_results(GENERATED / "h200" / "results.json")
+    kernel, wall = kernel_leaders(run), wall_leaders(run)
+    assert kernel.names == ("cudnn",) and wall.names == ("cudnn",)
+    # a GPU span that puts flash first changes neither
+    faked = copy.deepcopy(run)
+    faked["variants"]["flash"]["cuda_time_us"] = {**faked["variants"]["flash"]["cuda_time_us"], "median": 1.0}
+    assert kernel_leaders(faked) == kernel and wall_leaders(faked) == wall
+    # flash's blocks equal to cuDNN's in every pair: the two are the same in wall time
+    for rnd in faked["pairs"]["groups"]["seed_wall"]["rounds"]:
+        rnd["blocks_us"]["flash"] = list(rnd["blocks_us"]["cudnn"])
+    assert set(wall_leaders(faked).names) == {"cudnn", "flash"}
+    faked.pop("pairs")
+    assert wall_leaders(faked) is None

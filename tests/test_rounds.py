@@ -2,8 +2,7 @@
 import pytest
 
 from report.schema_check import SchemaError, check
-from report.trace.stats import stats
-from report.verdict import compare_rounds, order_holds, round_median, round_range, rounds_of, rows_differ
+from report.verdict import order_holds, round_median, round_range, rounds_of
 
 
 def fig(median, spread=0.0):
@@ -14,7 +13,6 @@ def fig(median, spread=0.0):
 def test_an_order_that_holds_in_every_round_beyond_the_ranges_is_stated():
     a, b = [fig(30), fig(31), fig(32)], [fig(40), fig(41), fig(39)]
     assert order_holds(a, b) and order_holds(b, a)
-    assert compare_rounds(a, b).order == "<" and compare_rounds(b, a).order == ">"
 
 
 def test_one_round_that_reverses_the_order_makes_it_noise():
@@ -22,15 +20,12 @@ def test_one_round_that_reverses_the_order_makes_it_noise():
     about 37 µs: cuDNN is below in two rounds and above in one."""
     cudnn, flash = [32.2, 46.9, 31.8], [37.1, 36.5, 37.4]
     assert not order_holds(cudnn, flash) and not order_holds(flash, cudnn)
-    verdict = compare_rounds(cudnn, flash)
-    assert verdict.order is None
-    assert verdict.a_range == (31.8, 46.9) and verdict.b_range == (36.5, 37.4)
+    assert round_range(cudnn) == (31.8, 46.9) and round_range(flash) == (36.5, 37.4)
 
 
 def test_the_same_order_in_every_round_with_a_gap_smaller_than_a_range_is_noise():
     a, b = [10.0, 10.5, 14.0], [10.2, 10.8, 14.5]  # b above a every round, gap 0.3, a's range 4
     assert not order_holds(a, b)
-    assert compare_rounds(a, b).order is None
 
 
 def test_the_gap_must_exceed_the_larger_of_the_two_ranges():
@@ -60,26 +55,15 @@ def test_failed_rounds_are_left_out_and_rounds_pair_by_index():
     assert not order_holds([], []) and round_range([]) is None and round_median([None]) is None
 
 
-def test_rows_use_their_rounds_and_old_rows_the_old_rule():
-    new_a = {"host_time_us": fig(32), "rounds": [{"host_time_us": fig(v)} for v in (32.2, 46.9, 31.8)]}
-    new_b = {"host_time_us": fig(37), "rounds": [{"host_time_us": fig(v)} for v in (37.1, 36.5, 37.4)]}
-    assert rounds_of(new_a, "host_time_us")[1]["median"] == 46.9
-    assert not rows_differ(new_a, new_b, "host_time_us")  # old rule alone would say they differ
-    old_a, old_b = {"host_time_us": fig(32, 0.01)}, {"host_time_us": fig(37, 0.01)}
-    assert rounds_of(old_a, "host_time_us") is None and rows_differ(old_a, old_b, "host_time_us")
-    assert rows_differ({"k": stats([1, 1.01])}, {"k": stats([2, 2.01])}, "k")
-
-
 def test_a_part_of_each_rounds_figure_host_overhead_in_small_ops():
     def host(us, ops):
         return {"host_time_us": {**fig(us), "per_small_op": fig(ops, 0.01)}}
     a = {"host_time_us": {**fig(30), "per_small_op": fig(3.0, 0.01)}, "rounds": [host(30, 3.0), host(45, 3.1)]}
     b = {"host_time_us": {**fig(40), "per_small_op": fig(4.0, 0.01)}, "rounds": [host(40, 4.0), host(38, 4.1)]}
     assert [f["median"] for f in rounds_of(a, "host_time_us", "per_small_op")] == [3.0, 3.1]
-    assert not rows_differ(a, b, "host_time_us")                   # µs: the order reverses
-    assert rows_differ(a, b, "host_time_us", "per_small_op")       # small ops: it holds
-    old_a, old_b = ({k: v for k, v in r.items() if k != "rounds"} for r in (a, b))
-    assert rows_differ(old_a, old_b, "host_time_us", "per_small_op")
+    assert not order_holds(rounds_of(a, "host_time_us"), rounds_of(b, "host_time_us"))  # µs: it reverses
+    assert order_holds(rounds_of(a, "host_time_us", "per_small_op"),
+                       rounds_of(b, "host_time_us", "per_small_op"))                    # small ops: it holds
 
 
 def test_the_schema_takes_rounds_and_names_a_bad_one():

@@ -22,7 +22,7 @@ def test_masking_keeps_words_and_hides_every_number():
 @pytest.fixture(scope="module")
 def reversed_run(tmp_path_factory):
     """A copy of the committed run in which flash and efficient swap their GPU and wall
-    times, in every round too."""
+    times, in every round too, and their blocks in the seed shape's wall-time pairs."""
     folder = tmp_path_factory.mktemp("reversed")
     results = json.loads((COMMITTED / "results.json").read_text(encoding="utf-8"))
     flash, efficient = results["variants"]["flash"], results["variants"]["efficient"]
@@ -31,6 +31,9 @@ def reversed_run(tmp_path_factory):
     for fr, er in zip(flash.get("rounds") or [], efficient.get("rounds") or [], strict=True):
         for key in ("cuda_time_us", "kernel_sum_us", "wall_time_us"):
             fr[key], er[key] = er.get(key), fr.get(key)
+    for rnd in results["pairs"]["groups"]["seed_wall"]["rounds"]:
+        blocks = rnd["blocks_us"]
+        blocks["flash"], blocks["efficient"] = blocks["efficient"], blocks["flash"]
     (folder / "results.json").write_text(json.dumps(results), encoding="utf-8")
     return folder
 

@@ -7,7 +7,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from ..paths import COMPARE, MODEL_TRACE
+from ..paths import COMPARE, MODEL_TRACE, RERUNS
 from ..results import UsageError, load_reference, load_results, write_results
 from . import signals
 from .folders import (
@@ -20,6 +20,7 @@ from .folders import (
     result_folders,
     staged,
 )
+from .rerun_files import rerun_results
 
 MAX_ERROR = 200  # characters of an OS error shown (a shutil.Error lists every file it copied)
 
@@ -51,7 +52,8 @@ def _stage_folder(stack, folder, ref):
     render_all = _renderer()
     staging = stack.enter_context(
         staged(folder, ".render-", (folder / "results.json", "nothing was changed: measure again")))
-    render_all(results, ref, staging / "tables", staging / "figures", folder / "traces", MODEL_TRACE)
+    render_all(results, ref, staging / "tables", staging / "figures", folder / "traces", MODEL_TRACE,
+               rerun_results(RERUNS / folder.name))
     return staging
 
 
@@ -136,7 +138,7 @@ def write_run(results, trace_tmp, out, slug):
         write_results(results, staging / "results.json")
         shutil.copytree(trace_tmp, staging / "traces")
         render_all(results, load_reference(), staging / "tables", staging / "figures",
-                   staging / "traces", MODEL_TRACE)
+                   staging / "traces", MODEL_TRACE, rerun_results(RERUNS / slug))
         replace_dir(staging, out / slug)
 
 

@@ -11,6 +11,7 @@ compare only columns of the same shape; they call one faster only beyond noise
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 
 from ..text.catalog import t
@@ -18,7 +19,7 @@ from ..text.display import BACKEND_NAMES, LANGS
 from ..text.format import fmt_num, fmt_pct, fmt_ratio, fmt_us
 from ..variants import EXTRA_VARIANTS, FUSED, VARIANTS
 from ..verdict import differ, median, point_figure
-from .findings.common import compute_kernel
+from .findings.common import by_pair_group, by_rounds, compute_kernel, ok, pair_group
 from .header import header
 from .markdown import code_safe, kernel_count, label, markdown_safe, md_table, safe_provenance, status_text
 
@@ -303,20 +304,73 @@ def speed_lines(cols, lang, indent="    "):
     return [line]
 
 
+@dataclass(frozen=True)
+class Leaders:
+    """The fused backends no other beats in one metric: `names`, fastest first (the lowest,
+    then those the paired rule of report/verdict cannot tell from it), `within`: the widest
+    "the same within ±y %" among them (0 for one)."""
+    names: tuple[str, ...]
+    within: float
+
+
+def paired_leaders(medians, verdict) -> Leaders | None:
+    """From {backend: its median} and verdict(a, b) (a Paired, "<" where a is faster):
+    the lowest and every backend not slower than it by the rule."""
+    if not medians:
+        return None
+    best = min(medians, key=medians.get)
+    ties = [(n, v) for n in sorted(medians, key=medians.get) if n != best
+            and (v := verdict(best, n)) is not None and v.order is None]
+    return Leaders((best, *(n for n, _ in ties)), max((v.within for _, v in ties), default=0.0))
+
+
+def kernel_leaders(results) -> Leaders | None:
+    """The fused backends fastest in kernel time (by_rounds: the rounds' medians), or None
+    where a backend that ran lacks rounds (files written before them)."""
+    rows = {n: r for n in FUSED if (r := ok(results, n)) and r.get("kernel_sum_us")}
+    if not rows or any(not r.get("rounds") for r in rows.values()):
+        return None
+    return paired_leaders({n: median(r["kernel_sum_us"]) for n, r in rows.items()},
+                          lambda a, b: by_rounds(rows[a], rows[b]))
+
+
+def wall_leaders(results) -> Leaders | None:
+    """The fused backends fastest in wall time per call, timed in pairs at the seed shape
+    (group "seed_wall"), or None where the run has no pairs."""
+    group = pair_group(results, "seed_wall")
+    if group is None:
+        return None
+    blocks = {n: [x for rnd in group["rounds"] if "error" not in rnd for x in (rnd.get("blocks_us") or {}).get(n) or []]
+              for n in FUSED}
+    medians = {n: statistics.median(b) for n, b in blocks.items() if b}
+    return paired_leaders(medians, lambda a, b: by_pair_group(results, "seed_wall", a, b))
+
+
+def _leaders_text(found, lang):
+    text = _join([BACKEND_NAMES[n] for n in found.names], lang)
+    return text + (t("compare.within", lang, pct=fmt_pct(found.within, lang, 0)) if len(found.names) > 1 else "")
+
+
 def fused_line(col, lang):
-    values = {BACKEND_NAMES[n]: v for n in FUSED if (v := cuda_figure(col, n)) is not None}
-    if not values:
-        return []
-    ahead, _ = leaders(values)
-    backends = _join(ahead, lang)
-    if len(ahead) > 1:
-        backends += t("compare.within", lang)
+    """Our GPU: the fastest fused backend in kernel time and in wall time per call, each by
+    the paired rule; Hugging Face's A100: only its profiler's CUDA time, named so and
+    ranked by nothing but the order of its figures (it has no kernel time or wall time)."""
     if col.folder is None:
-        auto = t("compare.auto_unknown", lang)
-    else:
-        ran = (_row(col, "auto") or {}).get("backend_ran")
-        auto = t("compare.auto", lang).format(backend=BACKEND_NAMES.get(ran, ran)) if ran else ""
-    return [t("compare.fused", lang).format(gpu=col.label, backends=backends, auto=auto).rstrip()]
+        values = {BACKEND_NAMES[n]: v for n in FUSED if (v := cuda_figure(col, n)) is not None}
+        if not values:
+            return []
+        low = _join(sorted(values, key=lambda k: values[k]["median"])[:1], lang)
+        return [t("compare.fused_cited", lang, gpu=col.label, backend=low, auto=t("compare.auto_unknown", lang))]
+    kernel, wall = kernel_leaders(col.results), wall_leaders(col.results)
+    if kernel is None and wall is None:
+        return []
+    ran = (_row(col, "auto") or {}).get("backend_ran")
+    auto = t("compare.auto", lang).format(backend=BACKEND_NAMES.get(ran, ran)) if ran else ""
+    parts = [t("compare.fused_kernel", lang, backends=_leaders_text(kernel, lang)) if kernel
+             else t("compare.fused_kernel_none", lang),
+             t("compare.fused_wall", lang, backends=_leaders_text(wall, lang)) if wall
+             else t("compare.fused_wall_none", lang)]
+    return [t("compare.fused", lang, gpu=col.label, kernel=parts[0], wall=parts[1], auto=auto).rstrip()]
 
 
 def occupancy_line(cols, lang):

@@ -25,12 +25,13 @@ from ..text.format import (
 from ..verdict import median
 from .datasheets import beside_copy, beside_matmul
 from .extra_tables import point_time
+from .findings.decode_findings import decode_pairs
 from .header import call_writers
 from .keyed import keyed
 from .markdown import label, md_table, status_text
 from .shape_points import backend_name, fmt_gbs, gb_per_s, grouped, point_ok, points, ran_suffix, refusal_line, tflops
 
-TABLE_FILES = ("shapes-decode-time", "shapes-decode-bandwidth", "shapes-decode-details",
+TABLE_FILES = ("shapes-decode-time", "shapes-decode-bandwidth", "shapes-decode-details", "shapes-decode-pairs",
                "shapes-prefill", "shapes-gqa", "shapes-sliding", "shapes-refusals", "shapes-method")
 
 
@@ -292,12 +293,41 @@ def method(results, lang):
     return "\n\n".join(lines)
 
 
+def _pair_cell(call, lang):
+    """One way of calling at one point: the fastest pinned backend and the paired verdict."""
+    if call is None:
+        return t("value.none", lang)
+    v = call.verdict
+    if v.order == "<":
+        verdict = t("value.pair_lost", lang, ratio=fmt_ratio_sig(v.ratio, lang))
+    elif v.order == ">":
+        verdict = t("value.pair_won", lang, ratio=fmt_ratio_sig(v.ratio, lang))
+    else:
+        verdict = t("value.pair_same", lang, pct=fmt_pct(v.within, lang, 1))
+    return f"{label(call.best, lang)}: {verdict}"
+
+
+def decode_pairs_table(results, lang):
+    """Unpinned SDPA against the fastest pinned backend at each decode point of batch 1, in
+    wall time per call timed in pairs, eager and replayed from a CUDA graph (the "not
+    measured in pairs" line for a run without them)."""
+    pts = decode_pairs(results)
+    if not pts:
+        return t("page.decode_pairs_missing", lang)
+    rows = [[str(p.q_len), fmt_num(p.kv_len, lang, 0), _pair_cell(p.eager, lang), _pair_cell(p.graph, lang)]
+            for p in pts]
+    headers = [t("col.shapes_q_len", lang), t("col.shapes_kv_len", lang), t("col.pairs_eager", lang),
+               t("col.pairs_graph", lang)]
+    return md_table(headers, rows, ["r", "r", "l", "l"]) + "\n\n" + t("page.decode_pairs_note", lang)
+
+
 def render_tables(results, ref, lang):
     """name -> (Markdown body, the function that wrote it) of every --shapes table (the
     "not measured" line where empty)."""
     out = call_writers({
         "shapes-decode-time": (decode_pivots, results, lang, "time"),
         "shapes-decode-bandwidth": (decode_pivots, results, lang, "bandwidth"),
+        "shapes-decode-pairs": (decode_pairs_table, results, lang),
         "shapes-decode-details": (family_table, results, lang, ("decode",), SHAPE_COLUMNS["decode"], "col.shapes_gbs"),
         "shapes-prefill": (family_table, results, lang, ("prefill",), SHAPE_COLUMNS["prefill"], "col.shapes_tflops"),
         "shapes-gqa": (family_table, results, lang, ("gqa_decode", "gqa_prefill"), SHAPE_COLUMNS["gqa"],

@@ -25,6 +25,7 @@ from .page_models import (
     training_check,
     training_model,
 )
+from .reruns import reruns_table
 
 
 def seed_tables(results, ref, lang, split=None):
@@ -147,12 +148,13 @@ def model_explained(results, trace):
     return {"explain-model": (body, (explain, report), manifest)}
 
 
-def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, model_trace=None):
+def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, model_trace=None, reruns=()):
     """Write tables/<name>.<lang>.md (and figures/*.svg) in both languages; returns the paths.
 
     With traces_dir (the folder's traces/), also the --explain output of some of its
     traces and the list of its traces to download; with model_trace, the --explain output
-    of a real model's trace recorded on the same GPU.
+    of a real model's trace recorded on the same GPU; with reruns ([(name, results)],
+    output/rerun_files.py), the table of how the findings' comparisons moved across them.
     """
     written = []
     explanations = explained(traces_dir)
@@ -175,6 +177,7 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
             written += paths
         # what the run was measured on, once per page (each page includes it at its end)
         bodies["measured-on"] = (measured_on(results, lang), (measured_on,))
+        bodies["reruns"] = (reruns_table(plain, ref, reruns, lang), (reruns_table,))
         for name, (body, fns) in bodies.items():
             template = prose.template_path(name, lang) if prose.has_template(name) else None
             fns = (*fns, template) if template and template not in fns else fns  # its sentences' template

@@ -5,7 +5,6 @@ from __future__ import annotations
 import statistics
 
 from .one_run import differ
-from .outcome import Verdict
 
 
 def round_values(figures):
@@ -76,25 +75,3 @@ def rounds_of(row, key, part=None):
     if part is not None:
         figures = [f.get(part) if isinstance(f, dict) else None for f in figures]
     return figures
-
-
-def rows_differ(a_row, b_row, key, part=None):
-    """The rule a finding asks: across the rounds where both rows have them
-    (order_holds), else `differ` on the rows' own figure (old files)."""
-    a_rounds, b_rounds = rounds_of(a_row, key, part), rounds_of(b_row, key, part)
-    if a_rounds is not None and b_rounds is not None:
-        return order_holds(a_rounds, b_rounds)
-    a, b = a_row[key], b_row[key]
-    return differ(a[part], b[part]) if part is not None else differ(a, b)
-
-
-def compare_rounds(a_rounds, b_rounds) -> Verdict:
-    """What a finding needs to state an order or "within noise" across rounds: order "<"
-    or ">" (a against b) where order_holds, else None; a, b: round_median() of each;
-    a_range, b_range: round_range() of each."""
-    a_med, b_med = round_median(a_rounds), round_median(b_rounds)
-    order = None
-    if order_holds(a_rounds, b_rounds):
-        order = "<" if a_med < b_med else ">"
-    return Verdict(order, a_med, b_med, a_range=round_range(a_rounds), b_range=round_range(b_rounds),
-                   rule="rounds")

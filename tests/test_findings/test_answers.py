@@ -1,7 +1,7 @@
 """report/render/findings/answers.py: the answer each main page opens with, as facts; the
 templates (answer-<page>.<lang>.md.j2) write them as one paragraph (findings.answer_files)."""
 import pytest
-from factory import h200, nothing_measured, overhead, overhead_row, results, row
+from factory import h200, nothing_measured, overhead, overhead_row, results, row, stats
 
 from report.render import findings
 from report.render.findings import answers
@@ -45,12 +45,15 @@ def test_auto_is_said_to_have_the_least_kernel_time_only_within_noise_of_the_lea
     assert answers.answer_fused(tied, None).auto == "cudnn"
     assert answers.answer_rec_auto(tied, None).best is None
     slower = results({"flash": row(100.0), "cudnn": row(150.0), "auto": row(150.0, backend_ran="cudnn")})
+    assert answers.answer_rec_auto(slower, None).best is None  # no rounds: kernel time is not ranked
+    with_rounds(slower, flash=100.0, cudnn=150.0)
     a = answers.answer_rec_auto(slower, None)
     assert (a.backend, a.best, a.ratio) == ("cudnn", "flash", pytest.approx(1.5))
 
 
 def test_the_fused_ranking_reads_less_only_beyond_noise():
     run = results({"flash": row(150.0), "cudnn": row(100.0), "efficient": row(151.0)})
+    with_rounds(run, flash=150.0, cudnn=100.0, efficient=151.0)
     ranking = answers.answer_fused(run, None).ranking
     assert [(r.name, r.less) for r in ranking] == [("cudnn", False), ("flash", True), ("efficient", False)]
 
@@ -62,6 +65,9 @@ def test_who_sets_the_pace_follows_the_eager_call_against_the_kernel_time():
     seed, small = answers.answer_waits(run, None)
     assert (seed.shape, seed.cpu, small.shape, small.cpu) == ("seed", False, "small", True)
     assert small.lo == pytest.approx(8.0)
+    assert answers.answer_waits_graph(run, None) is None  # a replay's figures come from the pairs alone
+    run["pairs"] = {"groups": {"small": {"metric": "wall", "rounds": [
+        {"blocks_us": {"flash": [40.0] * 40, "flash_graph": [7.0] * 40}}]}}}
     g = answers.answer_waits_graph(run, None)
     assert (g.variant, g.eager_us, g.graph_us) == ("flash", pytest.approx(40.0), pytest.approx(7.0))
 
@@ -74,4 +80,10 @@ def test_the_graph_replay_comes_from_the_pairs_where_the_run_has_them():
     replays = [x for rnd in small["rounds"] for x in rnd["blocks_us"][f"{g.variant}_graph"]]
     assert g.graph_us == pytest.approx(sorted(replays)[len(replays) // 2], rel=0.05)
     del run["pairs"]
-    assert answers.answer_rec_graph(run, None) is not None  # the launch-overhead section's own timers
+    assert answers.answer_rec_graph(run, None) is None  # a run without pairs: no replay is ranked
+
+
+def with_rounds(run, **kernel_us):
+    """Three rounds of kernel time per variant, 1 % apart: what the paired rule reads."""
+    for name, us in kernel_us.items():
+        run["variants"][name]["rounds"] = [{"kernel_sum_us": stats(us * f)} for f in (1.0, 1.01, 0.99)]

@@ -26,32 +26,37 @@ def test_flex_needs_flash_to_compare_with():
     assert found(compiled.flex, run) is None
 
 
-def test_flex_against_flash_in_kernel_time_and_in_wall_time_each_by_the_rounds():
-    run = h200()
-    f = found(compiled.flex, run)
-    # the committed rounds: flex's kernels are shorter in every round; its calls, paced by the
-    # CPU, are judged against the run's floor for such figures
-    assert (f.kernel.order, f.kernel.by) == ("<", "rounds") and f.kernel.ratio > 1
-    assert (f.wall.order, f.wall.by) == (None, "floor") and f.wall.floor > 0
-    run["overhead"] = None  # no floor: the rounds' own rule
-    flex = run["variants"]["flex"]
-    for r, fl in zip(flex["rounds"], run["variants"]["flash"]["rounds"], strict=True):
-        r["wall_time_us"] = {**r["wall_time_us"], "median": 1.3 * fl["wall_time_us"]["median"]}
-        r["host_time_us"] = {**r["host_time_us"], "median": 2 * r["kernel_sum_us"]["median"]}
-    f = found(compiled.flex, run)
-    assert (f.wall.order, f.wall.by) == (">", "rounds")
-    assert f.host is not None and f.host.rounds  # above its kernel time in every round
-    # a round in which flex's wall time is below flash's: the order no longer holds
-    flash_walls = [r["wall_time_us"]["median"] for r in run["variants"]["flash"]["rounds"]]
-    flex["rounds"][0]["wall_time_us"]["median"] = min(flash_walls) - 1.0
-    assert found(compiled.flex, run).wall.order is None
+def _wall_pairs(run, flex_over_flash):
+    """The seed shape's wall-time pairs with flex's block at `flex_over_flash[r]` times
+    flash's in round r (40 pairs a round, a little jitter)."""
+    rounds = []
+    for r, times in enumerate(flex_over_flash):
+        flash = [95.0 + (i % 5) * 0.3 + r for i in range(40)]
+        rounds.append({"blocks_us": {"flash": flash, "flex": [x * times * (1 + (i % 3) * 0.01)
+                                                                for i, x in enumerate(flash)]}})
+    run["pairs"]["groups"]["seed_wall"] = {"metric": "wall", "rounds": rounds}
 
 
-def test_flex_without_rounds_falls_back_to_the_rows_own_spread():
+def test_flex_against_flash_in_kernel_time_by_the_rounds_and_in_wall_time_by_the_pairs():
     run = h200()
+    f = found(compiled.flex, run)
+    # the committed run: flex's kernels are shorter in every round (rounds' medians); its wall
+    # time against flash's, timed in pairs, moves between rounds by more than the gap
+    assert (f.kernel.order, f.kernel.metric) == ("<", "kernel") and f.kernel.ratio > 1.05
+    assert (f.wall.order, f.wall.metric) == (None, "wall") and f.wall.within > 5
+    _wall_pairs(run, [1.3, 1.3, 1.3])
+    f = found(compiled.flex, run)
+    assert f.wall.order == ">" and 1.28 < f.wall.ratio < 1.33 and f.wall.n == 120 and f.wall.rounds == 3
+    _wall_pairs(run, [1.3, 1.3, 0.8])  # a round in which flex is faster: the order no longer holds
+    f = found(compiled.flex, run)
+    assert f.wall.order is None and f.wall.within >= 20
+
+
+def test_flex_without_pairs_or_rounds_states_no_order():
+    run = h200()
+    run.pop("pairs")
+    assert found(compiled.flex, run).wall is None  # not measured in pairs
     for name in ("flex", "flash"):
         run["variants"][name].pop("rounds")
     f = found(compiled.flex, run)
-    assert f.kernel.by == "figures" and f.kernel.spread > 0
-    run["variants"]["flex"]["wall_time_us"] = dict(run["variants"]["flash"]["wall_time_us"])  # the same figure
-    assert found(compiled.flex, run).wall.order is None
+    assert f.kernel is None and f.host is not None and f.host.kernel.range is None

@@ -3,7 +3,6 @@ import pytest
 from factory import findings_of, found, h200, nothing_measured, shape_results
 
 from report.render.findings import FINDINGS, decode_findings
-from report.verdict import host_floor
 
 
 @pytest.mark.parametrize("name", findings_of(decode_findings))
@@ -30,33 +29,33 @@ def _decode(run, q_len, batch, kv, variant):
                 and (p["q_len"], p["batch"], p["kv_len"]) == (q_len, batch, kv))
 
 
-def test_wall_time_at_batch_1_names_the_points_where_unpinned_lost_beyond_noise():
-    # made up: unpinned is 1.3× flash's kernel time at query length 4, and its host overhead
-    # (40 µs against 35 µs) sets the pace of its calls where the kernels are short
-    run = shape_results()
-    # one measurement per point of a host-paced figure: judged against the run's floor
-    floor = host_floor(run)
-    assert floor > 0.3
-    wall = found(decode_findings.shapes_decode_wall, run)
-    assert wall.floor == 100 * floor and (wall.good, wall.n) == (8, 8)
-    run["overhead"] = None  # a file without the small shape's rounds: the points' own noise
-    wall = found(decode_findings.shapes_decode_wall, run)
-    assert wall.floor is None and (wall.good, wall.n) == (3, 8)
-    assert (1, 1024) in [(w.q_len, w.kv_len) for w in wall.lost] and (1, 8192) not in [(w.q_len, w.kv_len)
-                                                                                          for w in wall.lost]
-    assert not wall.one_run  # the made-up walls have runs of their own
-    auto = _decode(run, 1, 1, 1024, "auto")
-    auto["wall_time_us"] = dict(auto["wall_time_us"], runs=1, iqr=0.0)
-    auto["host_time_us"]["spread_pct"] = 150.0  # the wall's noise is borrowed: larger than the gap
-    wall = found(decode_findings.shapes_decode_wall, run)
-    assert wall.good == 4 and (1, 1024) not in [(w.q_len, w.kv_len) for w in wall.lost]
-    assert wall.one_run  # said where the noise is borrowed
-    for p in run["shapes"]["points"]:
-        if p["family"] == "decode" and p["variant"] == "auto" and p["status"] == "ok":
-            p["wall_time_us"] = dict(p["wall_time_us"], median=1.0)
-    wall = found(decode_findings.shapes_decode_wall, run)
-    assert wall.lost == () and wall.good == wall.n == 8
+def _decode_group(run, q_len, kv, per_call):
+    """Decode pairs at one point of batch 1: per_call[name] µs per call in every pair."""
+    rounds = [{"blocks_us": {n: [us * (1 + (i % 5) * 0.02) for i in range(40)] for n, us in per_call.items()}}
+              for _ in range(3)]
+    run["pairs"]["groups"][f"decode_q{q_len}_kv{kv}"] = {
+        "metric": "wall", "shape": {"batch": 1, "q_len": q_len, "kv_len": kv}, "rounds": rounds}
 
+
+def test_wall_time_at_batch_1_is_decided_by_pairs_eager_and_inside_a_cuda_graph():
+    """Issue 29: at batch 1 auto lost in wall time where its kernel time did not; inside a
+    CUDA graph it held. Both answers, each counted from the paired rule."""
+    run = shape_results()
+    wall = found(decode_findings.shapes_decode_wall, run)
+    # the committed pairs: eager calls lost at query 1 and 4 with KV 1,024; replays never
+    assert (wall.eager_lost, wall.eager_n, wall.graph_lost, wall.graph_n) == (2, 8, 0, 8)
+    pts = {(p.q_len, p.kv_len): p for p in decode_findings.decode_pairs(run)}
+    assert pts[(1, 1024)].eager.best == "efficient" and pts[(1, 1024)].eager.verdict.order == "<"
+    assert pts[(1, 8192)].eager.verdict.order is None
+    run["pairs"]["groups"] = {}
+    _decode_group(run, 1, 1024, {"auto": 60.0, "auto_graph": 20.0, "flash": 40.0, "flash_graph": 12.0,
+                                 "cudnn": 61.0, "cudnn_graph": 20.2})
+    wall = found(decode_findings.shapes_decode_wall, run)
+    assert (wall.eager_lost, wall.graph_lost, wall.eager_n) == (1, 1, 1)  # flash's replay: 20 against 12
+    (p,) = decode_findings.decode_pairs(run)
+    assert (p.eager.best, p.graph.best) == ("flash", "flash") and p.graph.verdict.ratio == pytest.approx(20 / 12)
+    run.pop("pairs")
+    assert found(decode_findings.shapes_decode_wall, run) is None  # not timed in pairs
 
 def test_a_backend_change_between_one_and_a_few_tokens_is_said_with_the_same_backend_beside_it():
     run = shape_results()

@@ -5,7 +5,6 @@ from factory import another_gpu, findings_of, found, h200, nothing_measured, ref
 
 from report.render.findings import FINDINGS
 from report.render.findings import fused as fused_module
-from report.render.findings.fused import Ranked
 
 
 @pytest.mark.parametrize("name", findings_of(fused_module))
@@ -14,14 +13,12 @@ def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name
     assert found(FINDINGS[name], nothing_measured()) is None
 
 
-def test_the_ranking_orders_beyond_noise_and_ties_within_it():
+def test_without_rounds_the_kernel_ranking_states_no_order():
     apart = results({"flash": row(100.0, 100.0), "efficient": row(150.0, 150.0), "cudnn": row(90.0, 90.0)})
     rank = found(fused_module.fused_rank, apart)
-    assert rank.kernel == (Ranked("cudnn", 90.0, False), Ranked("flash", 100.0, False),
-                           Ranked("efficient", 150.0, False)) and not rank.tied
-    close = results({"flash": row(100.0, 100.0), "cudnn": row(98.0, 98.0, spread=0.3)})
-    rank = found(fused_module.fused_rank, close)
-    assert rank.kernel == (Ranked("cudnn", 98.0, False), Ranked("flash", 100.0, True)) and rank.tied
+    assert [r.backend for r in rank.kernel] == ["cudnn", "flash", "efficient"]  # by kernel time ...
+    assert [r.even for r in rank.kernel] == [False, True, True] and rank.tied   # ... but none told apart
+    assert rank.wall is None  # no pairs: no wall-time ranking
 
 
 def with_rounds(r, kernels_us):
@@ -80,3 +77,36 @@ def test_the_host_drift_names_no_variant_and_gives_both_spreads():
     drift = found(fused_module.host_drift, results({"flash": drifting(21.0, 5.0), "cudnn": drifting(8.0, 3.0)}))
     assert (drift.us_spread, drift.ops_spread) == (21.0, 5.0)  # the largest of each, whichever variant
     assert not hasattr(drift, "variant")
+
+
+def test_the_wall_ranking_comes_from_the_seed_shape_s_pairs():
+    run = h200()
+    rank = found(fused_module.fused_rank, run)
+    assert [(r.backend, r.even) for r in rank.wall] == [("cudnn", False), ("flash", False), ("efficient", False)]
+    for rnd in run["pairs"]["groups"]["seed_wall"]["rounds"]:  # flash's blocks as cuDNN's: the same
+        rnd["blocks_us"]["flash"] = [x * 1.01 for x in rnd["blocks_us"]["cudnn"]]
+    rank = found(fused_module.fused_rank, run)
+    assert [(r.backend, r.even) for r in rank.wall][:2] == [("cudnn", False), ("flash", True)]
+
+
+def test_the_idle_gap_is_set_against_the_wall_time_without_the_profiler():
+    gaps = found(fused_module.idle_gap_finding, results({"cudnn": row(60.0, span_us=100.0, cpu_us=110.0,
+                                                                       wall_us=62.0)}))
+    (g,) = gaps.gaps
+    assert (g.cpu_us, g.kernel_us, g.wall_us, g.busy) == (110.0, 60.0, 62.0, True)  # the profiler's gap
+    gaps = found(fused_module.idle_gap_finding, results({"cudnn": row(60.0, span_us=100.0, wall_us=90.0)}))
+    assert not gaps.gaps[0].busy  # the GPU waits without the profiler too
+
+
+def test_the_first_call_is_set_against_the_warm_wall_time_not_the_span():
+    first = found(fused_module.first_call, h200())
+    assert first.cudnn_us == h200()["variants"]["cudnn"]["wall_time_us"]["median"]
+
+
+def test_an_idle_gap_on_the_threshold_in_one_round_is_not_named():
+    run = h200()
+    v = run["variants"]
+    assert "cudnn" in [g.variant for g in found(fused_module.idle_gap_finding, run).gaps]
+    for r in v["cudnn"]["rounds"]:
+        r["cuda_time_us"] = {**r["kernel_sum_us"], "median": r["kernel_sum_us"]["median"] * 1.01}
+    assert "cudnn" not in [g.variant for g in found(fused_module.idle_gap_finding, run).gaps]

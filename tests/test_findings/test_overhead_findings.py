@@ -11,15 +11,26 @@ def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name
     assert found(FINDINGS[name], nothing_measured()) is None
 
 
-def test_the_eager_range_and_the_best_graph_per_shape():
+def _paired(run, group, per_call):
+    """A pair group whose entries' blocks are per_call[name] µs in every pair (3 rounds of
+    40, a little jitter that moves both blocks of a pair together)."""
+    rounds = [{"blocks_us": {n: [us * (1 + (i % 5) * 0.02) for i in range(40)] for n, us in per_call.items()}}
+              for _ in range(3)]
+    run["pairs"] = {"groups": {group: {"metric": "wall", "rounds": rounds}}}
+
+
+def test_the_eager_range_and_the_fastest_path_per_shape():
     run = results(overhead=overhead({
         "small": {"flash": overhead_row(10.0, 40.0, graph_us=12.0), "cudnn": overhead_row(8.0, 48.0, graph_us=9.0),
                   "math": refused("oom")},
         "seed": {"flash": overhead_row(100.0, 110.0)}}))
+    _paired(run, "small", {"flash": 40.0, "flash_graph": 12.0, "cudnn": 48.0, "cudnn_graph": 9.0})
     small, seed = found(overhead_findings.overhead, run)
     assert (small.shape, small.lo, small.hi, small.near) == ("small", 400.0, 600.0, False)
-    assert (small.graph.variant, small.graph.graph_us, small.graph.pct) == ("cudnn", 9.0, 112.5)
-    assert (seed.shape, round(seed.lo), seed.near, seed.graph) == ("seed", 110, True, None)  # no graph
+    p = small.path
+    assert (p.best.variant, p.best.graph, p.best_variant, p.pct) == ("cudnn", True, "cudnn", pytest.approx(9 * 1.04 / 8 * 100))  # median block
+    assert (p.other.order, p.other.metric) == ("<", "wall") and p.other.ratio == pytest.approx(48 / 9)
+    assert (seed.shape, round(seed.lo), seed.near, seed.path) == ("seed", 110, True, None)  # not timed in pairs
 
 
 def test_a_shape_where_nothing_ran_says_nothing():
@@ -27,11 +38,14 @@ def test_a_shape_where_nothing_ran_says_nothing():
     assert found(overhead_findings.overhead, run) is None
 
 
-def test_auto_is_never_the_best_graph_of_its_own_backend():
-    """Auto replays the pinned backend's kernels: it is no entry of its own, so a rounding
-    does not make it cuDNN's winner on one run and the loser on the next."""
+def test_eager_and_replayed_are_ranked_together_and_auto_is_no_entry():
+    """Issue 29: "the best path is cuDNN replayed" ranked replays only among themselves,
+    while eager cuDNN was as fast; auto replays the pinned backend's kernels and is left out."""
     run = results(overhead=overhead({"seed": {"cudnn": overhead_row(57.8, 60.0, graph_us=60.0),
                                               "auto": overhead_row(57.6, 60.1, graph_us=59.7),
                                               "flash": overhead_row(92.0, 94.0, graph_us=93.0)}}))
+    _paired(run, "seed_wall", {"cudnn": 59.1, "cudnn_graph": 59.5, "auto": 59.0, "auto_graph": 58.0,
+                               "flash": 94.0, "flash_graph": 93.0})
     (seed,) = found(overhead_findings.overhead, run)
-    assert seed.graph.variant == "cudnn" and seed.graph.best_variant == "cudnn"
+    assert (seed.path.best.variant, seed.path.best.graph) == ("cudnn", False)  # eager is the lowest here
+    assert seed.path.other.order is None and seed.path.other.within < 5  # its replay: the same

@@ -34,18 +34,26 @@ def test_an_order_is_stated_only_outside_the_spread(per_op, spread, holds):
     assert leader.rounds is None and leader.spread > 0  # no rounds: by the figures' own noise
 
 
-def test_auto_is_said_to_lose_only_beyond_noise():
-    lost = results({"flash": row(100.0, wall_us=100.0), "auto": row(150.0, wall_us=150.0, backend_ran="efficient")})
-    pick = found(recommendations.rec_auto, lost)
-    assert (pick.ran, pick.best, pick.verdict.lost, pick.verdict.ratio) == ("efficient", "flash", True, 1.5)
-    assert pick.verdict.rounds is None and pick.verdict.spread > 0  # no rounds: the timers' spread
-    even = results({"flash": row(100.0, wall_us=100.0), "auto": row(101.0, wall_us=101.0, backend_ran="efficient")})
-    even["variants"]["auto"]["wall_time_us"]["iqr"] = 5.0
-    assert not found(recommendations.rec_auto, even).verdict.lost
-    same = results({"flash": row(100.0, wall_us=100.0), "auto": row(101.0, wall_us=101.0, backend_ran="flash")})
-    assert found(recommendations.rec_auto, same).verdict is None  # auto ran the fastest itself
-    unsaid = results({"flash": row(100.0, wall_us=100.0), "auto": row(101.0, wall_us=101.0)})
-    assert found(recommendations.rec_auto, unsaid) is None  # the run does not say what auto ran
+def _seed_pairs(run, per_call):
+    """The seed shape's wall-time pairs: per_call[name] µs in every pair, 3 rounds of 40."""
+    rounds = [{"blocks_us": {n: [us * (1 + (i % 5) * 0.02) for i in range(40)] for n, us in per_call.items()}}
+              for _ in range(3)]
+    run["pairs"] = {"groups": {"seed_wall": {"metric": "wall", "rounds": rounds}}}
+    return run
+
+
+def test_auto_is_said_to_lose_only_by_the_paired_rule():
+    rows = {"flash": row(100.0), "auto": row(150.0, backend_ran="efficient")}
+    pick = found(recommendations.rec_auto, _seed_pairs(results(dict(rows)), {"flash": 100.0, "auto": 150.0}))
+    assert (pick.ran, pick.best, pick.verdict.order, pick.verdict.metric) == ("efficient", "flash", "<", "wall")
+    assert pick.verdict.ratio == pytest.approx(1.5)
+    even = found(recommendations.rec_auto, _seed_pairs(results(dict(rows)), {"flash": 100.0, "auto": 102.0}))
+    assert even.verdict.order is None and even.verdict.within < 5  # 2 %: under the minimum
+    same = {"flash": row(100.0), "auto": row(101.0, backend_ran="flash")}
+    assert found(recommendations.rec_auto, _seed_pairs(results(same), {"flash": 100.0, "auto": 101.0})).verdict is None
+    unsaid = {"flash": row(100.0), "auto": row(101.0)}
+    assert found(recommendations.rec_auto, _seed_pairs(results(unsaid), {"flash": 100.0, "auto": 101.0})) is None
+    assert found(recommendations.rec_auto, results(dict(rows))) is None  # not timed in pairs
 
 
 def test_the_in_place_version_removes_the_copy_the_out_of_place_one_makes():
@@ -83,13 +91,3 @@ def test_the_highest_host_share_holds_in_every_round_or_is_within_noise():
     swapped = results({"cudnn": with_host_rounds(row(60.0, host_us=32.0), [32, 95, 31], [60, 60, 60]),
                        "flash": with_host_rounds(row(100.0, host_us=37.0), [37, 38, 36], [100, 100, 100])})
     assert found(recommendations.rec_cpu, swapped).variant == "flash"
-
-
-def test_auto_loses_only_when_it_is_slower_in_every_round_beyond_their_spread():
-    from report.render.findings.common import versus
-
-    def walls(*medians):
-        return {"rounds": [{"wall_time_us": {"median": m, "iqr": 0.0, "runs": 1}} for m in medians]}
-    lost = versus(walls(120, 121, 119), walls(100, 101, 99), "wall_time_us")
-    assert (lost.lost, lost.ratio, lost.rounds, lost.a_range, lost.b_range) == (True, 1.2, 3, (119, 121), (99, 101))
-    assert not versus(walls(120, 99, 119), walls(100, 101, 99), "wall_time_us").lost

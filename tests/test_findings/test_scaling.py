@@ -70,3 +70,33 @@ def test_the_fastest_is_said_once_with_the_exceptions_by_name():
                                point("flash", 1024, 40.0, 39.0, 41.0), point("cudnn", 1024, 30.0, 29.0, 31.0)]))
     f = found(scaling.fastest, run)
     assert f.top == "cudnn" and f.exceptions == ((64, 256, "flash"),)
+
+
+def _small_pairs(run, over_auto):
+    """The small shape's wall-time pairs: each pinned backend's block at over_auto[name][r]
+    times auto's in round r (40 pairs a round, the machine drifting by round)."""
+    rounds = []
+    for r in range(3):
+        auto = [48.0 * (1 + 0.3 * r) * (1 + (i % 4) * 0.01) for i in range(40)]
+        rounds.append({"blocks_us": {"auto": auto, **{n: [x * f[r] for x in auto] for n, f in over_auto.items()}}})
+    run["pairs"]["groups"]["small"] = {"metric": "wall", "rounds": rounds}
+
+
+def test_the_small_shape_s_pinning_is_decided_by_the_pairs_in_wall_time():
+    run = h200()
+    pin = found(scaling.auto_small, run)
+    # the committed run: efficient pinned faster than auto (cuDNN) in every pair's round
+    assert (pin.best, pin.ran, pin.verdict.order, pin.verdict.metric) == ("efficient", "cudnn", "<", "wall")
+    assert pin.verdict.ratio > 1.4 and pin.best_us < pin.auto_us
+    _small_pinned = {"efficient": [0.98, 0.97, 0.99], "flash": [1.1, 1.1, 1.1], "cudnn": [1.0, 1.0, 1.0]}
+    _small_pairs(run, _small_pinned)
+    pin = found(scaling.auto_small, run)
+    assert pin.best == "efficient" and pin.verdict.order is None and pin.verdict.within < 5  # 2 %: the same
+    _small_pairs(run, {"efficient": [0.6, 0.62, 1.05], "flash": [1.1, 1.1, 1.1]})  # one round reverses
+    assert found(scaling.auto_small, run).verdict.order is None
+
+
+def test_the_small_shape_s_pinning_needs_pairs():
+    run = h200()
+    run.pop("pairs")
+    assert found(scaling.auto_small, run) is None

@@ -4,27 +4,31 @@ sentences, every measured figure in them from this run: one file answer-<page> p
 Each answer is findings registered under its file (registry.finding) that return facts;
 the file's template in each language (report/text/templates/answer-<page>.<lang>.md.j2)
 writes one sentence a line, and findings.answer_files joins them into the one paragraph the
-admonition holds. Orders follow the project's one noise rule (report/verdict: differ /
-rows_differ); an answer says nothing the run has no figure for.
+admonition holds. Orders follow the paired rule (report/verdict/paired.py: kernel time by the
+rounds' medians, wall time by the pairs); an answer says nothing the run has no figure for.
 """
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass
 from itertools import pairwise
 
 from ...variants import FUSED
-from ...verdict import differ, median, rows_differ, samples
+from ...verdict import median
 from .. import prose
 from ..extra_tables import fresh_rounds, us_range
 from ..memory_model import sizes
 from ..shape_points import points
-from .common import eager_over_kernel, ok
+from .common import by_rounds, eager_over_kernel, ok
 from .naive_math import math_diffs
 from .overhead_findings import KERNEL_PACED
 from .pairs_findings import per_call
 from .registry import finding
 from .shape_common import answer, cells_by, decode_key
+
+
+def _faster(verdict) -> bool:
+    """The first of a paired verdict's two is faster (its order is `<`)."""
+    return verdict is not None and verdict.order == "<"
 
 
 def _kernel(results, name):
@@ -52,7 +56,8 @@ def _auto(results) -> AutoAnswer | None:
         return None
     best = min(ks, key=lambda n: ks[n]["median"])
     gpu = prose.Data(results["provenance"]["gpu_name"])
-    if best == ran or not differ(ks[ran], ks[best]):
+    verdict = None if best == ran else by_rounds(v[best], v[ran])
+    if verdict is None or verdict.order != "<":
         return AutoAnswer(gpu, ran, ks[ran]["median"], None, None, None)
     return AutoAnswer(gpu, ran, ks[ran]["median"], best, ks[best]["median"], ks[ran]["median"] / ks[best]["median"])
 
@@ -131,7 +136,7 @@ def answer_naive_copy(results, ref) -> float | None:
 @dataclass(frozen=True)
 class Ranked:
     """A backend in an order by kernel time; `less`: it has more than the one before it
-    beyond noise (report/verdict: rows_differ), so the order reads `<`, else `≈`."""
+    by the paired rule over the rounds (common.by_rounds), so the order reads `<`, else `≈`."""
     name: str
     us: float
     less: bool
@@ -161,7 +166,7 @@ def answer_fused(results, ref) -> FusedAnswer | None:
     if not ours:
         return None
     ranking = [Ranked(ours[0], v[ours[0]]["kernel_sum_us"]["median"], False)]
-    ranking += [Ranked(b, v[b]["kernel_sum_us"]["median"], rows_differ(v[a], v[b], "kernel_sum_us"))
+    ranking += [Ranked(b, v[b]["kernel_sum_us"]["median"], _faster(by_rounds(v[a], v[b], "kernel_sum_us")))
                 for a, b in pairwise(ours)]
     ran = (v.get("auto") or {}).get("backend_ran")
     return FusedAnswer(prose.Data(results["provenance"]["gpu_name"]), tuple(ranking),
@@ -215,23 +220,17 @@ class GraphReplay:
 
 
 def _small_graph(results) -> GraphReplay | None:
-    """The fastest replay at the small shape: from the paired timings where the run has
-    them (the figures Recommendations' table shows: pairs_findings.rec_graph), else from
-    the launch-overhead section's own timers."""
+    """The fastest replay at the small shape, from the paired timings (the figures
+    Recommendations' table shows: pairs_findings.rec_graph); None in a run without them."""
     group = ((results.get("pairs") or {}).get("groups") or {}).get("small")
-    if group:
-        timed = {n: (per_call(group, n), per_call(group, f"{n}_graph")) for n in FUSED}
-        timed = {n: eg for n, eg in timed.items() if eg[0] and eg[1]}
-        if timed:
-            g = min(timed, key=lambda n: timed[n][1])
-            return GraphReplay(g, *timed[g])
-    rows = {n: r for n, r in (results.get("overhead") or {}).get("rows", {}).get("small", {}).items()
-            if r.get("status") == "ok" and n in FUSED and samples(r, "graph_wall_us")}
-    if not rows:
+    if not group:
         return None
-    g = min(rows, key=lambda n: statistics.median(samples(rows[n], "graph_wall_us")))
-    return GraphReplay(g, statistics.median(samples(rows[g], "eager_wall_us")),
-                       statistics.median(samples(rows[g], "graph_wall_us")))
+    timed = {n: (per_call(group, n), per_call(group, f"{n}_graph")) for n in FUSED}
+    timed = {n: eg for n, eg in timed.items() if eg[0] and eg[1]}
+    if not timed:
+        return None
+    g = min(timed, key=lambda n: timed[n][1])
+    return GraphReplay(g, *timed[g])
 
 
 @dataclass(frozen=True)

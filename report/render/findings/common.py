@@ -5,7 +5,15 @@ from dataclasses import dataclass
 
 from ...schema import Kernel, OverheadRow, Results, VariantRow
 from ...variants import FUSED
-from ...verdict import compare_rounds, differ, median, noise, rounds_of
+from ...verdict import (
+    Verdict,
+    by_pairs,
+    by_round_medians,
+    median,
+    pair_ratios,
+    round_values,
+    rounds_of,
+)
 
 
 def ok(results: Results, name: str) -> VariantRow | None:
@@ -17,37 +25,6 @@ def ok(results: Results, name: str) -> VariantRow | None:
 def ran_fused(results: Results) -> list[str]:
     """The fused backends that ran and have GPU times, in FUSED's order."""
     return [n for n in FUSED if ok(results, n)]
-
-
-@dataclass(frozen=True)
-class Versus:
-    """Unpinned SDPA's figure against the fastest pinned backend's, by the noise rule
-    (report/verdict): `lost` where auto's is larger beyond noise, by `ratio`. Across the
-    rounds both rows have (`rounds`: how many; `a_range`, `b_range`: each one's range over
-    them; `ratio`: of the rounds' medians), or, for rows without rounds (older files;
-    `rounds` None), on their own figures (`spread`: the larger timer IQR, in % of the
-    median)."""
-    lost: bool
-    ratio: float
-    rounds: int | None = None
-    a_range: tuple[float, float] | None = None
-    b_range: tuple[float, float] | None = None
-    spread: float | None = None
-
-
-def versus(a_row, b_row, key) -> Versus:
-    """Auto's row (a_row) against the fastest pinned backend's (b_row) in the figure `key`:
-    across the rounds both rows have (compare_rounds), else on the rows' own figures
-    (differ, noise)."""
-    a_rounds, b_rounds = rounds_of(a_row, key), rounds_of(b_row, key)
-    if a_rounds is not None and b_rounds is not None:
-        c = compare_rounds(a_rounds, b_rounds)
-        if c.a is not None and c.b is not None:
-            return Versus(lost=c.order == ">", ratio=c.a / c.b, rounds=len([r for r in a_rounds if r is not None]),
-                          a_range=c.a_range, b_range=c.b_range)
-    a, b = a_row[key], b_row[key]
-    return Versus(lost=differ(a, b) and a["median"] > b["median"], ratio=a["median"] / b["median"],
-                  spread=100 * noise(a, b))
 
 
 def eager_over_kernel(row: OverheadRow) -> float:
@@ -62,3 +39,60 @@ def cuda(results: Results, name: str) -> float:
 def compute_kernel(row: VariantRow) -> Kernel | None:
     """The first real kernel of a variant (not a Memcpy or Memset)."""
     return next((k for k in row["kernels"] if k["kind"] == "kernel"), None)
+
+
+@dataclass(frozen=True)
+class Paired:
+    """A comparison by the paired rule (report/verdict/paired.py) in one `metric` ("wall":
+    wall time per call, "host": host overhead per call, "kernel": kernel time): `order` "<"
+    (a faster), ">" (b faster) or None (the same within ±`within` %); `ratio` the slower's
+    figure over the faster's (≥ 1; a's over b's where they are the same), `interval` that
+    ratio's interval at `confidence`; `n` ratios over `rounds` rounds."""
+    order: str | None
+    metric: str
+    ratio: float
+    interval: tuple[float, float]
+    confidence: float  # %
+    within: float
+    n: int
+    rounds: int
+
+
+def paired(v: Verdict, metric: str, ratios: list[list[float]]) -> Paired | None:
+    """A paired Verdict as a fact, oriented so that `ratio` ≥ 1 where it found an order;
+    None where the rule had no ratios."""
+    if v.median_ratio is None or v.interval is None:
+        return None
+    lo, hi = v.interval
+    ratio, interval = v.median_ratio, (lo, hi)
+    if v.order != "<":  # b faster, or the same: a's figure over b's
+        ratio, interval = 1 / ratio, (1 / hi, 1 / lo)
+    n = sum(map(len, ratios))
+    return Paired(v.order, metric, ratio, interval, 100 * v.confidence, 100 * v.noise, n, len(ratios))
+
+
+def pair_group(results: Results, name: str) -> dict | None:
+    """One group of results.json's paired timing (measure/pair_groups.py), or None where the
+    run has no pairs (files written before them)."""
+    return ((results.get("pairs") or {}).get("groups") or {}).get(name)
+
+
+def by_pair_group(results: Results, name: str, a: str, b: str) -> Paired | None:
+    """a against b in pair group `name` by the paired rule (by_pairs), or None where the run
+    did not time them in pairs."""
+    group = pair_group(results, name)
+    ratios = pair_ratios(group, a, b)
+    if not ratios:
+        return None
+    return paired(by_pairs(ratios), group.get("metric", "wall"), ratios)
+
+
+def by_rounds(a_row, b_row, key="kernel_sum_us", b_key=None, metric="kernel") -> Paired | None:
+    """a's figure `key` against b's (`b_key`, else the same) by the same rule, one ratio per
+    round (by_round_medians): for kernel time, which is not timed in pairs; None where
+    either row lacks rounds."""
+    a_rounds, b_rounds = rounds_of(a_row, key), rounds_of(b_row, b_key or key)
+    if a_rounds is None or b_rounds is None:
+        return None
+    n = sum(1 for x, y in zip(a_rounds, b_rounds, strict=False) if round_values([x]) and round_values([y]))
+    return paired(by_round_medians(a_rounds, b_rounds), metric, [[1.0]] * n) if n else None

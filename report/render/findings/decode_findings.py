@@ -7,13 +7,15 @@ Comparisons follow the noise rule of shape_common.py.
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 
-from ...verdict import differ, host_floor, median, noise, wall_figure, walls_differ
+from ...verdict import differ, median, noise
 from ..datasheets import Datasheet, memory_share
 from ..extra_tables import point_time
 from ..prose import Data
 from ..shape_points import gb_per_s, grouped, point_ok, points
+from .common import Paired, by_pair_group
 from .registry import finding
 from .shape_common import (
     PINNED,
@@ -34,72 +36,80 @@ def shapes_decode_answer(results, ref) -> Answer | None:
     return answer(cells_by(points(results, "decode"), decode_key), "decode")
 
 
-def _wall(p):
-    return p["wall_time_us"]["median"]
+@dataclass(frozen=True)
+class DecodeCall:
+    """One way of calling at one decode point, timed in pairs: the pinned backend with the
+    lowest wall time per call there (`best`) against unpinned SDPA, by the paired rule
+    (`verdict`: "<" where the pinned backend is faster, auto lost)."""
+    best: str
+    verdict: Paired
 
 
 @dataclass(frozen=True)
-class WallLost:
-    """A point where unpinned SDPA was slower in wall time than the pinned backend fastest
-    there (`variant`), beyond noise (`spread`, %); both host overheads where measured."""
+class DecodePoint:
+    """A decode point at batch 1 timed in pairs: eager calls, and replays of a CUDA graph."""
     q_len: int
     kv_len: int
-    auto_us: float
-    variant: str
-    best_us: float
-    ratio: float
-    spread: float
-    hosts: tuple[float, float] | None
+    eager: DecodeCall | None
+    graph: DecodeCall | None
+
+
+def _call(results, name, group, suffix) -> DecodeCall | None:
+    medians = {}
+    for n in PINNED:
+        found = [x for rnd in group["rounds"] if "error" not in rnd
+                 for x in (rnd.get("blocks_us") or {}).get(n + suffix) or []]
+        if found:
+            medians[n] = statistics.median(found)
+    if not medians:
+        return None
+    best = min(medians, key=medians.get)
+    verdict = by_pair_group(results, name, best + suffix, "auto" + suffix)
+    return DecodeCall(best, verdict) if verdict is not None else None
+
+
+def decode_pairs(results) -> tuple[DecodePoint, ...]:
+    """Every decode group of results.json's pairs (measure/pair_groups.py: decode_q<q>_kv<kv>,
+    batch 1), by query length and KV length."""
+    found = []
+    for name, group in ((results.get("pairs") or {}).get("groups") or {}).items():
+        shape = group.get("shape") or {}
+        if not name.startswith("decode_") or "q_len" not in shape:
+            continue
+        found.append(DecodePoint(shape["q_len"], shape["kv_len"], _call(results, name, group, ""),
+                                 _call(results, name, group, "_graph")))
+    return tuple(sorted(found, key=lambda p: (p.q_len, p.kv_len)))
 
 
 @dataclass(frozen=True)
 class DecodeWall:
-    """Unpinned SDPA against the pinned backend fastest in wall time per call, at the
-    smallest batch (`batch`), at `n` points. With the run's floor for host-paced figures
-    (`floor`, %): at `good` points within it or faster. Without (None): the points where it
-    lost beyond noise; `one_run`: some wall time is one timer run."""
+    """The answer above is in kernel time; in wall time per call at batch 1, where the CPU
+    can set the pace, timed in pairs: at how many of `n` points unpinned SDPA lost to the
+    fastest pinned backend (the paired rule), called eagerly (`eager_lost` of `eager_n`) and
+    replayed from a CUDA graph (`graph_lost` of `graph_n`); `within`: the widest "the same
+    within ±y %" among the graph replays where it did not lose."""
     batch: int
-    n: int
-    floor: float | None
-    good: int
-    lost: tuple[WallLost, ...]
-    one_run: bool
+    eager_n: int
+    eager_lost: int
+    graph_n: int
+    graph_lost: int
+    within: float
 
 
 @finding("shapes-findings-decode")
 def shapes_decode_wall(results, ref) -> DecodeWall | None:
-    """The answer above is in kernel time; at the smallest batch, where the CPU can set the
-    pace, unpinned SDPA against the pinned backend fastest in wall time per call: each
-    point is one measurement of a host-paced figure, so a gap counts only beyond the run's
-    floor for such figures (report/verdict: host_floor); files without it by the noise rule
-    (report/verdict: walls_differ), naming the points and both host overheads."""
-    cells = cells_by(points(results, "decode"), decode_key)
-    batch = min((k[1] for k in cells), default=None)
-    scored = []
-    for (_, b, _), cell in sorted(cells.items()):
-        auto = cell.get("auto")
-        pinned = [cell[n] for n in PINNED if point_ok(cell.get(n)) and cell[n].get("wall_time_us")]
-        if b != batch or not (point_ok(auto) and auto.get("wall_time_us") and pinned):
-            continue
-        best = min(pinned, key=_wall)
-        scored.append((auto, best, walls_differ(auto, best) and _wall(auto) > _wall(best)))
-    if not scored:
+    """Unpinned SDPA against the fastest pinned backend in wall time per call at batch 1,
+    eager and inside a CUDA graph (decode_pairs); None where the run has no decode pairs.
+    Which points it lost at is the table shapes-decode-pairs (a point near the line can
+    read differently from one run to the next; the count and the answer do not)."""
+    pts = decode_pairs(results)
+    eager = [p.eager for p in pts if p.eager]
+    graph = [p.graph for p in pts if p.graph]
+    if not eager and not graph:
         return None
-    noise_floor = host_floor(results)
-    if noise_floor > 0:  # single measurements of a host-paced figure: judged against the run's floor
-        good = sum(not (walls_differ(a, b) and _wall(a) / _wall(b) - 1 > noise_floor) for a, b, _ in scored)
-        return DecodeWall(batch, len(scored), 100 * noise_floor, good, (), False)
-    lost = tuple(WallLost(a["q_len"], a["kv_len"], _wall(a), b["variant"], _wall(b), _wall(a) / _wall(b),
-                          wall_noise(a, b), (median(a["host_time_us"]), median(b["host_time_us"]))
-                          if a.get("host_time_us") and b.get("host_time_us") else None)
-                 for a, b, slower in scored if slower)
-    one_run = any((p["wall_time_us"].get("runs") or 0) < 2 for a, b, _ in scored for p in (a, b))
-    return DecodeWall(batch, len(scored), None, len(scored) - len(lost), lost, one_run)
-
-
-def wall_noise(a, b):
-    """The noise two points' wall times are compared within, in percent."""
-    return 100 * noise(wall_figure(a), wall_figure(b))
+    return DecodeWall(1, len(eager), sum(c.verdict.order == "<" for c in eager), len(graph),
+                      sum(c.verdict.order == "<" for c in graph),
+                      max((c.verdict.within for c in graph if c.verdict.order != "<"), default=0.0))
 
 
 @dataclass(frozen=True)

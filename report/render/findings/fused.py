@@ -2,15 +2,18 @@
 GPU span, idle time inside the span, first call, how busy the GPU is."""
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 from itertools import pairwise
 
 from ...variants import FUSED
-from ...verdict import median, rows_differ
+from ...verdict import median
 from ..markdown import GAP_SHOWN, host_figures, idle_gap
 from ..prose import Data
-from .common import cuda, ok, ran_fused
+from .common import by_pair_group, by_rounds, cuda, ok, pair_group, ran_fused
 from .registry import finding
+
+BUSY = 1.1  # wall time per call within 10 % of the kernel time: the GPU hardly waits
 
 
 @dataclass(frozen=True)
@@ -22,14 +25,13 @@ class Ranked:
     even: bool
 
 
-def _ranking(results, names, key) -> tuple[Ranked, ...]:
-    """The backends by the figure `key`, fastest first: one is put before the next only where
-    the order holds in every round beyond the spread between rounds (report/verdict:
-    rows_differ; for a file without rounds, beyond the spread of its steps or timer runs)."""
-    v = results["variants"]
-    ours = sorted(names, key=lambda n: v[n][key]["median"])
-    return (Ranked(ours[0], v[ours[0]][key]["median"], False),
-            *(Ranked(b, v[b][key]["median"], not rows_differ(v[a], v[b], key)) for a, b in pairwise(ours)))
+def _ranking(figures, verdict) -> tuple[Ranked, ...]:
+    """The backends by their figure ({backend: µs}), fastest first: one is put before the
+    next only where the paired rule says so (verdict(a, b), a Paired: "<" where a is
+    faster); where it does not, or cannot (None), the two are `even`."""
+    ours = sorted(figures, key=figures.get)
+    return (Ranked(ours[0], figures[ours[0]], False),
+            *(Ranked(b, figures[b], (v := verdict(a, b)) is None or v.order is None) for a, b in pairwise(ours)))
 
 
 @dataclass(frozen=True)
@@ -44,26 +46,29 @@ class FusedRank:
 
 @finding("findings-fused")
 def fused_rank(results, ref) -> FusedRank | None:
-    """The fused backends by kernel time and by wall time per call, never by GPU span (its
-    idle time is the profiler's view, shown apart); Hugging Face's order is on the
-    comparison page."""
+    """The fused backends by kernel time (the rounds' medians) and by wall time per call
+    (the seed shape's pairs), each by the paired rule, never by GPU span (its idle time is
+    the profiler's view, shown apart); Hugging Face's order is on the comparison page."""
     v = results["variants"]
     ours = [n for n in ran_fused(results) if v[n].get("kernel_sum_us")]
     if not ours:
         return None
-    by_kernel = _ranking(results, ours, "kernel_sum_us")
-    walled = [n for n in ours if (v[n].get("wall_time_us") or {}).get("median")]
-    by_wall = _ranking(results, walled, "wall_time_us") if walled else None
+    by_kernel = _ranking({n: median(v[n]["kernel_sum_us"]) for n in ours}, lambda a, b: by_rounds(v[a], v[b]))
+    group = pair_group(results, "seed_wall")
+    walls = {n: statistics.median(found) for n in ours
+             if (found := [x for rnd in (group or {}).get("rounds") or [] if "error" not in rnd
+                           for x in (rnd.get("blocks_us") or {}).get(n) or []])}
+    by_wall = _ranking(walls, lambda a, b: by_pair_group(results, "seed_wall", a, b)) if walls else None
     return FusedRank(gpu=Data(results["provenance"]["gpu_name"]), kernel=by_kernel, wall=by_wall,
                      tied=any(r.even for r in (*by_kernel, *(by_wall or ()))))
 
 
 @dataclass(frozen=True)
 class AutoChoice:
-    """The backend SDPA ran unpinned, and its GPU span."""
+    """The backend SDPA ran unpinned, and its kernel time."""
     ran: str
     gpu: Data
-    span_us: float
+    kernel_us: float
 
 
 @finding("findings-fused")
@@ -72,17 +77,18 @@ def auto(results, ref) -> AutoChoice | None:
     if not ok(results, "auto") or not results["variants"]["auto"].get("backend_ran"):
         return None
     return AutoChoice(ran=results["variants"]["auto"]["backend_ran"], gpu=Data(results["provenance"]["gpu_name"]),
-                      span_us=cuda(results, "auto"))
+                      kernel_us=median(results["variants"]["auto"]["kernel_sum_us"]))
 
 
 @dataclass(frozen=True)
 class CpuAgainstSpan:
-    """Per fused backend: profiled CPU time and GPU span per forward, and the host overhead
-    per call measured without the profiler."""
+    """Per fused backend: what the profiler shows (profiled CPU time and GPU span per
+    forward), and without it: host overhead per call and kernel time."""
     backend: str
     cpu_us: float
     span_us: float
     host_us: float | None
+    kernel_us: float
 
 
 @finding("findings-fused")
@@ -91,8 +97,8 @@ def cpu_cuda(results, ref) -> tuple[CpuAgainstSpan, ...] | None:
     names = ran_fused(results)
     if not names:
         return None
-    return tuple(CpuAgainstSpan(n, median(v[n]["cpu_time_us"]), cuda(results, n), median(v[n]["host_time_us"]))
-                 for n in names)
+    return tuple(CpuAgainstSpan(n, median(v[n]["cpu_time_us"]), cuda(results, n), median(v[n]["host_time_us"]),
+                                median(v[n]["kernel_sum_us"])) for n in names)
 
 
 def _gap_in_every_round(row):
@@ -103,11 +109,18 @@ def _gap_in_every_round(row):
 
 @dataclass(frozen=True)
 class Gap:
-    """A variant's idle time inside its GPU span: µs, the span, its share in %."""
+    """A variant's idle time inside its GPU span under the profiler (µs, the span, its
+    share in %), and what explains it: the profiled CPU time per forward against the kernel
+    time, and without the profiler the wall time per call; `busy`: that wall time is within
+    10 % of the kernel time (the GPU hardly waits without the profiler)."""
     variant: str
     gap_us: float
     span_us: float
     share: float
+    cpu_us: float
+    kernel_us: float
+    wall_us: float | None
+    busy: bool
 
 
 @dataclass(frozen=True)
@@ -127,13 +140,21 @@ def idle_gap_finding(results, ref) -> IdleGaps | None:
     gaps = {n: g for n in v if ok(results, n) and (g := idle_gap(v[n])) and v[n].get("kernel_sum_us")}
     if not gaps:
         return None
-    return IdleGaps(threshold=GAP_SHOWN, gaps=tuple(Gap(n, g, cuda(results, n), share) for n, (g, share) in gaps.items()
-                                                    if share >= GAP_SHOWN and _gap_in_every_round(v[n])))
+    shown = [(n, g, share) for n, (g, share) in gaps.items() if share >= GAP_SHOWN and _gap_in_every_round(v[n])]
+    return IdleGaps(threshold=GAP_SHOWN, gaps=tuple(_gap(v[n], n, g, cuda(results, n), share) for n, g, share in shown))
+
+
+def _gap(row, name, gap_us, span_us, share) -> Gap:
+    kernel = median(row["kernel_sum_us"])
+    wall = (row.get("wall_time_us") or {}).get("median")
+    return Gap(name, gap_us, span_us, share, median(row["cpu_time_us"]), kernel, wall,
+               wall is not None and wall <= BUSY * kernel)
 
 
 @dataclass(frozen=True)
 class FirstCall:
-    """Each fused backend's first call, and cuDNN's GPU span once warm."""
+    """Each fused backend's first call (synchronised wall time, measured without the
+    profiler), and cuDNN's wall time per call once warm."""
     cudnn_first_us: float
     cudnn_us: float
     flash_first_us: float
@@ -145,7 +166,8 @@ def first_call(results, ref) -> FirstCall | None:
     if not all(ok(results, n) for n in FUSED):
         return None
     first = lambda n: results["variants"][n]["first_call_ms"] * 1000  # noqa: E731
-    return FirstCall(cudnn_first_us=first("cudnn"), cudnn_us=cuda(results, "cudnn"), flash_first_us=first("flash"),
+    warm = results["variants"]["cudnn"]["wall_time_us"]["median"]
+    return FirstCall(cudnn_first_us=first("cudnn"), cudnn_us=warm, flash_first_us=first("flash"),
                      efficient_first_us=first("efficient"))
 
 
@@ -169,7 +191,7 @@ def gpu_busy(results, ref) -> GpuBusy | None:
     # the fused variant whose kernels are shortest is the one most likely to wait
     n = min(names, key=lambda n: median(v[n]["kernel_sum_us"]))
     wall, ksum = v[n]["wall_time_us"]["median"], median(v[n]["kernel_sum_us"])
-    return GpuBusy(variant=n, wall_us=wall, kernel_us=ksum, pct=100 * wall / ksum, busy=wall <= 1.1 * ksum)
+    return GpuBusy(variant=n, wall_us=wall, kernel_us=ksum, pct=100 * wall / ksum, busy=wall <= BUSY * ksum)
 
 
 @dataclass(frozen=True)

@@ -4,64 +4,86 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from ...verdict import below, floor, median, samples
-from .common import eager_over_kernel
+from ...verdict import median
+from .common import Paired, by_pair_group, eager_over_kernel, pair_group
 from .registry import finding
 
 KERNEL_PACED = 1.5  # eager wall over kernel time below this: the kernels set the pace
 
 
+GROUPS = {"seed": "seed_wall", "small": "small"}  # the pair group timed at each shape
+
+
 @dataclass(frozen=True)
-class BestGraph:
-    """The fastest CUDA-graph replay at one shape (`graph_us`, `pct` of the best kernel time
-    in the run, `best_variant`'s `best_us`): `variant` where it is below every other replay
-    beyond the run's floor for that figure (`floor`, %), None where that is within noise."""
-    variant: str | None
-    graph_us: float
+class Path:
+    """One way to call a variant: eagerly, or replayed from a CUDA graph."""
+    variant: str
+    graph: bool
+
+
+@dataclass(frozen=True)
+class BestPath:
+    """The fastest way to call attention at one shape in wall time per call, eager calls and
+    CUDA-graph replays timed in pairs together (results.json's "pairs"): `best` with its
+    median `us` per call (the lowest: no order among the replays is stated, as it changed
+    between H200 runs), `pct` of the best kernel time in the run (`best_variant`'s
+    `best_us`); `other`: by the paired rule, it against the same variant called the other
+    way (eager or replayed), None where that was not timed."""
+    best: Path
+    us: float
     pct: float
     best_variant: str
     best_us: float
-    floor: float
+    other: Paired | None
 
 
-def _best_graph(ok) -> BestGraph | None:
-    """The fastest CUDA-graph replay at one shape, by report/verdict: below and floor."""
-    # auto runs a pinned backend's kernels: it is no entry of its own, or a rounding would
-    # make it the other's winner from one run to the next
-    candidates = {n: r for n, r in ok.items() if n != "auto"} or ok
-    graphs = {n: r for n, r in candidates.items() if samples(r, "graph_wall_us")}
-    if not graphs:
+def _entry(p: Path) -> str:
+    return f"{p.variant}_graph" if p.graph else p.variant
+
+
+def _best_path(results, shape, ok) -> BestPath | None:
+    """The fastest path at one shape by the paired rule, or None where the run did not time
+    the shape's paths in pairs."""
+    group = pair_group(results, GROUPS.get(shape, ""))
+    names = [n for n in ok if n != "auto"] or list(ok)
+    kernels = {n: median(ok[n]["kernel_sum_us"]) for n in names if ok[n].get("kernel_sum_us")}
+    if group is None or not kernels:
         return None
-    best_n = min(candidates, key=lambda n: median(candidates[n]["kernel_sum_us"]))
-    best = median(candidates[best_n]["kernel_sum_us"])
-    mid = {n: statistics.median(samples(r, "graph_wall_us")) for n, r in graphs.items()}
-    g = min(graphs, key=mid.get)
-    noise_floor = floor([r for r in ok.values() if samples(r, "graph_wall_us")], "graph_wall_us")
-    apart = all(below(graphs[g], r, "graph_wall_us", noise_floor) for n, r in graphs.items() if n != g)
-    return BestGraph(variant=g if apart else None, graph_us=mid[g], pct=100 * mid[g] / best, best_variant=best_n,
-                     best_us=best, floor=100 * noise_floor)
+    blocks = {}
+    for p in (Path(n, g) for n in names for g in (False, True)):
+        found = [x for rnd in group["rounds"] if "error" not in rnd
+                 for x in (rnd.get("blocks_us") or {}).get(_entry(p)) or []]
+        if found:
+            blocks[p] = statistics.median(found)
+    if not blocks:
+        return None
+    best = min(blocks, key=blocks.get)
+    other = Path(best.variant, not best.graph)
+    best_variant = min(kernels, key=kernels.get)
+    return BestPath(best, blocks[best], 100 * blocks[best] / kernels[best_variant], best_variant, kernels[best_variant],
+                    by_pair_group(results, GROUPS[shape], _entry(best), _entry(other)) if other in blocks else None)
 
 
 @dataclass(frozen=True)
 class ShapeOverhead:
     """One shape of the overhead section ("seed", "small"): the range of the eager wall time
     per call over kernel time (%), `near` where the kernels set the pace (the lowest under
-    KERNEL_PACED), and the best graph replay (None without graphs)."""
+    KERNEL_PACED), and the fastest path, eager or replayed (None without pairs)."""
     shape: str
     lo: float
     hi: float
     near: bool
-    graph: BestGraph | None
+    path: BestPath | None
 
 
 @finding("findings-overhead")
 def overhead(results, ref) -> tuple[ShapeOverhead, ...] | None:
-    """Per shape: the eager wall time's range against kernel time, then the best graph."""
+    """Per shape: the eager wall time's range against kernel time, then the fastest path."""
     found = []
     for shape_name, rows in (results.get("overhead") or {}).get("rows", {}).items():
         ok = {n: r for n, r in rows.items() if r["status"] == "ok"}
         if ok:
             ratios = [eager_over_kernel(r) for r in ok.values()]
             found.append(ShapeOverhead(shape_name, 100 * min(ratios), 100 * max(ratios), min(ratios) < KERNEL_PACED,
-                                       _best_graph(ok)))
+                                       _best_path(results, shape_name, ok)))
     return tuple(found) or None

@@ -1,41 +1,49 @@
 """Findings behind the three recommendations."""
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 
 from ...variants import FUSED
 from ...verdict import differ, median, noise, order_holds, round_median, spread
 from ..markdown import host_figures
 from ..prose import Data
-from .common import Versus, cuda, ok, versus
+from .common import Paired, by_pair_group, cuda, ok, pair_group
 from .registry import finding
 
 
 @dataclass(frozen=True)
 class AutoPick:
-    """Unpinned SDPA (auto) against the fastest pinned fused backend, in wall time per call
-    (not against math): the backend auto ran, each one's median, and the verdict (None where
-    auto ran the fastest itself)."""
+    """Unpinned SDPA (auto) against the fastest pinned fused backend (not against math), in
+    wall time per call at the seed shape, timed in pairs: the backend auto ran, each one's
+    median block, and the paired rule's verdict on the best (a) against auto (b) (None
+    where auto ran the fastest itself)."""
     gpu: Data
     ran: str
     auto_us: float
     best: str
     best_us: float
-    verdict: Versus | None
+    verdict: Paired | None
+
+
+def _blocks(group, name):
+    return [x for rnd in (group or {}).get("rounds") or [] if "error" not in rnd
+            for x in (rnd.get("blocks_us") or {}).get(name) or []]
 
 
 def auto_against_pinned(results) -> AutoPick | None:
-    """Auto against the fastest pinned fused backend; None where the run lacks them or does
-    not say which backend auto ran. Auto is said to lose only beyond noise (common.versus)."""
-    v = results["variants"]
-    pinned = [n for n in FUSED if ok(results, n) and v[n].get("wall_time_us")]
-    if not (ok(results, "auto") and pinned and v["auto"].get("wall_time_us") and v["auto"].get("backend_ran")):
+    """Auto against the fastest pinned fused backend; None where the run did not time them
+    in pairs or does not say which backend auto ran."""
+    v, group = results["variants"], pair_group(results, "seed_wall")
+    pinned = {n: statistics.median(b) for n in FUSED if ok(results, n) and (b := _blocks(group, n))}
+    auto = _blocks(group, "auto")
+    if not (ok(results, "auto") and pinned and auto and v["auto"].get("backend_ran")):
         return None
-    best = min(pinned, key=lambda n: v[n]["wall_time_us"]["median"])
+    best = min(pinned, key=pinned.get)
     ran = v["auto"]["backend_ran"]
-    verdict = None if ran == best else versus(v["auto"], v[best], "wall_time_us")
-    return AutoPick(gpu=Data(results["provenance"]["gpu_name"]), ran=ran, auto_us=v["auto"]["wall_time_us"]["median"],
-                    best=best, best_us=v[best]["wall_time_us"]["median"], verdict=verdict)
+    verdict = None if ran == best else by_pair_group(results, "seed_wall", best, "auto")
+    return AutoPick(gpu=Data(results["provenance"]["gpu_name"]), ran=ran, auto_us=statistics.median(auto),
+                    best=best, best_us=pinned[best], verdict=verdict)
 
 
 @finding("finding-rec-auto")

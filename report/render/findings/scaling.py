@@ -5,10 +5,10 @@ import statistics
 from dataclasses import dataclass
 
 from ...variants import FUSED
-from ...verdict import below, host_floor, samples, small_rows
 from .. import extra_tables
 from ..extra_tables import point_time
 from ..prose import Data
+from .common import Paired, by_pair_group, pair_group
 from .registry import finding
 
 
@@ -212,42 +212,38 @@ def auto_vs_best(results, ref) -> tuple[HeadDimSlower, ...] | None:
 
 @dataclass(frozen=True)
 class SmallPinning:
-    """At the small shape of the overhead section, where the CPU sets the pace: auto's eager
-    wall time against the pinned fused backends', by the run's floor for host-paced figures
-    (report/verdict: below, host_floor). `best`: the fastest pinned variant where it is faster than
-    every other pinned one beyond that floor, else None (all of them, `best_range` their
-    range); `wins`: it is below auto beyond the floor, by `ratio`; each range over every
-    measurement of the run (`n` of each)."""
+    """At the small shape, where the CPU sets the pace: auto's eager wall time per call
+    against the pinned fused backend's that was lowest, both timed in pairs (results.json's
+    "pairs", group "small"); `auto_us`, `best_us` the medians of their blocks over every
+    round, `verdict` the paired rule's on `best` (a) against auto (b)."""
     ran: str
-    auto_range: tuple[float, float]
-    best: str | None
-    best_range: tuple[float, float]
-    wins: bool
-    ratio: float | None
-    floor_pct: float
-    n: int
+    auto_us: float
+    best: str
+    best_us: float
+    verdict: Paired
+
+
+def _blocks(group, name) -> list[float]:
+    return [x for rnd in group["rounds"] if "error" not in rnd for x in (rnd.get("blocks_us") or {}).get(name) or []]
 
 
 def small_shape_pinning(results) -> SmallPinning | None:
-    """Auto against the pinned fused backends at the small shape (SmallPinning), or None
-    where the run lacks them."""
-    rows = small_rows(results)
-    auto = rows.get("auto")
-    key = "eager_wall_us"
-    pinned = {n: r for n, r in rows.items() if n in FUSED and samples(r, key)}
+    """Auto against the fastest pinned fused backend at the small shape (SmallPinning), or
+    None where the run did not time them in pairs (files written before pairs)."""
+    group = pair_group(results, "small")
     ran = results["variants"].get("auto", {}).get("backend_ran")
-    if auto is None or not pinned or not samples(auto, key) or not ran:
+    if group is None or not ran or not _blocks(group, "auto"):
         return None
-    noise_floor = host_floor(results)
-    best = min(pinned, key=lambda n: statistics.median(samples(pinned[n], key)))
-    distinct = all(below(pinned[best], r, key, noise_floor) for n, r in pinned.items() if n != best)
-    chosen = [pinned[best]] if distinct else list(pinned.values())
-    a = samples(auto, key)
-    b = [x for r in chosen for x in samples(r, key)]
-    wins = distinct and below(pinned[best], auto, key, noise_floor)
-    ratio = statistics.median(a) / statistics.median(samples(pinned[best], key)) if wins else None
-    return SmallPinning(ran=ran, auto_range=(min(a), max(a)), best=best if distinct else None,
-                        best_range=(min(b), max(b)), wins=wins, ratio=ratio, floor_pct=100 * noise_floor, n=len(a))
+    pinned = {n: _blocks(group, n) for n in FUSED}
+    pinned = {n: b for n, b in pinned.items() if b}
+    if not pinned:
+        return None
+    best = min(pinned, key=lambda n: statistics.median(pinned[n]))
+    verdict = by_pair_group(results, "small", best, "auto")
+    if verdict is None:
+        return None
+    return SmallPinning(ran=ran, auto_us=statistics.median(_blocks(group, "auto")), best=best,
+                        best_us=statistics.median(pinned[best]), verdict=verdict)
 
 
 @finding("findings-auto-vs-best")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...variants import SHAPE_BACKENDS
-from ...verdict import noise, point_figure, within_noise
+from ...verdict import by_points, within_noise
 from ..extra_tables import point_time
 from ..shape_points import fastest, point_ok
 
@@ -35,15 +35,17 @@ def place_of(p) -> Place:
 
 @dataclass(frozen=True)
 class Compare:
-    """a's time against b's: `even` where they do not differ beyond noise (`spread`: the
-    steps' larger spread, %), else `ratio` (a over b)."""
+    """a's kernel time against b's by report/verdict's by_points: `even` where they are the
+    same within ±`spread` % (the steps' larger spread, the gap or the 5 % minimum, the
+    largest), else `ratio` (a over b)."""
     even: bool
     ratio: float
     spread: float
 
 
 def compare_times(a, b) -> Compare:
-    return Compare(within_noise(a, b), point_time(a) / point_time(b), 100 * noise(point_figure(a), point_figure(b)))
+    v = by_points(b, a)
+    return Compare(not v.differ, point_time(a) / point_time(b), 100 * v.noise)
 
 
 def cells_by(pts, key):

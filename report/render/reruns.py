@@ -1,0 +1,77 @@
+"""Reproduce's table of reruns: every comparison the findings decide by the paired rule
+(findings/common.py: Paired) or by shape points' kernel times (shape_common.Compare), in
+the committed run and in each rerun committed beside it (data/reruns/<gpu>/<run>/), with
+its ratio and its verdict in each: how each compared figure moved, and whether the words
+stayed the same. benchmarks/verdicts.py checks every sentence the same way."""
+from __future__ import annotations
+
+import dataclasses
+
+from ..text.catalog import t
+from ..text.format import fmt_pct, fmt_ratio_sig
+from .findings import FINDINGS
+from .findings.common import Paired
+from .findings.shape_common import Compare
+from .markdown import md_table
+
+
+def _walk(value, path):
+    """(path, Paired or Compare) for every such verdict inside a finding's fact."""
+    if isinstance(value, (Paired, Compare)):
+        yield path, value
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            yield from _walk(getattr(value, f.name), f"{path}.{f.name}")
+    elif isinstance(value, tuple):
+        for i, item in enumerate(value):
+            yield from _walk(item, f"{path}[{i}]")
+
+
+def compared(results, ref) -> dict[str, Paired | Compare]:
+    """{where: verdict} of every comparison the findings state for one run."""
+    out = {}
+    for name, fn in FINDINGS.items():
+        out.update(_walk(fn(results, ref), name))
+    return out
+
+
+def word(v, lang) -> str:
+    """The verdict as a table cell: the ratio, and "faster" or "the same within ±y"."""
+    if isinstance(v, Compare):
+        return (t("reruns.same", lang, ratio=fmt_ratio_sig(v.ratio, lang), pct=fmt_pct(v.spread, lang, 0)) if v.even
+                else t("reruns.apart", lang, ratio=fmt_ratio_sig(v.ratio, lang)))
+    if v.order is None:
+        return t("reruns.same", lang, ratio=fmt_ratio_sig(v.ratio, lang), pct=fmt_pct(v.within, lang, 0))
+    return t("reruns.first" if v.order == "<" else "reruns.second", lang, ratio=fmt_ratio_sig(v.ratio, lang))
+
+
+def _key(v) -> str | None:
+    """What the words say, numbers aside."""
+    return ("same" if v.even else "apart") if isinstance(v, Compare) else (v.order or "same")
+
+
+def steady(verdicts) -> bool:
+    """True when every run has the comparison and its words (numbers aside) are the same."""
+    return all(v is not None for v in verdicts) and len({_key(v) for v in verdicts}) == 1
+
+
+def _metric(v, lang) -> str:
+    metric = "kernel" if isinstance(v, Compare) else v.metric
+    return {"kernel": t("reruns.kernel", lang), "host": t("reruns.host", lang)}.get(metric, t("reruns.wall", lang))
+
+
+def reruns_table(results, ref, reruns, lang) -> str:
+    """The table, or the line saying that no rerun is committed for this GPU."""
+    if not reruns:
+        return t("reruns.none", lang)
+    runs = [(t("reruns.this_run", lang), compared(results, ref))] + [(name, compared(r, ref)) for name, r in reruns]
+    rows, same = [], 0
+    for where in runs[0][1]:
+        verdicts = [found.get(where) for _, found in runs]
+        same += steady(verdicts)
+        rows.append([f"`{where}`", _metric(verdicts[0], lang)]
+                    + [word(v, lang) if v is not None else t("value.none", lang) for v in verdicts]
+                    + [t("reruns.yes" if steady(verdicts) else "reruns.no", lang)])
+    headers = [t("reruns.where", lang), t("reruns.metric", lang), *(name for name, _ in runs), t("reruns.steady", lang)]
+    return md_table(headers, rows, ["l", "l", *("r" for _ in runs), "l"]) + "\n\n" + \
+        t("reruns.note", lang, same=same, n=len(rows), runs=len(runs))

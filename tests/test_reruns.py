@@ -1,0 +1,40 @@
+"""report/render/reruns.py and report/output/rerun_files.py: every comparison the findings decide, across the committed run
+and the reruns committed beside it (data/reruns/h200)."""
+import copy
+
+from factory import h200
+
+from report.output.rerun_files import rerun_results
+from report.paths import RERUNS
+from report.render.findings.common import Paired
+from report.render.reruns import compared, reruns_table, steady
+from report.results import load_reference
+from report.text.catalog import t
+
+
+def test_the_committed_reruns_load_by_name():
+    assert [name for name, _ in rerun_results(RERUNS / "h200")] == ["b", "c"]
+    assert rerun_results(RERUNS / "no-such-gpu") == [] and rerun_results(None) == []
+
+
+def test_every_paired_verdict_of_the_findings_is_found_with_its_metric():
+    found = compared(h200(), load_reference())
+    assert found["flex.wall"].metric == "wall" and found["flex.kernel"].metric == "kernel"
+    assert isinstance(found["auto_small.verdict"], Paired) and found["auto_small.verdict"].order == "<"
+
+
+def test_a_verdict_whose_words_change_between_runs_is_not_steady():
+    ref = load_reference()
+    run = h200()
+    flipped = copy.deepcopy(run)
+    for rnd in flipped["pairs"]["groups"]["small"]["rounds"]:  # every pinned backend as slow as auto
+        for name in ("flash", "efficient", "cudnn"):
+            rnd["blocks_us"][name] = list(rnd["blocks_us"]["auto"])
+    a, b = compared(run, ref), compared(flipped, ref)
+    assert steady([a["flex.wall"], b["flex.wall"]])
+    assert not steady([a["auto_small.verdict"], b["auto_small.verdict"]])
+    assert not steady([a["flex.wall"], None])  # a run without the comparison
+
+
+def test_without_reruns_the_table_says_so():
+    assert reruns_table(h200(), load_reference(), [], "en") == t("reruns.none", "en")

@@ -8,10 +8,7 @@ from pagecode import DOCS, page_html, prose_counts, rel, visible_prose
 MAX_WORDS = 1500
 MAX_NUMBERS_PER_100 = 7
 EXEMPT = {"reproduce"}  # a reference page: every command and option, read in parts
-# the page helper "doctor" is shortening on its own branch (issue 30 items 4 and 15);
-# remove once that branch is merged
-PENDING = {"read-your-trace"}
-PAGES = [p for p in sorted(DOCS.glob("*.md")) if p.name.split(".")[0] not in EXEMPT | PENDING]
+PAGES = [p for p in sorted(DOCS.glob("*.md")) if p.name.split(".")[0] not in EXEMPT]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=rel)

@@ -175,8 +175,10 @@ class _Blocks(HTMLParser):
     def __init__(self, text):
         super().__init__(convert_charrefs=False)
         self.lines = [0]
-        for line in text.splitlines(keepends=True):
-            self.lines.append(self.lines[-1] + len(line))
+        # HTMLParser counts lines at "\n" alone; str.splitlines also breaks at \x85, \u2028
+        # and others, which a stranger's string in a table can hold, and the offsets would drift
+        for line in text.split("\n"):
+            self.lines.append(self.lines[-1] + len(line) + 1)
         self.depth, self.blocks = 0, []
         self.feed(text)
         self.close()

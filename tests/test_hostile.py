@@ -179,3 +179,20 @@ def test_no_file_is_included_and_the_site_stays_its_size(hostile_site, site_dir)
     for path in hostile_site.rglob("*.html"):
         assert README_LINE not in path.read_text(encoding="utf-8"), path
     assert size(hostile_site) < 1.5 * size(site_dir)
+
+
+def test_far_blocks_are_marked_where_a_string_holds_a_line_separator_of_unicode():
+    """hooks/a11y.py finds the blocks with HTMLParser, which counts lines at "\\n" alone: a
+    stranger's GPU or kernel name with U+2028, U+0085 or a form feed in a table must not move
+    the offsets it edits at (it ended the build with an AssertionError)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("a11y_hook", ROOT / "hooks" / "a11y.py")
+    a11y = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(a11y)
+    odd = "".join(f"<p>{i} \u2028 \x85 \x0c \x1c</p>\n" for i in range(a11y.FAR))
+    code = '<div class="highlight"><pre><code>a\nb</code></pre></div>\n'
+    table = "<table><tr><td>x</td></tr></table>\n"
+    out = a11y.mark_far_blocks(odd + code + table + "<p>end</p>\n" * a11y.LAST)
+    assert '<pre data-cv="far" style="--sdpa-lines: 2">' in out
+    assert '<div class="sdpa-block" data-cv="far" style="--sdpa-rows: 1"><table>' in out

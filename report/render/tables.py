@@ -256,23 +256,21 @@ def base_name(kernel):
     return short_kernel_name(kernel).rsplit("::", 1)[-1]
 
 
-TENSOR_KEYS = ("tensor_hmma_pct", "tensor_gmma_pct")  # measure/ncu.py: mma.sync and wgmma pipes
 
 
 def _ncu_work(section):
-    """Whether the run's ncu rows carry DRAM bytes and tensor-pipe figures (newer runs)."""
-    return any("dram_read_bytes" in m or any(k in m for k in TENSOR_KEYS)
+    """Whether the run's ncu rows carry DRAM bytes (newer runs)."""
+    return any("dram_read_bytes" in m
                for name, r in section.get("rows", {}).items() if name in FUSED
                for m in r.get("kernels", {}).values())
 
 
 def _work_cells(m, lang):
-    """DRAM read / written in MB, and the busier tensor pipe in % (– where not measured)."""
-    none = t("value.none", lang)
-    dram = (f"{fmt_num(m['dram_read_bytes'] / 1e6, lang)} / {fmt_num(m.get('dram_write_bytes', 0) / 1e6, lang)}"
-            if "dram_read_bytes" in m else none)
-    tensor = [m[k] for k in TENSOR_KEYS if m.get(k) is not None]
-    return [dram, fmt_pct(max(tensor), lang) if tensor else none]
+    """DRAM read / written in MB (– where not measured). The tensor pipes have a table of
+    their own beside occupancy (findings/ncu_findings.py: tensor_pipe), so not here too."""
+    if "dram_read_bytes" not in m:
+        return [t("value.none", lang)]
+    return [f"{fmt_num(m['dram_read_bytes'] / 1e6, lang)} / {fmt_num(m.get('dram_write_bytes', 0) / 1e6, lang)}"]
 
 
 def _ncu_rows(results, lang, work=False):
@@ -285,7 +283,7 @@ def _ncu_rows(results, lang, work=False):
         # ncu and Kineto spell kernels differently (namespaces, template arguments)
         ours = {base_name(k["name"]): k for k in results["variants"][name]["kernels"] if k["kind"] == "kernel"}
         if r["status"] != "ok":
-            rows.append(not_run_row(name, r, lang, 5 + 2 * work))
+            rows.append(not_run_row(name, r, lang, 5 + work))
             continue
         for kernel, m in r["kernels"].items():
             k = ours.get(base_name(kernel), {})
@@ -309,13 +307,13 @@ def ncu_occupancy(results, lang):
         return t(refused[section["status"]], lang)
     work = _ncu_work(section)
     cols = ("col.variant", "col.kernel", "col.kineto_occ", "col.ours_optin", "col.ncu_theoretical",
-            "col.ncu_achieved", "col.ncu_limits") + (("col.ncu_dram", "col.ncu_tensor") if work else ())
+            "col.ncu_achieved", "col.ncu_limits") + (("col.ncu_dram",) if work else ())
     table = md_table([t(c, lang) for c in cols], _ncu_rows(results, lang, work),
-                     ["l", "l", "r", "r", "r", "r", "r"] + ["r", "r"] * work)
+                     ["l", "l", "r", "r", "r", "r", "r"] + ["r"] * work)
     note = t("page.ncu_note", lang)
     if work:
         used = section.get("metrics") or {}
-        names = ", ".join(f"`{used[k]}`" for k in ("dram_read_bytes", "dram_write_bytes", *TENSOR_KEYS) if k in used)
+        names = ", ".join(f"`{used[k]}`" for k in ("dram_read_bytes", "dram_write_bytes") if k in used)
         note += " " + t("page.ncu_work_note", lang, metrics=names or t("value.none", lang))
     return table + "\n\n" + note
 

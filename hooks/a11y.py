@@ -83,12 +83,13 @@ def break_points(text: str) -> list[int]:
     return points
 
 
-_HYPHENATED = re.compile(r"(?<!\S)(?=\S{2,24}(?!\S))(\S*-\S*)")
+_HYPHENATED = re.compile(r"(?<!\S)(?=\S{2,40}(?!\S))(\S*-\S*)")
 
 
 def _keep_hyphens(part: str) -> str:
-    """A browser may break after a hyphen: `--all` would end a line with `--`. Short words
-    with a hyphen (command-line options) are kept whole."""
+    """A browser may break after a hyphen: `--all` would end a line with `--`. Words of up
+    to 40 characters with a hyphen (command-line options, `compile(mode="reduce-overhead")`
+    after the break at its dot) are kept whole: 40 monospace characters fit a phone's column."""
     return _HYPHENATED.sub(r'<span class="sdpa-nowrap">\1</span>', html.escape(part, quote=False))
 
 

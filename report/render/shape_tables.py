@@ -311,6 +311,8 @@ def decode_pairs_table(results, lang):
     """Unpinned SDPA against the fastest pinned backend at each decode point of batch 1, in
     wall time per call timed in pairs, eager and replayed from a CUDA graph (the "not
     measured in pairs" line for a run without them)."""
+    if not results.get("shapes"):  # a run without --shapes: like every table of the page
+        return t("finding.missing", lang)
     pts = decode_pairs(results)
     if not pts:
         return t("page.decode_pairs_missing", lang)

@@ -72,6 +72,8 @@ def decode_pairs(results) -> tuple[DecodePoint, ...]:
     """Every decode group of results.json's pairs (measure/pair_groups.py: decode_q<q>_kv<kv>,
     batch 1), by query length and KV length."""
     found = []
+    if not results.get("shapes"):  # the decode pairs are timed with --shapes; without it, no page of them
+        return ()
     for name, group in ((results.get("pairs") or {}).get("groups") or {}).items():
         shape = group.get("shape") or {}
         if not name.startswith("decode_") or "q_len" not in shape:

@@ -291,7 +291,7 @@ def gzip_bomb(path, monkeypatch=None):
 
 
 def test_a_gzip_that_unpacks_beyond_the_cap_is_refused_while_reading(tmp_path, capsys, monkeypatch):
-    from report.trace import explain as module
+    from report.trace import explain_open as module  # where the cap is read
 
     monkeypatch.setattr(module, "MAX_TRACE_BYTES", 2 * 2**20)
     gzip_bomb(tmp_path / "bomb.json.gz")

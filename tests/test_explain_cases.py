@@ -410,7 +410,7 @@ def test_odd_values_anywhere_give_a_report_or_one_trace_error(tmp_path):
 def test_the_streamed_reader_keeps_the_size_cap(tmp_path, monkeypatch, capsys):
     import gzip
 
-    from report.trace import explain as module
+    from report.trace import explain_open as module  # where the cap is read
 
     monkeypatch.setattr(module, "MAX_TRACE_BYTES", 2 * 2**20)
     path = tmp_path / "bomb.json.gz"

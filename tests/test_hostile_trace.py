@@ -23,7 +23,7 @@ import build_tables
 from benchmarks import explain_stress
 from report.paths import ROOT
 from report.trace import explain as explain_module
-from report.trace import explain_read
+from report.trace import explain_open, explain_read
 from report.trace.explain import TraceError, explain, explain_file, load_trace, read_trace, report
 from report.trace.explain_index import Cover, FirstAtMost, LastAtLeast, Spans
 
@@ -199,7 +199,7 @@ def test_twenty_device_names_list_eight_and_count_the_rest(tmp_path, capsys):
 # --- beyond what the reader holds: one line, before the explaining -------------------------
 
 def test_more_events_than_the_reader_holds_is_refused_before_explaining(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(explain_module, "MAX_EVENTS", 1000)
+    monkeypatch.setattr(explain_open, "MAX_EVENTS", 1000)  # read_trace passes it to the reader
     monkeypatch.setattr(explain_module, "_explain", lambda data: pytest.fail("explained"))
     path = tmp_path / "t.json"
     w = explain_stress.Writer()

@@ -13,6 +13,7 @@ arguments, order of work, exit codes; the work is done by report/ (see its __ini
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -168,7 +169,12 @@ def parse_args(argv):
     return args
 
 
+QUIET_KINETO = "6"  # above every level of Kineto's logger: its USDT lines (profiler_start, _stop) too
+
+
 def measure(args, argv):
+    if args.device == "cpu":  # no CUPTI on a CPU run: nothing Kineto logs there tells the reader anything
+        os.environ.setdefault("KINETO_LOG_LEVEL", QUIET_KINETO)  # read when torch loads Kineto, below
     from report.measure.run import run_measurements
 
     out = Path(args.out)

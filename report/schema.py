@@ -328,6 +328,7 @@ class PairGroup(TypedDict, total=False):
     and one entry per round."""
     metric: Required[str]
     shape: dict[str, int]
+    block_ms: Time  # this group's block aim, where it is not Pairs.block_ms (training's is longer)
     rounds: Required[list[PairRound]]
 
 
@@ -364,6 +365,7 @@ class Results(TypedDict, total=False):
     provenance: Required[dict[str, Any]]
     config: Required[dict[str, Any]]
     roof: Required[Roof]
+    fp32_roof: Roof  # measure/roof.py: measure_fp32_roof (runs before December 2026 lack it)
     variants: Required[dict[str, VariantRow]]
     first_calls: FirstCalls | None
     overhead: Overhead | None

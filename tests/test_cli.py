@@ -11,7 +11,7 @@ from factory import SMALL_CPU
 from pagecode import comparable
 
 import build_tables
-from report.measure import backward, run, seed, sweep
+from report.measure import backward, overhead, run, seed, sweep
 from report.measure.host import PER_SLICE
 from report.output.folders import MARKER, mark
 from report.paths import DEFAULT_OUT as GENERATED
@@ -711,3 +711,29 @@ def test_every_option_says_what_it_does():
     bare = [a.option_strings for a in build_tables._parser()._actions
             if a.option_strings and not (a.help or "").strip()]
     assert bare == []
+
+
+def test_the_small_shapes_traces_are_kept_eagerly_and_replayed_where_a_graph_can_be_captured(tmp_path):
+    """overhead.record_traces: the eager trace always; the replay's where CUDA graphs exist,
+    one cudaGraphLaunch per profiled step putting the call's kernels on the GPU."""
+    import argparse
+    import gzip
+
+    import torch
+
+    from report.measure.callables import make_inputs, make_variant
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    cfg = {"batch": 1, "heads": 2, "seq_len": 64, "head_dim": 32}
+    fn, ctx = make_variant(overhead.TRACED, cfg, device)
+    q, k, v = make_inputs(cfg, torch.float16 if device == "cuda" else torch.float32, device)
+    with ctx(), torch.no_grad():
+        overhead.record_traces(torch, fn, q, k, v, argparse.Namespace(steps=4), tmp_path)
+    kept = sorted(p.name for p in tmp_path.iterdir())
+    assert kept == (["small_auto.json.gz", "small_auto_graph.json.gz"] if device == "cuda" else ["small_auto.json.gz"])
+    events = json.loads(gzip.open(tmp_path / "small_auto.json.gz", "rt").read())["traceEvents"]
+    assert sum(e.get("name") == "small_auto_fwd" and e.get("ph") == "X" for e in events) >= 4
+    if device == "cuda":
+        replay = json.loads(gzip.open(tmp_path / "small_auto_graph.json.gz", "rt").read())["traceEvents"]
+        assert sum(e.get("name") == "cudaGraphLaunch" for e in replay) >= 4
+        assert any(e.get("cat") == "kernel" for e in replay)

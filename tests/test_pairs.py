@@ -36,6 +36,14 @@ def test_a_block_has_enough_calls_and_never_too_many():
     assert pairs.calls_per_block(30.0) == 100  # the small shape's calls: 100 per 3 ms block
     assert pairs.calls_per_block(5000.0) == pairs.MIN_CALLS
     assert pairs.calls_per_block(0.05) == pairs.MAX_CALLS
+    assert pairs.calls_per_block(400.0, block_ms=20.0) == 50  # a group's own aim: training's 20 ms
+
+
+def test_a_group_with_its_own_block_aim_times_longer_blocks(torch):
+    entries = {"auto": (busy(100), None), "other": (busy(100), None)}
+    short = pairs.measure_group(torch, "cpu", entries, "auto", "wall", 2, "seed", block_ms=0.5)
+    longer = pairs.measure_group(torch, "cpu", entries, "auto", "wall", 2, "seed", block_ms=2.0)
+    assert 3 <= short["calls_per_block"]["auto"] <= 5 and 13 <= longer["calls_per_block"]["auto"] <= 20
 
 
 @pytest.mark.parametrize("metric", pairs.METRICS)
@@ -109,6 +117,7 @@ def _args(**kw):
 def test_every_round_of_every_group_is_stored_with_the_schema(torch, monkeypatch):
     monkeypatch.setattr(pair_groups, "SMALL_SHAPE", TINY)
     monkeypatch.setattr(pairs, "BLOCK_MS", 0.2)
+    monkeypatch.setattr(pair_groups, "TRAINING_BLOCK_MS", 0.6)
     made = {n: make_variant(n, TINY, "cpu") for n in ("naive", "math", "flash", "auto")}
     results = {"config": TINY, "variants": {n: {"status": "ok"} for n in made} | {"flash": {"status": "unsupported"}}}
     found = pair_groups.measure_pairs(torch, _args(), results, made, make_inputs(TINY, torch.float32, "cpu"),
@@ -128,6 +137,9 @@ def test_every_round_of_every_group_is_stored_with_the_schema(torch, monkeypatch
     assert "aten_flash" in issue["refused"]  # no flash kernel on the CPU: said, not timed
     assert set(found["groups"]["training"]["rounds"][0]["ratio"]) == {"naive", "math", "flash"}
     assert found["groups"]["issue"]["metric"] == "host" and found["groups"]["small"]["shape"] == TINY
+    # training's blocks have an aim of their own, recorded with the group; the others use the run's
+    assert found["groups"]["training"]["block_ms"] == 0.6
+    assert not any("block_ms" in g for n, g in found["groups"].items() if n != "training")
 
 
 def test_a_group_that_fails_says_why_and_the_others_still_run(torch, monkeypatch):

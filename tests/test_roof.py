@@ -14,3 +14,20 @@ def test_the_exp_roof_counts_every_exp_of_the_chain_and_refuses_a_wrong_compile(
     assert wrong["status"] == "error" and "differs from the eager one" in wrong["reason"]
     x = torch.rand(1000)
     assert 0.5 < float(roof.exp_chain(torch, x).min()) and float(roof.exp_chain(torch, x).max()) < 0.6
+
+
+def test_the_fp32_roof_is_a_float32_matmul_with_tf32_off_and_leaves_the_switch_as_it_was():
+    before = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = True  # a caller that allowed TF32 gets it back
+    seen = []
+    real = roof._runs
+    try:
+        roof._runs = lambda t, d, op: seen.append(t.backends.cuda.matmul.allow_tf32) or real(t, d, op)
+        found = roof.measure_fp32_roof(torch, "cpu")
+        assert torch.backends.cuda.matmul.allow_tf32 is True
+    finally:
+        roof._runs = real
+        torch.backends.cuda.matmul.allow_tf32 = before
+    assert seen == [False] and found["dtype"] == "float32"
+    n = found["shape"][0]
+    assert found["tflops"] == pytest.approx(2 * n**3 / (found["median_ms"] / 1e3) / 1e12)

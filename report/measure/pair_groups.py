@@ -16,7 +16,9 @@ pages draw on wall time or host overhead.
 - decode_q<Q>_kv<N>: decode at batch 1 (shape_runs.py), each fused backend and unpinned
   SDPA eagerly and from a CUDA graph (math, 5 to 18 times slower than the fastest backend at
   every decode point of the H200 run, is left out: it decides nothing and costs most of the time).
-- training: one forward and backward per variant at the seed's shape.
+- training: one forward and backward per variant at the seed's shape, in blocks of
+  TRAINING_BLOCK_MS: a step's backward runs on autograd's own thread, and blocks of 6 or 7
+  steps (3 ms) gave ratios that moved by 30 % between rounds on the H200.
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ from .guard import Refused, first_line, free, guarded
 REFERENCE = "auto"
 PINNED = ("math", *FUSED)  # the backends sdpa_kernel pins
 DECODE = tuple(b for b in SHAPE_BACKENDS if b != "math")
+TRAINING_BLOCK_MS = 20.0  # a block of training steps: about 45 fused steps, 7 of naive, 3 of math
 
 
 def _failing(why):
@@ -70,8 +73,9 @@ class Group:
     """One comparison: its name, timer, reference, shape, and a builder of its entries
     (called once per round; what it allocates is dropped after the round)."""
 
-    def __init__(self, name, metric, shape, build, grad=False):
+    def __init__(self, name, metric, shape, build, grad=False, block_ms=None):
         self.name, self.metric, self.shape, self.build, self.grad = name, metric, shape, build, grad
+        self.block_ms = block_ms
 
 
 def _seed_entries(torch, args, made, inputs, graphs):
@@ -188,7 +192,7 @@ def plan(torch, args, results, made, inputs):
         groups += _decode_groups(torch, args)
     if args.backward and REFERENCE in args.variants:
         groups.append(Group("training", "wall", seed_shape, lambda: _training_entries(torch, args),
-                            grad=True))
+                            grad=True, block_ms=TRAINING_BLOCK_MS))
     return groups
 
 
@@ -198,7 +202,7 @@ def _round(torch, args, group, r, count):
     try:
         with (nullcontext() if group.grad else torch.no_grad()):
             row = pairs.measure_group(torch, args.device, group.build(), REFERENCE, group.metric,
-                                      count, f"{pairs.SEED}-{group.name}-{r}")
+                                      count, f"{pairs.SEED}-{group.name}-{r}", group.block_ms)
     except Refused as err:
         row = {"error": f"{err.row['status']}: {err.row['reason'][:300]}"}
     except Exception as err:  # noqa: BLE001 - a group that fails is recorded; the others go on
@@ -227,6 +231,8 @@ def measure_pairs(torch, args, results, made, inputs, progress):
     groups = plan(torch, args, results, made, inputs)
     for g in groups:
         out["groups"][g.name] = {"metric": g.metric, "shape": g.shape, "rounds": []}
+        if g.block_ms is not None:  # a block aim of its own (results["pairs"]["block_ms"] otherwise)
+            out["groups"][g.name]["block_ms"] = g.block_ms
     for r in range(args.rounds):
         t0 = time.perf_counter()
         for g in groups:

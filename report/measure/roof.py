@@ -1,5 +1,5 @@
 """Roofs the measured times are compared with: a large matmul in the run's dtype (TFLOP/s),
-a large device-to-device copy (GB/s) and a chain of exps (exps per second, the
+the same in FP32 without TF32 (the ceiling of SDPA math's upcast matmuls), a large device-to-device copy (GB/s) and a chain of exps (exps per second, the
 special-function rate that softmax's exp needs)."""
 from __future__ import annotations
 
@@ -38,6 +38,18 @@ def measure_roof(torch, device, dtype):
     med = statistics.median(_runs(torch, device, lambda: a @ b))
     return {"shape": [n, n, n], "dtype": str(dtype).replace("torch.", ""),
             "tflops": 2 * n**3 / med / 1e12, "median_ms": med * 1e3}
+
+
+def measure_fp32_roof(torch, device):
+    """measure_roof in float32 with TF32 off (PyTorch's default for matmuls): what plain
+    FP32 matmuls reach, the ceiling of SDPA math's matmuls once it has upcast bf16 to FP32."""
+    old = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        return measure_roof(torch, device, torch.float32)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = old
+        free(torch, device)
 
 
 def measure_copy_roof(torch, device, mib):

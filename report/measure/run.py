@@ -13,7 +13,7 @@ from . import backward, first_calls, ncu, overhead, pair_groups, rounds, seed, s
 from .callables import make_inputs, reference_output
 from .guard import first_line
 from .provenance import gpu_slug, provenance
-from .roof import measure_exp_roof, measure_roof
+from .roof import measure_exp_roof, measure_fp32_roof, measure_roof
 
 SECTIONS = (  # (results key, args flag, title); measured in this order
     ("first_calls", "first_calls", "first calls: process, same shape, new shape"),
@@ -25,13 +25,16 @@ SECTIONS = (  # (results key, args flag, title); measured in this order
 )
 
 
-def _measure_section(key, torch, args, results, progress, fresh=None):
-    """The --all sections, looked up at call time (tests replace one to make it fail)."""
+def _measure_section(key, torch, args, results, progress, fresh=None, trace_dir=None):
+    """The --all sections, looked up at call time (tests replace one to make it fail);
+    trace_dir: where the overhead section keeps its traces."""
     if key == "first_calls":
         return first_calls.measure_first_calls(torch, args, results, progress, fresh)
     if key == "ncu":
         return ncu.measure_ncu(torch, args, results, progress)
-    return {"overhead": overhead.measure_overhead, "backward": backward.measure_backward,
+    if key == "overhead":
+        return overhead.measure_overhead(torch, args, progress, trace_dir)
+    return {"backward": backward.measure_backward,
             "sweep": sweep.measure_sweep, "shapes": shape_runs.measure_shapes}[key](torch, args, progress)
 
 
@@ -66,11 +69,13 @@ def _whole_sentences(text, limit=160):
 
 
 def _progress_line(i, total, name, row, secs):
+    """One line per variant: its refusal in whole sentences, or its times (no GPU column
+    in a run without a GPU)."""
     if row["status"] != "ok":
-        return f"[{i}/{total}] {name:<14} {row['status']}: {row['reason'][:100]}"
-    ct = row["cuda_time_us"]["median"] if row.get("cuda_time_us") else float("nan")
-    return (f"[{i}/{total}] {name:<14} ok  CUDA {ct:9.1f} us  "
-            f"CPU {row['cpu_time_us']['median']:9.1f} us  "
+        return f"[{i}/{total}] {name:<14} {row['status']}: {_whole_sentences(row['reason'] or '')}"
+    gpu = f"GPU span {row['cuda_time_us']['median']:9.1f} us  " if row.get("cuda_time_us") else ""
+    return (f"[{i}/{total}] {name:<14} ok  {gpu}"
+            f"profiled CPU {row['cpu_time_us']['median']:9.1f} us  "
             f"wall {row['wall_time_us']['median']:9.1f} us  ({secs:.1f} s)")
 
 
@@ -151,7 +156,7 @@ def _pairs(torch, results, made, inputs, args, progress):
         progress(f"  pairs failed: {results['pairs_error']}")
 
 
-def _sections(torch, results, args, progress, phases, fresh=None):
+def _sections(torch, results, args, progress, phases, fresh=None, trace_dir=None):
     section_args = argparse.Namespace(**{**vars(args), "variants": [
         n for n in args.variants if n not in EXTRA_VARIANTS]})
     for key, flag, title in SECTIONS:
@@ -159,7 +164,7 @@ def _sections(torch, results, args, progress, phases, fresh=None):
             continue
         progress(title)
         try:
-            results[key] = _measure_section(key, torch, section_args, results, progress, fresh)
+            results[key] = _measure_section(key, torch, section_args, results, progress, fresh, trace_dir)
         except Exception as err:  # keep the rest of the run; the section says what broke
             results[key + "_error"] = f"{type(err).__name__}: {str(err).strip()[:500]}"
             progress(f"  {key} failed: {results[key + '_error']}")
@@ -188,9 +193,11 @@ def run_measurements(args, argv, out_dir, progress=print, check=None):
     dtype = getattr(torch, args.dtype)
     inputs = _inputs(torch, cfg, dtype, device)
     roof = measure_roof(torch, device, dtype)
-    progress(f"roof: {roof['dtype']} matmul {roof['shape'][0]}^3 at {roof['tflops']:.0f} TFLOP/s")
+    progress(f"roof: {roof['dtype']} matmul {roof['shape'][0]}^3 at {roof['tflops']:.3g} TFLOP/s")
+    fp32 = measure_fp32_roof(torch, device)
+    progress(f"roof: float32 (no TF32) matmul {fp32['shape'][0]}^3 at {fp32['tflops']:.3g} TFLOP/s")
     results = {"schema_version": SCHEMA_VERSION, "generated_by": "build_tables.py",
-               "provenance": prov, "config": cfg, "roof": roof, "variants": {}}
+               "provenance": prov, "config": cfg, "roof": roof, "fp32_roof": fp32, "variants": {}}
     phases.done("setup")
     if getattr(args, "extra", False):  # torch.compile runs in this run anyway (flex, compiled_naive)
         results["exp_roof"] = e = measure_exp_roof(torch, device)
@@ -207,7 +214,7 @@ def run_measurements(args, argv, out_dir, progress=print, check=None):
         phases.done("variants")
         _host(torch, results, made, inputs, args, progress)
         phases.done("host_overhead")
-        _sections(torch, results, args, progress, phases, fresh)
+        _sections(torch, results, args, progress, phases, fresh, tmp)
         _rounds(torch, results, made, inputs, args, progress)
         phases.done("rounds")
         _pairs(torch, results, made, inputs, args, progress)

@@ -1,8 +1,6 @@
 """Every variant at the seed's shape: first call, error, memory, timers and a full trace."""
 from __future__ import annotations
 
-import gzip
-import json
 from pathlib import Path
 
 from .. import snippets
@@ -13,7 +11,7 @@ from ..variants import SDPA_VARIANTS
 from .callables import causal_flops, make_variant
 from .guard import Refused, guarded, peak_extra_mib, timed_call_ms
 from .host import host_overheads, small_op
-from .timing import wall_us
+from .timing import keep_trace, wall_us
 
 TRACE_FIELDS = ("steps", "cpu_time_us", "cuda_time_us", "kernel_sum_us", "launch_api_us",
                 "gpu_activities_per_forward", "kernels", "attribution", "cpu_ops_per_forward")
@@ -39,11 +37,7 @@ def _profile(fn, q, k, v, name, args, trace_dir):
                            trace_path=str(raw_path))
     sort_by = "cuda_time_total" if args.device == "cuda" else "cpu_time_total"
     table = prof.key_averages().table(sort_by=sort_by, row_limit=14, max_name_column_width=48)
-    trace = json.loads(raw_path.read_text())
-    with gzip.open(raw_path.with_suffix(".json.gz"), "wt", compresslevel=9) as fh:
-        json.dump(trace, fh, separators=(",", ":"))
-    raw_path.unlink()
-    return table, trace
+    return table, keep_trace(raw_path)
 
 
 def _gpu_figures(row, analysis, name, cfg):

@@ -1,6 +1,7 @@
 """Timers: wall clock per call, and short profiles read back as traces (host overhead: host.py)."""
 from __future__ import annotations
 
+import gzip
 import json
 import statistics
 import tempfile
@@ -67,6 +68,17 @@ def summary(trace_path, name, device, cuda_time="gpu_range", kernel_fields=KERNE
     return {k: a[k] for k in ("cuda_time_us", "kernel_sum_us", "cpu_time_us",
                               "gpu_activities_per_forward")} | {
         "kernels": [{f: k.get(f) for f in kernel_fields} for k in a["kernels"]]}
+
+
+def keep_trace(raw_path):
+    """A trace the profiler exported to raw_path (.json), kept beside it as .json.gz
+    (compact, level 9) and the raw file removed; returns the trace."""
+    raw_path = Path(raw_path)
+    trace = json.loads(raw_path.read_text())
+    with gzip.open(raw_path.with_suffix(".json.gz"), "wt", compresslevel=9) as fh:
+        json.dump(trace, fh, separators=(",", ":"))
+    raw_path.unlink()
+    return trace
 
 
 def profile_short(fn, inputs, name, steps, device, kernel_fields=KERNEL_FIELDS):

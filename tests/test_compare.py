@@ -7,7 +7,6 @@ another name and scaled times, written into tmp_path, never under docs/generated
 """
 import copy
 import json
-import re
 import shutil
 
 import pytest
@@ -20,10 +19,12 @@ from report.output.write import render_comparison
 from report.paths import COMPARE
 from report.paths import DEFAULT_OUT as GENERATED
 from report.render.compare import FILES, render_compare
+from report.render.compare_columns import columns
+from report.render.compare_findings import compare_findings
 from report.results import UsageError, load_reference, load_results, write_results
 from report.text.catalog import t
 from report.text.display import LANGS
-from report.text.format import fmt_ratio, fmt_us
+from report.text.format import fmt_us
 
 H200 = GENERATED / "h200" / "results.json"
 PAGE = "compare-gpus"
@@ -120,11 +121,7 @@ def test_a_second_gpu_folder_gets_its_own_column(made_up_gpu, capsys):
     a100 = load_reference()["variants"]["flash"]["cuda_time_us"]
     assert f"| SDPA flash | {fmt_us(ours, 'en')} | {fmt_us(2 * ours, 'en')} | {fmt_us(a100, 'en')} |" in cuda
     assert "The same shape in every column" in cuda
-    findings = read(made_up_gpu, "findings", "en")
-    # the variants the A100 has too: one verdict, the made-up GPU's factor the same for all
-    assert "Fastest on the NVIDIA H200 for naive in-place (`masked_fill_`), SDPA math, SDPA flash, " \
-           "SDPA efficient and SDPA cuDNN; the Made-up GPU 48GB takes 2.0× as long, the A100 (Hugging Face) " \
-           f"takes {fmt_ratio(a100 / ours, 'en')} (SDPA flash" in findings
+    assert "compare-findings.en.md.j2" in read(made_up_gpu, "findings", "en").splitlines()[0]
     assert "Made-up GPU 48GB" in read(made_up_gpu, "sweep", "en")
 
 
@@ -170,64 +167,82 @@ def two_gpus(other):
     return [("h200", load_results(H200)), ("other", other)]
 
 
-def with_spread(results, spread):
-    """The same results with every GPU span's steps spread by `spread` around the median."""
+def facts(runs):
+    return compare_findings(columns(runs, load_reference(), "en"))
+
+
+def with_rounds(results, factors):
+    """The same results with each variant's rounds of kernel time at factors × its median."""
     for row in results["variants"].values():
-        if row.get("cuda_time_us"):
-            m = row["cuda_time_us"]["median"]
-            row["cuda_time_us"].update(min=m * (1 - spread / 2), max=m * (1 + spread / 2))
+        if row.get("rounds"):
+            m = row["kernel_sum_us"]["median"]
+            row["rounds"] = [{**r, "kernel_sum_us": {**r["kernel_sum_us"], "median": m * f}}
+                             for r, f in zip(row["rounds"], factors, strict=True)]
     return results
 
 
-def test_a_difference_within_the_recorded_spread_is_not_called(tmp_path):
-    ours = with_spread(load_results(H200), 0.02)
-    other = with_spread(scaled(load_results(H200), 1.1, "Almost the same GPU"), 0.2)  # 10 % apart, 20 % spread
-    render_compare([("h200", ours), ("other", other)], load_reference(), tmp_path)
-    text = (tmp_path / "findings.en.md").read_text(encoding="utf-8")
-    a100 = [n for n, row in load_reference()["variants"].items() if row.get("cuda_time_us")]
-    alone = len(ours["variants"]) - len(a100)  # the variants only our two GPUs have a GPU span for
-    assert (f"- No clear difference between the NVIDIA H200 and Almost the same GPU for {alone} of the "
-            f"{len(ours['variants'])} variants measured on more than one GPU. The exceptions:\n"
-            "    - Fastest on the NVIDIA H200 and Almost the same GPU for naive in-place (`masked_fill_`), "
-            "SDPA math, SDPA flash, SDPA efficient and SDPA cuDNN; the A100 (Hugging Face) takes ") in text
-    assert "Almost the same GPU takes" not in text
-    text = (tmp_path / "findings.nb.md").read_text(encoding="utf-8")
-    assert (f"- Ingen klar forskjell mellom NVIDIA H200 og Almost the same GPU for {alone} av de "
-            f"{len(ours['variants'])} variantene som er målt på mer enn én GPU. Unntakene:") in text
+def test_gpus_are_ranked_in_kernel_time_by_the_rounds_medians():
+    """10 % apart in every round: the other GPU is slower, by 1.1× for every variant, said once."""
+    ours = with_rounds(load_results(H200), (1.0, 1.0, 1.0))
+    other = scaled(ours, 1.1, "Almost the same GPU")
+    (group,) = facts([("h200", ours), ("other", other)]).groups
+    assert [g.name for g in group.timed] == ["NVIDIA H200", "Almost the same GPU"]
+    assert group.others == () and group.total == len(ours["variants"])
+    assert [g.name for g in group.shared.fastest] == ["NVIDIA H200"]
+    (slower,) = group.shared.slower
+    assert slower.gpu.name == "Almost the same GPU" and slower.low.ratio == pytest.approx(1.1)
+    assert slower.high.ratio == pytest.approx(1.1)
 
 
-def test_the_findings_say_a_shared_verdict_once_and_name_the_exceptions(tmp_path):
-    """One sentence for the verdict most variants share, with the range of the factors and
-    the variants at either end; a variant with another verdict under it, by name."""
-    h200 = load_results(H200)
-    render_compare([("h200", h200)], load_reference(), tmp_path)
-    ref = load_reference()["variants"]
-    ratios = {n: row["cuda_time_us"] / h200["variants"][n]["cuda_time_us"]["median"]
-              for n, row in ref.items() if row.get("cuda_time_us")}
-    low, high = min(ratios, key=ratios.get), max(ratios, key=ratios.get)
-    for lang in LANGS:
-        text = (tmp_path / f"findings.{lang}.md").read_text(encoding="utf-8")
-        verdicts = [line for line in text.splitlines() if "H200" in line and "A100" in line and "fused" not in line
-                    and "fusjonerte" not in line and "Kineto" not in line]
-        assert len(verdicts) == 1, verdicts  # said once, not once per variant
-        assert fmt_ratio(ratios[low], lang) in verdicts[0] and fmt_ratio(ratios[high], lang) in verdicts[0]
-        assert t(f"variant.{high}", lang) in verdicts[0]
-    # one variant with a verdict of its own: the exception, named under the shared one
-    odd = copy.deepcopy(h200)
-    odd["variants"]["flash"]["cuda_time_us"] = {**odd["variants"]["flash"]["cuda_time_us"], "median": 1e6,
-                                                "min": 1e6, "max": 1e6}
-    render_compare([("h200", odd)], load_reference(), tmp_path)
-    text = (tmp_path / "findings.en.md").read_text(encoding="utf-8")
-    assert "Fastest on the NVIDIA H200 for 4 of the 5 variants measured on more than one GPU;" in text
-    assert "The exception:\n    - SDPA flash: fastest on the A100 (Hugging Face); the NVIDIA H200 takes " in text
+def test_rounds_that_scatter_more_than_the_gap_give_the_same():
+    """10 % apart in the medians, but one round of the other GPU 30 % the other way: no order."""
+    ours = with_rounds(load_results(H200), (1.0, 1.0, 1.0))
+    other = with_rounds(scaled(ours, 1.1, "Almost the same GPU"), (1.0, 1.0, 0.7))
+    (group,) = facts([("h200", ours), ("other", other)]).groups
+    assert group.shared.slower == () and len(group.shared.fastest) == 2 and group.shared.within > 10
 
 
-def test_a_difference_beyond_the_recorded_spread_is_called(tmp_path):
-    ours = with_spread(load_results(H200), 0.02)
-    other = with_spread(scaled(load_results(H200), 1.1, "Almost the same GPU"), 0.02)  # 10 % apart, 2 % spread
-    render_compare([("h200", ours), ("other", other)], load_reference(), tmp_path)
-    text = (tmp_path / "findings.en.md").read_text(encoding="utf-8")
-    assert f"Almost the same GPU takes {fmt_ratio(1.1, 'en')} as long" in text
+def test_a_variant_with_another_verdict_is_an_exception_under_the_shared_one():
+    ours = with_rounds(load_results(H200), (1.0, 1.0, 1.0))
+    other = scaled(ours, 2.0, "Made-up GPU")
+    other = with_rounds(other, (1.0, 1.0, 1.0))
+    flash = other["variants"]["flash"]
+    flash["kernel_sum_us"] = {**flash["kernel_sum_us"], "median": ours["variants"]["flash"]["kernel_sum_us"]["median"] / 3}
+    other = with_rounds(other, (1.0, 1.0, 1.0))
+    (group,) = facts([("h200", ours), ("other", other)]).groups
+    assert "flash" not in group.shared.variants and len(group.shared.variants) == group.total - 1
+    (exception,) = group.others
+    assert exception.variants == ("flash",) and [g.name for g in exception.fastest] == ["Made-up GPU"]
+    assert exception.slower[0].low.ratio == pytest.approx(3.0)
+
+
+def test_the_a100s_profiler_figures_rank_no_gpu_and_no_backend():
+    """Hugging Face's A100 has only its profiler's CUDA time: with the H200 alone beside it,
+    no GPU is ranked, whatever its figures; its lowest CUDA time is named as the profiler's."""
+    run = load_results(H200)
+    found = facts([("h200", run)])
+    (group,) = found.groups
+    assert [g.name for g in group.timed] == ["NVIDIA H200"] and group.shared is None and group.others == ()
+    assert [g.name for g in group.gpus] == ["NVIDIA H200", None]
+    ref = load_reference()
+    fused = {n: ref["variants"][n]["cuda_time_us"] for n in ("flash", "efficient", "cudnn")
+             if ref["variants"].get(n, {}).get("cuda_time_us")}
+    assert found.cited.lowest == min(fused, key=fused.get)
+    # a GPU span on our side that would rank the A100 first changes nothing
+    faked = copy.deepcopy(run)
+    for row in faked["variants"].values():
+        if row.get("cuda_time_us"):
+            row["cuda_time_us"] = {**row["cuda_time_us"], "median": 1e9}
+    assert facts([("h200", faked)]).groups == found.groups
+
+
+def test_a_gpu_without_rounds_is_not_ranked():
+    ours = load_results(H200)
+    other = scaled(ours, 2.0, "Old GPU")
+    for row in other["variants"].values():
+        row.pop("rounds", None)
+    (group,) = facts([("h200", ours), ("other", other)]).groups
+    assert [g.name for g in group.timed] == ["NVIDIA H200"] and group.shared is None and group.others == ()
 
 
 def test_another_shape_is_marked_and_not_compared(tmp_path):
@@ -245,9 +260,9 @@ def test_another_shape_is_marked_and_not_compared(tmp_path):
     sweep = (tmp_path / "sweep.en.md").read_text(encoding="utf-8")
     assert "| Shape (B × H) | 8 × 16, bfloat16 | 4 × 16, bfloat16 |" in sweep
     assert t("compare.shapes_differ", "en") in sweep
-    findings = (tmp_path / "findings.en.md").read_text(encoding="utf-8")
-    assert "The Long GPU measured a shape no other column measured (8 × 16 × 4096 × 64" in findings
-    assert not re.search(r"Long GPU takes", findings)
+    groups = facts(two_gpus(other)).groups
+    assert [[g.name for g in group.gpus] for group in groups] == [["NVIDIA H200", None], ["Long GPU"]]
+    assert groups[1].shape.seq_len == 4096 and groups[1].shared is None and groups[1].others == ()
 
 
 def test_two_runs_of_one_gpu_are_told_apart_by_folder(tmp_path):
@@ -294,7 +309,7 @@ def test_made_up_gpu_json_is_written_only_into_tmp(made_up_gpu):
 def test_the_fused_backends_are_ranked_by_kernel_time_and_by_paired_wall_time_never_by_gpu_span():
     """Issue 29: the H200 line ranked cuDNN and flash together by GPU span; kernel time and
     the seed shape's paired wall times tell them apart."""
-    from report.render.compare import kernel_leaders, wall_leaders
+    from report.render.compare_findings import kernel_leaders, wall_leaders
     run = load_results(GENERATED / "h200" / "results.json")
     kernel, wall = kernel_leaders(run), wall_leaders(run)
     assert kernel.names == ("cudnn",) and wall.names == ("cudnn",)

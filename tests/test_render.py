@@ -104,7 +104,7 @@ def test_editing_a_noise_rule_or_a_display_name_leaves_the_measuring_code_hash_a
         assert old in text, rel
         path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
-    edit("report/verdict/one_run.py", "return max(spread(a), spread(b))", "return 2 * max(spread(a), spread(b))")
+    edit("report/verdict/one_run.py", 'return figure["spread_pct"] / 100', 'return figure["spread_pct"] / 50')
     edit("report/verdict/paired.py", "MIN_EFFECT = 0.05", "MIN_EFFECT = 0.10")
     edit("report/text/display.py", '"cudnn": "cuDNN"', '"cudnn": "NVIDIA cuDNN"')
     assert results_module.code_hashes() == before

@@ -1,8 +1,9 @@
-"""The noise rule across rounds (report/verdict), on made-up rounds."""
+"""Figures over rounds (report/verdict: rounds_of, round_range, round_median) and the paired
+rule on one ratio per round (by_round_medians), on made-up rounds."""
 import pytest
 
 from report.schema_check import SchemaError, check
-from report.verdict import order_holds, round_median, round_range, rounds_of
+from report.verdict import by_round_medians, round_median, round_range, rounds_of
 
 
 def fig(median, spread=0.0):
@@ -10,49 +11,39 @@ def fig(median, spread=0.0):
     return {"median": median, "min": median * (1 - spread), "max": median * (1 + spread), "n": 10}
 
 
-def test_an_order_that_holds_in_every_round_beyond_the_ranges_is_stated():
+def test_an_order_that_holds_in_every_round_is_stated_both_ways_round():
     a, b = [fig(30), fig(31), fig(32)], [fig(40), fig(41), fig(39)]
-    assert order_holds(a, b) and order_holds(b, a)
+    assert by_round_medians(a, b).order == "<" and by_round_medians(b, a).order == ">"
 
 
-def test_one_round_that_reverses_the_order_makes_it_noise():
+def test_one_round_that_reverses_the_order_makes_them_the_same():
     """cuDNN's host overhead in three H200 runs: 32.2 / 46.9 / 31.8 µs, against flash's
     about 37 µs: cuDNN is below in two rounds and above in one."""
     cudnn, flash = [32.2, 46.9, 31.8], [37.1, 36.5, 37.4]
-    assert not order_holds(cudnn, flash) and not order_holds(flash, cudnn)
+    assert by_round_medians(cudnn, flash).order is None and by_round_medians(flash, cudnn).order is None
     assert round_range(cudnn) == (31.8, 46.9) and round_range(flash) == (36.5, 37.4)
 
 
-def test_the_same_order_in_every_round_with_a_gap_smaller_than_a_range_is_noise():
-    a, b = [10.0, 10.5, 14.0], [10.2, 10.8, 14.5]  # b above a every round, gap 0.3, a's range 4
-    assert not order_holds(a, b)
-
-
-def test_the_gap_must_exceed_the_larger_of_the_two_ranges():
-    a, b = [10.0, 10.1, 10.2], [11.0, 12.0, 13.0]  # gap 1.9, a's range 0.2, b's range 2.0
-    assert not order_holds(a, b)
-    assert order_holds(a, [11.0, 12.0, 12.5])  # gap 1.9 > b's range 1.5
+def test_the_same_order_in_every_round_under_the_minimum_effect_is_the_same():
+    a, b = [10.0, 10.5, 14.0], [10.2, 10.8, 14.5]  # b above a every round, by 2-4 %
+    v = by_round_medians(a, b)
+    assert v.order is None and 0.02 < v.noise < 0.05
 
 
 def test_identical_rounds_never_differ_and_equal_figures_have_no_order():
     same = [fig(5.0), fig(5.0), fig(5.0)]
-    assert not order_holds(same, same)
+    assert by_round_medians(same, same).order is None
     assert round_range(same) == (5.0, 5.0) and round_median(same) == 5.0
-    assert order_holds(same, [fig(6.0)] * 3)  # no spread at all: any steady gap is an order
-
-
-def test_a_single_round_falls_back_to_the_within_run_rule():
-    assert order_holds([fig(100, 0.01)], [fig(110, 0.01)])      # 10 % apart, 2 % spread
-    assert not order_holds([fig(100, 0.2)], [fig(110, 0.2)])    # within its own spread
-    assert not order_holds([100.0], [110.0])                     # bare numbers: nothing to judge by
+    assert by_round_medians(same, [fig(6.0)] * 3).order == "<"
 
 
 def test_failed_rounds_are_left_out_and_rounds_pair_by_index():
     a = [fig(10), {"error": "RuntimeError: boom"}, fig(10.1), fig(10.2)]
     b = [fig(20), fig(5), None, fig(20.5)]
     assert round_range(a) == (10, 10.2)
-    assert order_holds(a, b)  # rounds 1 and 4 only; round 2's reversal had no partner
-    assert not order_holds([], []) and round_range([]) is None and round_median([None]) is None
+    v = by_round_medians(a, b)  # rounds 1 and 4 only; round 2's reversal had no partner
+    assert v.order == "<" and v.confidence == 0.5  # two rounds: their range reaches 50 %
+    assert by_round_medians([], []).order is None and round_range([]) is None and round_median([None]) is None
 
 
 def test_a_part_of_each_rounds_figure_host_overhead_in_small_ops():
@@ -61,9 +52,9 @@ def test_a_part_of_each_rounds_figure_host_overhead_in_small_ops():
     a = {"host_time_us": {**fig(30), "per_small_op": fig(3.0, 0.01)}, "rounds": [host(30, 3.0), host(45, 3.1)]}
     b = {"host_time_us": {**fig(40), "per_small_op": fig(4.0, 0.01)}, "rounds": [host(40, 4.0), host(38, 4.1)]}
     assert [f["median"] for f in rounds_of(a, "host_time_us", "per_small_op")] == [3.0, 3.1]
-    assert not order_holds(rounds_of(a, "host_time_us"), rounds_of(b, "host_time_us"))  # µs: it reverses
-    assert order_holds(rounds_of(a, "host_time_us", "per_small_op"),
-                       rounds_of(b, "host_time_us", "per_small_op"))                    # small ops: it holds
+    assert by_round_medians(rounds_of(a, "host_time_us"), rounds_of(b, "host_time_us")).order is None  # µs: it reverses
+    assert by_round_medians(rounds_of(a, "host_time_us", "per_small_op"),
+                            rounds_of(b, "host_time_us", "per_small_op")).order == "<"  # small ops: it holds
 
 
 def test_the_schema_takes_rounds_and_names_a_bad_one():

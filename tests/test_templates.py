@@ -17,6 +17,7 @@ PROSE = ["model", "model-hand-written", "model-fused",  # the models before the 
          *(f"model-{page}{check}" for page in ("occupancy", "scaling", "decode", "training")
            for check in ("", "-check"))]  # and page_models.py
 SHARED = sorted({p.name.split(".")[0] for p in prose.TEMPLATES.glob("_*.j2")})
+COMPARE = ["compare-findings"]  # every GPU side by side: compare.py, over compare_findings.compare_findings
 
 
 def facts_read(source):
@@ -42,7 +43,7 @@ def test_every_findings_file_is_written_from_a_template():
     assert set(TEMPLATED) == set(NAMES) and "_verdicts" in SHARED
 
 
-@pytest.mark.parametrize("name", TEMPLATED + PROSE + SHARED)
+@pytest.mark.parametrize("name", TEMPLATED + PROSE + SHARED + COMPARE)
 def test_both_languages_read_the_same_facts(name):
     assert facts_read(source(name, "nb")) == facts_read(source(name, "en"))
 
@@ -66,7 +67,14 @@ def test_every_template_is_a_findings_files_a_pages_prose_or_shared():
     for path in prose.TEMPLATES.iterdir():
         stem, lang, *rest = path.name.split(".")
         assert rest == ["md", "j2"] and lang in LANGS, path.name
-        assert stem in TEMPLATED or stem in PROSE or stem in SHARED, path.name
+        assert stem in TEMPLATED or stem in PROSE or stem in SHARED or stem in COMPARE, path.name
+
+
+def test_the_comparisons_template_reads_only_its_fact():
+    for lang in LANGS:
+        tree = prose.environment(lang).parse(source("compare-findings", lang))
+        aliases = {a.target.name for a in tree.find_all((nodes.Assign, nodes.AssignBlock))}
+        assert meta.find_undeclared_variables(tree) - aliases == {"compare_findings"}
 
 
 def test_a_data_string_is_printed_only_escaped_and_a_number_only_formatted():

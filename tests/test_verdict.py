@@ -9,7 +9,6 @@ from report.verdict import (
     by_pairs,
     by_points,
     by_round_medians,
-    differ,
     pair_ratios,
     sign_test_interval,
     spread,
@@ -25,15 +24,18 @@ def test_a_figure_s_spread_is_the_one_its_measurement_recorded():
     assert spread({"median": 10.0}) == 0.0                                     # a cited figure
 
 
-@pytest.mark.parametrize("a, b, differ_", [
-    ({"median": 10.0, "min": 9.5, "max": 10.5}, {"median": 12.0, "min": 11.5, "max": 12.5}, True),
-    ({"median": 10.0, "min": 9.5, "max": 10.5}, {"median": 10.9, "min": 10.4, "max": 11.4}, False),
-    ({"median": 10.0, "iqr": 3.0}, {"median": 12.0, "iqr": 0.1}, False),      # the larger spread counts
-    ({"median": 10.0}, {"median": 11.0, "min": 10.5, "max": 11.5}, True),    # cited: ours counts
-    ({"median": 10.0}, {"median": 10.5, "min": 10.0, "max": 11.0}, False),
+@pytest.mark.parametrize("a, b, order", [
+    ({"median": 10.0, "min": 9.5, "max": 10.5}, {"median": 12.0, "min": 11.5, "max": 12.5}, "<"),
+    ({"median": 10.0, "min": 9.5, "max": 10.5}, {"median": 10.9, "min": 10.4, "max": 11.4}, None),
+    ({"median": 10.0, "iqr": 3.0}, {"median": 12.0, "iqr": 0.1}, None),      # the larger spread counts
+    ({"median": 10.0}, {"median": 11.0, "min": 10.5, "max": 11.5}, "<"),    # cited: ours counts
+    ({"median": 10.0}, {"median": 10.5, "min": 10.0, "max": 11.0}, None),
+    ({"median": 10.0, "min": 10.0, "max": 10.0}, {"median": 10.4, "min": 10.4, "max": 10.4}, None),  # 4 %: under 5 %
 ])
-def test_two_figures_differ_only_beyond_the_larger_spread(a, b, differ_):
-    assert differ(a, b) is differ_ and differ(b, a) is differ_
+def test_two_points_differ_only_beyond_the_larger_spread_and_the_minimum(a, b, order):
+    flipped = {"<": ">", ">": "<", None: None}[order]
+    assert by_points({"kernel_sum_us": a}, {"kernel_sum_us": b}).order == order
+    assert by_points({"kernel_sum_us": b}, {"kernel_sum_us": a}).order == flipped
 
 
 # --- paired ratios: the one rule with a confidence -----------------------------------------

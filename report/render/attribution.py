@@ -5,7 +5,7 @@ from ..text.catalog import t
 from ..text.format import fmt_num, fmt_pct, fmt_ratio_sig, fmt_us, fmt_us_sig
 from ..trace.causes import CAUSES
 from ..variants import MATH_SWITCHES
-from ..verdict import differ, noise
+from ..verdict import MIN_EFFECT, by_points
 from .conversions import PARTS, conversion_split
 from .keyed import keyed
 from .markdown import label, md_table
@@ -45,23 +45,26 @@ def _shown_split(results, names, split):
 
 def _split_note(results, split, lang):
     """How the row was split, and what it shows for math: the weights against the three
-    upcasts together, by the noise rule on the steps' figures (report/verdict: differ)."""
+    upcasts together in kernel time, by the rule for figures of one run's steps
+    (report/verdict: by_points)."""
     s_over_d = fmt_num(results["config"]["seq_len"] / results["config"]["head_dim"], lang, 0)
     lines = [t("page.attribution_split", lang, ratio=s_over_d)]
     m = split.get("math")
     if m and {"weights", "output", "inputs"} <= set(m):
         w, o, i = m["weights"], m["output"], m["inputs"]
         total = sum(p["us_per_forward"] for p in m.values())
-        spread = fmt_pct(100 * noise(w["us"], i["us"]), lang, 0)
-        key = ("page.attribution_weights_larger" if differ(w["us"], i["us"]) and w["us"]["median"] > i["us"]["median"]
-               else "page.attribution_weights_noise")
+        v = by_points({"kernel_sum_us": i["us"]}, {"kernel_sum_us": w["us"]})  # "<": the weights take longer
+        key = {"<": "page.attribution_weights_larger", ">": "page.attribution_weights_smaller"}.get(
+            v.order, "page.attribution_weights_same")
+        verdict = t(key, lang, ratio=fmt_ratio_sig(v.b / v.a if v.order != ">" else v.a / v.b, lang),
+                    pct=fmt_pct(100 * v.noise, lang, 0), minimum=fmt_pct(100 * MIN_EFFECT, lang, 0))
         lines.append(t("page.attribution_weights", lang, weights=fmt_us_sig(w["us_per_forward"], lang),
                        share=fmt_pct(100 * w["us_per_forward"] / total, lang, 0), total=fmt_us_sig(total, lang),
                        output=fmt_us_sig(o["us_per_forward"], lang), inputs=fmt_us_sig(i["us_per_forward"], lang),
                        n=fmt_num(i["activities_per_forward"], lang, 0),
                        time_ratio=fmt_ratio_sig(w["us_per_forward"] / o["us_per_forward"], lang),
                        size_ratio=s_over_d,
-                       verdict=t(key, lang, spread=spread)))
+                       verdict=verdict))
     return " ".join(lines)
 
 

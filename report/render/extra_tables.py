@@ -16,7 +16,7 @@ from ..text.format import (
     fmt_us_sig,
 )
 from ..variants import FUSED
-from ..verdict import differ, median, point_figure, round_range
+from ..verdict import by_points, median, point_figure, round_range
 from .markdown import label, md_table, not_run_row, status_text
 
 
@@ -151,10 +151,10 @@ FIRST_CALL_COLUMNS = {"first_in_process_ms": "col.first_in_process", "same_shape
 
 
 def auto_vs_best(sweep: Sweep, d: int) -> list[tuple[int, SweepPoint, SweepPoint, bool]]:
-    """Per sequence length: (seq, auto point, fastest pinned fused point, slower beyond noise).
+    """Per sequence length: (seq, auto point, fastest pinned fused point, auto slower).
 
     Auto counts as slower only when it ran another backend than the fastest pinned one and
-    the two kernel times differ beyond noise (report/verdict: differ)."""
+    the rule for points finds the pinned one faster in kernel time (report/verdict: by_points)."""
     out = []
     for s in sweep["seq_lens"]:
         pts = {p["variant"]: p for p in sweep["points"] if p["head_dim"] == d and p["seq_len"] == s
@@ -165,8 +165,7 @@ def auto_vs_best(sweep: Sweep, d: int) -> list[tuple[int, SweepPoint, SweepPoint
             continue
         best = min(pinned, key=point_time)
         # the same backend pinned and unpinned runs the same kernels: any gap is noise
-        slower = (auto.get("backend_ran") != best["variant"] and point_time(auto) > point_time(best)
-                  and differ(auto["kernel_sum_us"], best["kernel_sum_us"]))
+        slower = auto.get("backend_ran") != best["variant"] and by_points(best, auto).order == "<"
         out.append((s, auto, best, slower))
     return out
 
@@ -178,8 +177,8 @@ def auto_vs_best_table(sweep, lang, d):
         ratio = fmt_ratio(point_time(auto) / point_time(best), lang)
         if auto.get("backend_ran") == best["variant"]:
             ratio = f"{ratio}, {t('value.same_backend', lang)}"
-        elif not differ(auto["kernel_sum_us"], best["kernel_sum_us"]):
-            ratio = f"{ratio}, {t('value.within_noise', lang)}"
+        elif (v := by_points(best, auto)).order is None:
+            ratio = f"{ratio}, {t('value.same_within', lang, pct=fmt_pct(100 * v.noise, lang, 0))}"
         rows.append([fmt_num(s, lang, 0), BACKEND_NAMES.get(auto.get("backend_ran"), none),
                      fmt_us(point_time(auto), lang),
                      f"{BACKEND_NAMES[best['variant']]} ({fmt_us(point_time(best), lang)})", ratio])

@@ -42,6 +42,9 @@ def word(v, lang) -> str:
                 else t("reruns.apart", lang, ratio=fmt_ratio_sig(v.ratio, lang)))
     if v.order is None:
         return t("reruns.same", lang, ratio=fmt_ratio_sig(v.ratio, lang), pct=fmt_pct(v.within, lang, 0))
+    if v.metric == "host_share":  # a share is larger or smaller, not faster: ">" where the first's is larger
+        return t("reruns.first_larger" if v.order == ">" else "reruns.second_larger", lang,
+                 ratio=fmt_ratio_sig(v.ratio, lang))
     return t("reruns.first" if v.order == "<" else "reruns.second", lang, ratio=fmt_ratio_sig(v.ratio, lang))
 
 
@@ -57,7 +60,8 @@ def steady(verdicts) -> bool:
 
 def _metric(v, lang) -> str:
     metric = "kernel" if isinstance(v, Compare) else v.metric
-    return {"kernel": t("reruns.kernel", lang), "host": t("reruns.host", lang)}.get(metric, t("reruns.wall", lang))
+    return {"kernel": t("reruns.kernel", lang), "host": t("reruns.host", lang),
+            "host_share": t("reruns.host_share", lang)}.get(metric, t("reruns.wall", lang))
 
 
 def reruns_table(results, ref, reruns, lang) -> str:

@@ -1,10 +1,9 @@
-"""The rule across rounds: for files whose figures were measured in several independent
-rounds (results.json rows with "rounds"); figures.differ stays the rule for files without."""
+"""The figures of several independent rounds (results.json rows with "rounds"): each
+round's value, their range and median for display, and the rounds two figures share, which
+paired.by_round_medians compares."""
 from __future__ import annotations
 
 import statistics
-
-from .one_run import differ
 
 
 def round_values(figures):
@@ -40,28 +39,6 @@ def paired_rounds(a_rounds, b_rounds):
         if av and bv:
             pairs.append((av[0], bv[0], a, b))
     return pairs
-
-
-def order_holds(a_rounds, b_rounds):
-    """The rule for "faster", "highest", "wins" across rounds: True only if one figure is
-    below the other in every round both measured, and the gap between their
-    medians-of-rounds is larger than the range over the rounds of either. Otherwise the
-    two are within noise (say so, with both round_range()s).
-
-    One round shows no spread between rounds: then the round's own figures decide by
-    `differ` (their within-run spread), and two bare numbers never differ."""
-    pairs = paired_rounds(a_rounds, b_rounds)
-    if not pairs:
-        return False
-    if len(pairs) == 1:
-        _, _, a, b = pairs[0]
-        return isinstance(a, dict) and isinstance(b, dict) and differ(a, b)
-    signs = {(a > b) - (a < b) for a, b, _, _ in pairs}
-    if signs != {1} and signs != {-1}:
-        return False
-    a_vals, b_vals = [p[0] for p in pairs], [p[1] for p in pairs]
-    gap = abs(statistics.median(a_vals) - statistics.median(b_vals))
-    return gap > max(max(a_vals) - min(a_vals), max(b_vals) - min(b_vals))
 
 
 def rounds_of(row, key, part=None):

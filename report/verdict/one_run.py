@@ -1,5 +1,6 @@
-"""The rule within one run: two recorded figures (a stored summary each) differ only when
-their medians are further apart than the larger of their spreads."""
+"""The figures of one run the rules read: a stored summary's median, how far a recorded
+figure moves (its spread), and the figure a sweep or shape point is compared by. The rule
+itself is paired.py's."""
 from __future__ import annotations
 
 
@@ -22,26 +23,9 @@ def spread(figure):
     return 0.0
 
 
-def noise(a, b):
-    """The noise two figures are compared within: the larger of their spreads."""
-    return max(spread(a), spread(b))
-
-
-def differ(a, b):
-    """The rule for "faster", "larger" or "first" within one run: two recorded figures
-    differ only when their medians are further apart than the noise, taken from the smaller
-    median."""
-    return abs(a["median"] - b["median"]) > noise(a, b) * min(a["median"], b["median"])
-
-
-# Shape and sweep points: what a point is compared by.
+# Shape and sweep points: what a point is compared by (paired.by_points).
 
 def point_figure(p):
     """The recorded figure a sweep or shape point is compared by: its kernel time (the
-    profiled CPU range without a GPU)."""
+    profiled CPU range of a run without a GPU, where the work itself runs on the CPU)."""
     return p.get("kernel_sum_us") or p.get("cpu_time_us")
-
-
-def within_noise(a, b):
-    """True when two points' times do not differ beyond noise (differ on point_figure)."""
-    return not differ(point_figure(a), point_figure(b))

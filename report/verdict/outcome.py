@@ -13,8 +13,8 @@ class Verdict:
     missing. noise: the share within which the two count as the same (0.03: ±3 %).
     a_range, b_range: (lowest, highest) of each over what the rule looked at, or None.
     interval: for paired ratios, (lo, hi) of the median ratio b / a, with the confidence
-    it reaches (confidence) and that median (median_ratio); None for the other rules.
-    rule: which rule decided ("spread", "rounds", "floor", "walls", "pairs")."""
+    it reaches (confidence) and that median (median_ratio); None for by_points.
+    rule: which rule decided ("pairs": by_pairs, by_group, by_round_medians; "points": by_points)."""
 
     order: str | None
     a: float | None
@@ -26,11 +26,6 @@ class Verdict:
     rule: str = ""
     confidence: float | None = None
     median_ratio: float | None = None
-
-    @property
-    def differ(self) -> bool:
-        """True when the rule found an order (not "the same within noise")."""
-        return self.order is not None
 
     @property
     def ratio(self) -> float | None:

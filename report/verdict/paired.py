@@ -40,7 +40,7 @@ import math
 import statistics
 
 from .across_rounds import paired_rounds
-from .one_run import differ, noise, point_figure
+from .one_run import point_figure, spread
 from .outcome import Verdict
 
 CONFIDENCE = 0.95  # of the interval of the median ratio
@@ -118,13 +118,16 @@ def by_round_medians(a_rounds, b_rounds, minimum=MIN_EFFECT) -> Verdict:
 
 
 def by_points(a, b, minimum=MIN_EFFECT) -> Verdict:
-    """Two shape points' kernel times (one run each, no rounds): an order only where the gap
-    is beyond the larger spread of their profiled steps (one_run.differ) and beyond the
-    minimum effect; else "the same within ±y", y the largest of that spread, the gap and
-    the minimum (a 1 % gap read 'faster' in one H200 run and 'the same' in two)."""
+    """Two shape points' kernel times (one run each, no rounds): an order only where the gap,
+    taken from the smaller median, is beyond the larger spread of their profiled steps
+    (one_run.spread) and the ratio beyond the minimum effect; else "the same within ±y", y
+    the largest of that spread, the gap and the minimum (a 1 % gap read 'faster' in one H200
+    run and 'the same' in two). A figure with no steps (a cited one) has no spread."""
     fa, fb = point_figure(a), point_figure(b)
     ratio = fb["median"] / fa["median"]
-    called = differ(fa, fb) and abs(math.log(ratio)) > math.log1p(minimum)
+    noise = max(spread(fa), spread(fb))
+    beyond = abs(fa["median"] - fb["median"]) > noise * min(fa["median"], fb["median"])
+    called = beyond and abs(math.log(ratio)) > math.log1p(minimum)
     order = ("<" if ratio > 1 else ">") if called else None
-    y = max(noise(fa, fb), abs(ratio - 1), minimum)
+    y = max(noise, abs(ratio - 1), minimum)
     return Verdict(order, fa["median"], fb["median"], y, rule="points")

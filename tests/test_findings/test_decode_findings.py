@@ -57,6 +57,24 @@ def test_wall_time_at_batch_1_is_decided_by_pairs_eager_and_inside_a_cuda_graph(
     run.pop("pairs")
     assert found(decode_findings.shapes_decode_wall, run) is None  # not timed in pairs
 
+def test_who_sets_the_pace_is_the_eager_call_against_its_graph_replay_timed_in_pairs():
+    """The CPU sets the pace where replaying the call from a CUDA graph is faster in wall time
+    per call (by_group); the GPU where it is not; never host overhead against kernel time."""
+    run = shape_results()
+    run["pairs"]["groups"] = {}
+    _decode_group(run, 1, 1024, {"auto": 60.0, "auto_graph": 20.0})
+    _decode_group(run, 1, 131072, {"auto": 500.0, "auto_graph": 498.0})
+    short, long = found(decode_findings.shapes_decode_launch, run)
+    assert (short.pace, short.verdict.order, short.verdict.metric) == ("cpu", "<", "wall")
+    assert short.verdict.ratio == pytest.approx(3.0)
+    assert (long.pace, long.verdict.order) == ("gpu", None)
+    # a host overhead far above the kernel time changes nothing: the two metrics are not compared
+    _decode(run, 1, 1, 131072, "auto")["host_time_us"]["median"] = 10_000.0
+    assert found(decode_findings.shapes_decode_launch, run)[1].pace == "gpu"
+    run.pop("pairs")
+    assert all(x.pace is None and x.verdict is None for x in found(decode_findings.shapes_decode_launch, run))
+
+
 def test_a_backend_change_between_one_and_a_few_tokens_is_said_with_the_same_backend_beside_it():
     run = shape_results()
     assert all(s.ran_few is None for s in found(decode_findings.shapes_decode_speculative, run))  # flash at both

@@ -11,24 +11,29 @@ def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name
     assert found(FINDINGS[name], nothing_measured()) is None
 
 
-def kernel_only(median, lo, hi):
+def kernel_rounds(median, factors=(1.0, 1.01, 0.99)):
+    """A row whose kernel time is `median` with three rounds around it."""
     r = row(median)
-    r["kernel_sum_us"] = r["cuda_time_us"] = {**stats(median), "min": lo, "max": hi}
+    r["rounds"] = [{"kernel_sum_us": stats(median * f)} for f in factors]
     return r
 
 
-def test_math_is_compared_only_beyond_noise():
-    run = results({"math": kernel_only(200.0, 190.0, 210.0), "naive_inplace": kernel_only(100.0, 95.0, 105.0),
-                   "flash": kernel_only(10.0, 9.0, 11.0), "cudnn": kernel_only(10.5, 10.2, 12.0)})
+def test_math_is_compared_by_the_rounds_medians():
+    run = results({"math": kernel_rounds(200.0), "naive_inplace": kernel_rounds(100.0),
+                   "flash": kernel_rounds(10.0), "cudnn": kernel_rounds(10.3, (1.0, 0.97, 1.02))})
     m = found(home.home_math, run)
-    assert m.vs_naive.differs and m.vs_naive.ratio == 2.0 and m.vs_naive.us == 100.0
-    assert m.fused == ("flash", "cudnn")  # cuDNN within noise of flash: both named, the faster first
-    assert m.vs_fused.differs and m.vs_fused.ratio == 20.0
-    run = results({"math": kernel_only(101.0, 96.0, 104.0), "naive_inplace": kernel_only(100.0, 95.0, 105.0),
-                   "flash": kernel_only(10.0, 9.0, 11.0)})
+    assert (m.vs_naive.verdict.order, m.vs_naive.verdict.metric, m.vs_naive.us) == (">", "kernel", 100.0)
+    assert m.vs_naive.verdict.ratio == pytest.approx(2.0)
+    assert m.fused == ("flash", "cudnn") and 0 < m.within < 10  # cuDNN 3 % from flash: the same, both named
+    assert m.vs_fused.verdict.order == ">" and m.vs_fused.verdict.ratio == pytest.approx(20.0)
+    run = results({"math": kernel_rounds(102.0), "naive_inplace": kernel_rounds(100.0),
+                   "flash": kernel_rounds(10.0), "cudnn": kernel_rounds(13.0)})
     m = found(home.home_math, run)
-    assert not m.vs_naive.differs and m.fused == ("flash",)
+    assert m.vs_naive.verdict.order is None and m.fused == ("flash",)  # 2 %: under the minimum; cuDNN 30 % slower
     assert m.cause is None  # the made-up rows have no attribution
+    for r in run["variants"].values():
+        r.pop("rounds")
+    assert found(home.home_math, run) is None  # without rounds kernel time is not compared
 
 
 def test_the_largest_extra_cost_is_the_cause_math_pays_most_for_its_fp32_matmuls_net():

@@ -2,7 +2,8 @@
 what to use, the wall time at the smallest batch, what unpinned SDPA ran, the cost of a
 launch, the bandwidth, a few query tokens against one, the longest kernel's grid.
 
-Comparisons follow the noise rule of shape_common.py.
+Points' kernel times are compared by shape_common.py's rule (by_points); wall time per call
+by the pairs timed together (by_group).
 """
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from ...verdict import differ, median, noise
+from ...verdict import median
 from ..datasheets import Datasheet, memory_share
 from ..extra_tables import point_time
 from ..prose import Data
 from ..shape_points import gb_per_s, grouped, point_ok, points
-from .common import Paired, by_pair_group
+from .common import Paired, by_pair_group, pair_group
 from .registry import finding
 from .shape_common import (
     PINNED,
@@ -150,22 +151,34 @@ def _ends(sorted_points):
 
 @dataclass(frozen=True)
 class Launch:
-    """One call at one point: its kernels' time, the CPU time to issue it, its wall time, and
-    who sets the pace: "even" (CPU and kernel time within noise, `spread` %), "cpu" or "gpu"."""
+    """One call at one point: its kernels' time, the CPU time to issue it, its wall time
+    (figures only: host overhead and kernel time are two metrics, not compared), and who
+    sets the pace, from the wall time per call of the same call replayed from a CUDA graph
+    (which issues it without the CPU's per-call work) against called eagerly, timed in pairs
+    (`verdict`, by_group: "<" where the replay is faster): "cpu" where the replay is faster,
+    "gpu" where it is not; None (and no verdict) where the run did not time this point in pairs."""
     place: Place
     variant: str
     kernel_us: float
     host_us: float
     wall_us: float
-    pace: str
-    spread: float
+    pace: str | None
+    verdict: Paired | None
 
 
-def _launch(p) -> Launch:
-    kernel, host = point_time(p), median(p["host_time_us"])
-    pace = "even" if not differ(p["host_time_us"], p["kernel_sum_us"]) else "cpu" if host > kernel else "gpu"
-    return Launch(place_of(p), p["variant"], kernel, host, p["wall_time_us"]["median"], pace,
-                  100 * noise(p["host_time_us"], p["kernel_sum_us"]))
+def _decode_group(results, p):
+    """The name of the pair group timed at point p's shape (batch 1), or None."""
+    name = f"decode_q{p['q_len']}_kv{p['kv_len']}"
+    shape = (pair_group(results, name) or {}).get("shape") or {}
+    return name if shape.get("batch") == p["batch"] else None
+
+
+def _launch(results, p) -> Launch:
+    name = _decode_group(results, p)
+    v = name and by_pair_group(results, name, p["variant"] + "_graph", p["variant"])
+    pace = None if not v else "cpu" if v.order == "<" else "gpu"
+    return Launch(place_of(p), p["variant"], point_time(p), median(p["host_time_us"]), p["wall_time_us"]["median"],
+                  pace, v or None)
 
 
 @finding("shapes-findings-decode")
@@ -178,7 +191,7 @@ def shapes_decode_launch(results, ref) -> tuple[Launch, ...] | None:
         return None
     batch = min(p["batch"] for p in pts)
     mine = sorted((p for p in pts if p["batch"] == batch), key=lambda p: p["kv_len"])
-    return tuple(_launch(p) for p in _ends(mine))
+    return tuple(_launch(results, p) for p in _ends(mine))
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...variants import FUSED
-from ...verdict import differ, median
+from ...verdict import median
 from .. import extra_tables
-from .common import eager_over_kernel
+from .common import Paired, by_rounds, eager_over_kernel
 from .naive_math import math_diffs
 from .recommendations import AutoPick, auto_against_pinned, host_leader, share_rounds
 from .registry import finding
@@ -22,54 +22,62 @@ def home_auto(results, ref) -> AutoPick | None:
 
 @dataclass(frozen=True)
 class Against:
-    """Math's kernel time against another's (`us`): `ratio` of the medians, and whether the
-    two differ beyond noise (report/verdict: differ)."""
+    """Math's kernel time against another's (`us`, the other's median): `verdict`, math (a)
+    against the other (b) by the paired rule on the rounds' medians (findings/common.py:
+    by_rounds; ">" where the other is faster, `ratio` math's over the other's)."""
     us: float
-    ratio: float
-    differs: bool
+    verdict: Paired
 
 
-def _against(k, other) -> Against:
-    return Against(us=median(other), ratio=k["median"] / other["median"], differs=differ(k, other))
+def _against(rows, other) -> Against | None:
+    verdict = by_rounds(rows["math"], rows[other])
+    return Against(us=rows[other]["kernel_sum_us"]["median"], verdict=verdict) if verdict else None
 
 
 @dataclass(frozen=True)
 class MathCost:
     """SDPA pinned to math, in kernel time per forward pass, against the fused backend(s)
-    with the least kernel time (`fused`: the fastest, then those within noise of it) and
+    with the least kernel time (`fused`: the lowest median, then those the paired rule on
+    the rounds' medians finds the same as it; `within`: the widest ±% among them) and
     the hand-written in-place version; `cause`: the cause with the largest extra cost
     against the in-place version (`cause_extra_us`; "matmul": math's FP32 matmuls net of the
     input-dtype matmuls they replace, naive_math.math_diffs), None where none costs more or the run
     lacks the attribution."""
     math_us: float
     fused: tuple[str, ...]
+    within: float
     vs_fused: Against
     vs_naive: Against
     cause: str | None
     cause_extra_us: float | None
 
 
-def _kernel_times(results, names):
+def _kernel_rows(results, names):
     v = results["variants"]
-    return {n: v[n]["kernel_sum_us"] for n in names
-            if v.get(n, {}).get("status") == "ok" and (v[n].get("kernel_sum_us") or {}).get("min") is not None}
+    return {n: v[n] for n in names if v.get(n, {}).get("status") == "ok" and median(v[n].get("kernel_sum_us"))}
 
 
 @finding("findings-home")
 def home_math(results, ref) -> MathCost | None:
-    ks = _kernel_times(results, ("math", "naive_inplace", *FUSED))
-    fused = sorted((n for n in FUSED if n in ks), key=lambda n: ks[n]["median"])
-    if not ("math" in ks and "naive_inplace" in ks and fused):
+    """None where the run lacks math, the in-place version or a fused backend, or their
+    rounds (kernel time is compared by the rounds' medians alone)."""
+    rows = _kernel_rows(results, ("math", "naive_inplace", *FUSED))
+    fused = sorted((n for n in FUSED if n in rows), key=lambda n: rows[n]["kernel_sum_us"]["median"])
+    if not ("math" in rows and "naive_inplace" in rows and fused):
         return None
-    tied = [n for n in fused[1:] if not differ(ks[fused[0]], ks[n])]
+    vs_fused, vs_naive = _against(rows, fused[0]), _against(rows, "naive_inplace")
+    if vs_fused is None or vs_naive is None:
+        return None
+    ties = [(n, p) for n in fused[1:] if (p := by_rounds(rows[fused[0]], rows[n])) is not None and p.order is None]
     v = results["variants"]
     cause = extra = None
     if "attribution" in v["math"] and "attribution" in v["naive_inplace"]:
         cause, extra = math_diffs(results)[0]  # the FP32 matmuls net of those they replace
         if extra <= 0:
             cause = extra = None
-    return MathCost(math_us=ks["math"]["median"], fused=(fused[0], *tied), vs_fused=_against(ks["math"], ks[fused[0]]),
-                    vs_naive=_against(ks["math"], ks["naive_inplace"]), cause=cause, cause_extra_us=extra)
+    return MathCost(math_us=rows["math"]["kernel_sum_us"]["median"], fused=(fused[0], *(n for n, _ in ties)),
+                    within=max((p.within for _, p in ties), default=0.0), vs_fused=vs_fused, vs_naive=vs_naive,
+                    cause=cause, cause_extra_us=extra)
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,10 @@ import statistics
 from dataclasses import dataclass
 
 from ...variants import FUSED
-from ...verdict import differ, median, noise, order_holds, round_median, spread
+from ...verdict import by_round_medians, median, round_median
 from ..markdown import host_figures
 from ..prose import Data
-from .common import Paired, by_pair_group, cuda, ok, pair_group
+from .common import Paired, by_pair_group, cuda, ok, pair_group, paired
 from .registry import finding
 
 
@@ -51,15 +51,6 @@ def rec_auto(results, ref) -> AutoPick | None:
     return auto_against_pinned(results)
 
 
-def host_share(row):
-    """Host overhead against kernel time, as a figure the noise rule can compare: built on
-    the cost in small ops (in which what slows the small op and the call alike cancels),
-    with the larger of that figure's spread and the kernel time's."""
-    per_op, kernel = row["host_time_us"]["per_small_op"], row["kernel_sum_us"]
-    return {"median": per_op["median"] / kernel["median"],
-            "spread_pct": 100 * max(spread(per_op), spread(kernel))}
-
-
 def share_rounds(row, part="per_small_op"):
     """Host overhead against kernel time in each round of a row (None for a round without
     both figures; None where the row has no rounds): in small ops by default, the figure
@@ -78,75 +69,85 @@ def share_rounds(row, part="per_small_op"):
 
 def host_ranked(results):
     """The fused backends with a host overhead, largest share of their kernel time first
-    (the median over the rounds where the run has rounds)."""
+    (the median over the rounds; host overhead in small ops over kernel time's median where
+    the run has no rounds)."""
     v, hs = results["variants"], host_figures(results)
     names = [n for n in FUSED if n in hs and ok(results, n) and median(v[n].get("kernel_sum_us"))]
 
     def share(n):
         rounds = share_rounds(v[n])
-        return round_median(rounds) if rounds and round_median(rounds) is not None else host_share(v[n])["median"]
+        if rounds and round_median(rounds) is not None:
+            return round_median(rounds)
+        return v[n]["host_time_us"]["per_small_op"]["median"] / v[n]["kernel_sum_us"]["median"]
     return sorted(names, key=lambda n: -share(n))
 
 
+def host_share_verdict(row_a, row_b) -> Paired | None:
+    """a's host overhead against its kernel time (in small ops over kernel time, in which
+    what slows the small op and the call alike cancels) against b's, by the paired rule on
+    one ratio per round (by_round_medians; ">" where a's share is larger); None where either
+    row lacks rounds. Not a paired group: the pairs time host overhead, not its share of
+    the kernel time, which changes with the kernel."""
+    ra, rb = share_rounds(row_a), share_rounds(row_b)
+    n = sum(1 for x, y in zip(ra or (), rb or (), strict=False) if x and y)
+    if not n:
+        return None
+    return paired(by_round_medians(ra, rb), "host_share", [[1.0]] * n)
+
+
 def host_leader(results):
-    """(the backend named first, the runner-up or None, True where the first's share is the
-    highest beyond noise): across rounds where both have them (order_holds), else by
-    `differ`. Within noise, the first named is the one that comes first in FUSED's order,
-    so that a rerun that swaps the two medians does not swap the names."""
+    """(the backend named first, the runner-up or None, the verdict on the two or None):
+    the two with the largest share first (host_ranked); the verdict by host_share_verdict.
+    Where the rule finds no order (or the run has no rounds), the first named is the one
+    that comes first in FUSED's order, so that a rerun that swaps the two medians does not
+    swap the names."""
     ranked = host_ranked(results)
     if not ranked:
         return None
     if len(ranked) == 1:
-        return ranked[0], None, True
+        return ranked[0], None, None
     v, (a, b) = results["variants"], ranked[:2]
-    ra, rb = share_rounds(v[a]), share_rounds(v[b])
-    holds = order_holds(ra, rb) if ra and rb else differ(host_share(v[a]), host_share(v[b]))
-    if holds:
-        return a, b, True
+    verdict = host_share_verdict(v[a], v[b])
+    if verdict is not None and verdict.order == ">":
+        return a, b, verdict
+    if verdict is not None and verdict.order == "<":  # the rounds' ratios put b's share above a's
+        return b, a, host_share_verdict(v[b], v[a])
     first, second = sorted((a, b), key=FUSED.index)
-    return first, second, False
+    return first, second, host_share_verdict(v[first], v[second])
 
 
 @dataclass(frozen=True)
 class CpuLeader:
     """The fused backend whose host overhead is largest next to its kernel time
     (host_leader), with its host overhead, kernel time and first call; against the
-    runner-up (`other`, None where it is the only one): whether the order holds beyond
-    noise, across the rounds where both have them (`rounds`, `other_rounds`: each one's
-    share per round, in small ops against kernel time), else by the two figures' noise
-    (`spread`, in %, with the runner-up's host overhead)."""
+    runner-up (`other`, None where it is the only one): `verdict`, the paired rule on the
+    rounds' shares (">" where `variant`'s is larger; None where the run has no rounds), and
+    each one's share per round (`rounds`, `other_rounds`: in small ops against kernel time)."""
     variant: str
     host_us: float
     kernel_us: float
     first_us: float
     other: str | None
-    holds: bool
+    verdict: Paired | None
     rounds: tuple[float | None, ...] | None
     other_rounds: tuple[float | None, ...] | None
-    spread: float | None
-    other_host_us: float | None
 
 
 @finding("finding-rec-cpu")
 def rec_cpu(results, ref) -> CpuLeader | None:
     """The fused backend whose host overhead is largest next to its kernel time; the order
-    is stated only where it is beyond noise."""
+    against the runner-up is stated only where the paired rule on the rounds calls it."""
     v = results["variants"]
     leader = host_leader(results)
     if leader is None:
         return None
-    n, other, holds = leader
-    ra = rb = spread_pct = other_host = None
-    if other is not None:
+    n, other, verdict = leader
+    ra = rb = None
+    if verdict is not None:
         ra, rb = share_rounds(v[n]), share_rounds(v[other])
-        if not (ra and rb):
-            ra = rb = None
-            spread_pct = 100 * noise(host_share(v[n]), host_share(v[other]))
-            other_host = median(v[other]["host_time_us"])
     return CpuLeader(variant=n, host_us=median(v[n]["host_time_us"]), kernel_us=median(v[n]["kernel_sum_us"]),
-                     first_us=v[n]["first_call_ms"] * 1000, other=other, holds=holds,
-                     rounds=tuple(ra) if ra else None, other_rounds=tuple(rb) if rb else None,
-                     spread=spread_pct, other_host_us=other_host)
+                     first_us=v[n]["first_call_ms"] * 1000, other=other, verdict=verdict,
+                     rounds=tuple(ra) if ra else None, other_rounds=tuple(rb) if rb else None)
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,9 @@
 compare, the points gathered by cell, and the answer for a family (unpinned SDPA, or the
 backend to pin) with how many points each backend accepted.
 
-A comparison of two times states an order only when the difference is larger than the
-spread of the profiled steps (the larger of the two); otherwise it says "within noise".
+A comparison of two points' kernel times is report/verdict's by_points: an order only
+beyond the larger spread of the profiled steps and the 5 % minimum effect; otherwise "the
+same within ±y %".
 The sentences for these facts are macros of report/text/templates/_shapes.<lang>.md.j2.
 """
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...variants import SHAPE_BACKENDS
-from ...verdict import by_points, within_noise
+from ...verdict import by_points
 from ..extra_tables import point_time
 from ..shape_points import fastest, point_ok
 
@@ -45,7 +46,7 @@ class Compare:
 
 def compare_times(a, b) -> Compare:
     v = by_points(b, a)
-    return Compare(not v.differ, point_time(a) / point_time(b), 100 * v.noise)
+    return Compare(v.order is None, point_time(a) / point_time(b), 100 * v.noise)
 
 
 def cells_by(pts, key):
@@ -106,10 +107,9 @@ def answer(cells, family) -> Answer | None:
     for cell in cells.values():
         best = fastest(cell.get(n) for n in PINNED)
         if best is not None:
-            near = [n for n in PINNED if point_ok(cell.get(n)) and within_noise(cell[n], best)]
+            near = [n for n in PINNED if point_ok(cell.get(n)) and by_points(best, cell[n]).order is None]
             auto = cell.get("auto")
-            auto_good = point_ok(auto) and (same_kernels(auto, best) or within_noise(auto, best)
-                                            or point_time(auto) <= point_time(best))
+            auto_good = point_ok(auto) and (same_kernels(auto, best) or by_points(best, auto).order != "<")
             scored.append((cell, best, near, auto_good))
     if not scored:
         return None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...verdict import within_noise
+from ...verdict import by_points
 from ..extra_tables import point_time
 from ..shape_points import fastest, point_ok, points, tflops
 from .registry import finding
@@ -77,7 +77,8 @@ def _gqa_cells(results):
 
 @dataclass(frozen=True)
 class GqaAnswer:
-    """At how many of the `n` GQA shapes enable_gqa was as fast as repeating K/V by hand, or faster."""
+    """At how many of the `n` GQA shapes enable_gqa was as fast as repeating K/V by hand, or
+    faster, in kernel time (by_points: the same within ±y %, or faster)."""
     good: int
     n: int
 
@@ -90,7 +91,7 @@ def shapes_gqa_answer(results, ref) -> GqaAnswer | None:
              if point_ok(c.get("auto")) and point_ok(c.get("repeat_kv"))]
     if not pairs:
         return None
-    return GqaAnswer(sum(within_noise(a, r) or point_time(a) <= point_time(r) for a, r in pairs), len(pairs))
+    return GqaAnswer(sum(by_points(r, a).order != "<" for a, r in pairs), len(pairs))
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ FIGURES = {
     "timeline-home": (("auto",), 1),
     "timeline-naive-math": (("naive", "naive_inplace", "math"), 1),
     "timeline-fused": (("flash", "efficient", "cudnn"), 1),
-    "timeline-gpu-waits": (("flash", "efficient"), 3),
+    # unpinned SDPA at the small shape, eager and replayed from a CUDA graph (an --overhead run on a GPU)
+    "timeline-gpu-waits": (("small_auto", "small_auto_graph"), 3),
 }
 
 
@@ -60,8 +61,10 @@ def _lane(lane, lang):
 
 
 def timeline_table(panels, lang, count):
-    """The caption (which step, each panel's GPU idle time by cause) and, collapsed, every
-    event the figure draws: trace, lane, name, start and duration in µs from the panel's start."""
+    """The caption (which step; each panel's GPU activities, the launch calls that launched
+    them (a CUDA graph's replay: one for all of them), its GPU idle time by cause) and,
+    collapsed, every event the figure draws: trace, lane, name, start and duration in µs
+    from the panel's start."""
     words = WORDS[lang]
     causes = "; ".join(f"{words[w]} ({words[w + '_long']})" for w in CAUSE_WORD.values())
     lines = [t("timeline.caption" if count == 1 else "timeline.caption_steps", lang, count=count, causes=causes)]
@@ -70,6 +73,7 @@ def timeline_table(panels, lang, count):
         step = "–".join(f"`{code_safe(s)}`" for s in p.piece.step.split("–"))  # steps in a row: two code spans
         lines.append(t("timeline.panel", lang, trace=f"`{code_safe(p.label)}`", step=step,
                        kernel=fmt_sig(p.piece.kernel_us, lang), acts=len(p.piece.acts),
+                       launches=len({id(a.launch) for a in p.piece.acts if a.launch is not None}),
                        host=fmt_sig(idle["host"], lang), other=fmt_sig(idle["other"] + idle["stream"], lang),
                        profiler=fmt_sig(idle["profiler"], lang)))
     rows = []

@@ -26,3 +26,41 @@ def launch(ts, corr, name="cudaLaunchKernel", dur=2.0):
 
 def trace_of(*events, props=H200):
     return {"deviceProperties": [props] if props else [], "traceEvents": list(events)}
+
+
+KERNEL = "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_kernel0_0"
+
+
+def small_call(graph=False, steps=6):
+    """A made-up trace of profile_forward's loop (ProfilerStep#N ranges, each holding a
+    record_function range around one call) of a call that puts a memset and a kernel on the
+    GPU, as unpinned SDPA does where it picks cuDNN. Eager (small_auto_fwd): the call's ATen
+    ops, runtime calls that launch nothing, a cudaMemsetAsync and a cuLaunchKernelEx, the GPU
+    idle between the two while the host issues the second. Replayed from a CUDA graph
+    (small_auto_graph_fwd): one cudaGraphLaunch, whose correlation id Kineto gives both
+    activities it replays, back to back on the GPU."""
+    events, corr = [], 100
+    every = 50.0 if graph else 130.0  # µs from one step's start to the next
+    for i in range(steps):
+        t0, k = 1000.0 + every * i, 6.0 + 0.1 * (i % 3)  # kernel times 6.0, 6.1, 6.2 µs: a median step
+        if graph:
+            events += [ev("user_annotation", f"ProfilerStep#{i + 2}", t0, 40.0),
+                       ev("user_annotation", "small_auto_graph_fwd", t0 + 8, 20.0),
+                       launch(t0 + 12, corr, "cudaGraphLaunch", dur=6.0),
+                       ev("gpu_memset", "Memset (Device)", t0 + 20, 0.7, tid=7, correlation=corr, device=0, stream=7),
+                       kernel(KERNEL, t0 + 21.5, k, corr)]
+            corr += 1
+        else:
+            events += [ev("user_annotation", f"ProfilerStep#{i + 2}", t0, 100.0),
+                       ev("user_annotation", "small_auto_fwd", t0 + 10, 80.0),
+                       ev("cpu_op", "aten::scaled_dot_product_attention", t0 + 15, 70.0),
+                       ev("cpu_op", "aten::_scaled_dot_product_cudnn_attention", t0 + 20, 62.0),
+                       launch(t0 + 30, corr, "cudaStreamIsCapturing", dur=1.0),
+                       launch(t0 + 45, corr + 1, "cudaMemsetAsync", dur=5.0),
+                       ev("gpu_memset", "Memset (Device)", t0 + 51, 0.7, tid=7, correlation=corr + 1, device=0,
+                          stream=7),
+                       ev("cuda_driver", "cuLaunchKernelEx", t0 + 62, 9.0, correlation=corr + 2),
+                       kernel(KERNEL, t0 + 73, k, corr + 2),
+                       launch(t0 + 72, corr + 3, "cudaGetErrorString", dur=0.2)]
+            corr += 4
+    return trace_of(*events)

@@ -9,8 +9,11 @@ import pytest
 from expected_verdicts import facts
 from madeup import ev, kernel, launch, trace_of
 
+from report.text.format import fmt_sig
 from report.trace import explain_kineto, explain_msgspec, explain_read
-from report.trace.explain import explain, explain_json, load_trace, read_trace, report
+from report.trace.explain import TraceError, explain, explain_json, load_trace, read_trace, report
+from report.trace.explain_format import MAX_WHOLE_SIG, sig
+from report.trace.explain_remedies import LAUNCH_BOUND_KERNEL_US
 from report.trace.explain_result import VERSION
 from report.trace.explain_text import SCREEN, WIDTH, first_screen
 
@@ -308,3 +311,50 @@ def test_a_mask_in_training_is_one_finding_and_a_head_dim_over_256_says_flash_ca
     wide = explain(read_trace(CORPUS / "head_dim_512.json.gz"))
     slow = next(f for f in wide.findings if f.rule == "efficient_not_flash")
     assert "check_head_dim_size_flash" in slow.evidence and "where flash could run" not in slow.title
+
+
+def test_long_waits_for_the_host_are_its_own_work_not_many_short_kernels():
+    """The launch-bound rule (CUDA graphs) holds where the GPU's waits for the host are an op's
+    launch path each (median at most HOST_GAP_US); where they are longer, the host does other
+    work between launches, and the host-work rule names the longest wait instead."""
+    short = explain(step_trace(300))  # kernels 2 µs, a launch every 20 µs: waits of 18 µs
+    assert [f.rule for f in short.findings] == ["launch_bound"]
+    long = explain(step_trace(300, gap=200.0))  # the same kernels, a launch every 200 µs: waits of 198 µs
+    assert long.pace.verdict == "CPU-bound" and long.pace.median_kernel_us < LAUNCH_BOUND_KERNEL_US
+    work = [f for f in long.findings if f.rule == "host_work"]
+    assert [f.rule for f in long.findings] == ["host_work"]
+    assert work[0].time_us == pytest.approx(299 * 198.0)  # every wait between two launches, all over HOST_GAP_US
+    # HTA's DDP step: a median kernel of 16 µs, but the median wait is 106 µs and the longest 16 ms
+    nccl = explain(read_trace(CORPUS / "hta" / "a100_nccl.json.gz"))
+    assert [f.rule for f in nccl.findings] == ["host_work"] and nccl.pace.median_kernel_us < LAUNCH_BOUND_KERNEL_US
+    # the corpus's transformers traces that are launch-bound stay so
+    for name in ("decode", "generate", "sdpa_infer", "sdpa_train", "stacks_train"):
+        assert explain(read_trace(CORPUS / f"{name}.json.gz")).findings[0].rule == "launch_bound", name
+
+
+@pytest.mark.parametrize("value", [172296.4, 163854.5, 46104.0, 4266.7, 999.96, 126.43, 16.16, 9.996, 2.0, 0.04,
+                                   0.012345, 0.0, -2.3])
+def test_the_first_screens_figures_follow_the_pages_precision_rule(value):
+    assert sig(value) == fmt_sig(value, "en").replace("\u2212", "-")
+
+
+SIG_NUMBER = re.compile(r"(?<![\w.#])(\d[\d,]*(?:\.\d+)?) µs")
+
+
+def significant(text):
+    digits = text.replace(",", "")
+    whole, _, decimals = digits.partition(".")
+    return len((whole + decimals).lstrip("0")) if decimals else len(whole.lstrip("0").rstrip("0"))
+
+
+@pytest.mark.parametrize("path", sorted(CORPUS.glob("*.json.gz")) + sorted((CORPUS / "hta").glob("*.json.gz")),
+                         ids=lambda p: p.name)
+def test_every_first_screen_keeps_four_figures_at_most_and_ends_in_a_sentence(path):
+    try:
+        found = explain(read_trace(path))
+    except TraceError:
+        return  # no GPU activity: the error line, no first screen
+    screen = first_screen(found)
+    times = [m for line in screen for m in SIG_NUMBER.findall(line)]
+    assert times and max(map(significant, times)) <= MAX_WHOLE_SIG, times
+    assert screen[-1][0].isupper() or screen[-1].startswith("…")

@@ -9,6 +9,7 @@ import statistics
 import xml.etree.ElementTree as ET
 
 import pytest
+from madeup import small_call
 
 import build_tables
 from report.paths import ROOT
@@ -74,17 +75,15 @@ def test_math_draws_more_gpu_activities_than_the_hand_written_version():
     assert len(panels["math.json.gz"]) > len(panels["naive.json.gz"]) > 0
 
 
-@pytest.mark.parametrize("figure", sorted(timelines.FIGURES))
-@pytest.mark.parametrize("lang", ["nb", "en"])
-def test_each_drawn_activity_is_one_of_the_trace_at_its_time(figure, lang):
+def check_drawn(figures, traces, figure, lang):
     """Every GPU activity drawn is an activity of the trace named above its panel, with its
     name, its start from the step's start and its duration (to the 0.1 µs the title shows);
     a panel of one step draws the step whose kernel time is the median (the lower middle one)."""
-    panels = drawn(FIGURES / f"{figure}.{lang}.svg", lang)
+    panels = drawn(figures / f"{figure}.{lang}.svg", lang)
     assert len(panels) == len(timelines.FIGURES[figure][0])
     for heading, acts in panels:
         trace_name, rest = heading.split(" · ", 1)
-        trace = load(TRACES / trace_name)
+        trace = load(traces / trace_name)
         steps = steps_by_kernel_time(trace)
         first = re.match(r"(ProfilerStep#\d+)", rest).group(1)
         start = steps[first][0]
@@ -97,6 +96,20 @@ def test_each_drawn_activity_is_one_of_the_trace_at_its_time(figure, lang):
             times = sorted(k for _, k in steps.values() if k > 0)
             assert steps[first][1] == pytest.approx(times[(len(times) - 1) // 2])
             assert sum(d for _, _, d in acts) == pytest.approx(steps[first][1], abs=0.05 * len(acts))
+
+
+@pytest.mark.parametrize("figure", sorted(timelines.FIGURES))
+@pytest.mark.parametrize("lang", ["nb", "en"])
+def test_each_drawn_activity_is_one_of_the_trace_at_its_time(figure, lang):
+    """The committed folder's figures (check_drawn); a figure none of whose traces the run
+    kept (the small shape's, which only a newer --overhead run records) and its caption
+    say "not measured"."""
+    if not any((TRACES / f"{v}.json.gz").is_file() for v in timelines.FIGURES[figure][0]):
+        assert said_missing(FIGURES / f"{figure}.{lang}.svg", lang)
+        table = (GENERATED / "h200" / "tables" / f"{figure}.{lang}.md").read_text(encoding="utf-8")
+        assert table.split("\n", 1)[1].strip() == t("finding.missing", lang)
+        return
+    check_drawn(FIGURES, TRACES, figure, lang)
 
 
 def test_the_svg_the_command_writes_is_the_pages(tmp_path, capsys):
@@ -142,6 +155,14 @@ def made_up_trace(kernel="my_gpu_kernel", steps=3):
     return {"traceEvents": events}
 
 
+def said_missing(path, lang):
+    """The figure file says "not measured" and draws nothing: no panel, no GPU activity."""
+    text = path.read_text(encoding="utf-8")
+    root = ET.fromstring(text.split("\n", 1)[1])
+    return ("".join(root.itertext()) == t("finding.missing", lang) and not drawn(path, lang)
+            and int(root.get("width")) < 390)  # no sideways scrolling on a phone
+
+
 def test_a_made_up_gpu_folder_renders_its_own(tmp_path):
     traces = tmp_path / "traces"
     traces.mkdir()
@@ -157,8 +178,7 @@ def test_a_made_up_gpu_folder_renders_its_own(tmp_path):
     assert [(h.split(" · ")[0], [a[0] for a in acts]) for h, acts in home] == [("auto.json.gz", ["my_gpu_kernel"])]
     assert "ProfilerStep#3" in home[0][0]  # the median of 10, 15, 20 µs
     assert [h.split(" · ")[0] for h, _ in drawn(figures / "timeline-fused.en.svg")] == ["flash.json.gz"]
-    missing = (figures / "timeline-naive-math.en.svg").read_text(encoding="utf-8")
-    assert missing.count("\n") == 1 and "<svg" not in missing  # no trace of it: its first line alone
+    assert said_missing(figures / "timeline-naive-math.en.svg", "en")  # no trace of it
     assert bodies["timeline-naive-math"][0] == MISSING
 
 
@@ -185,3 +205,93 @@ def test_the_median_step_is_the_median_of_the_trace():
     times = [k for _, k in steps_by_kernel_time(trace).values()]
     assert found.items[found.default].kernel_us == pytest.approx(sorted(times)[(len(times) - 1) // 2])
     assert found.items[found.default].kernel_us == pytest.approx(statistics.median_low(times))
+
+
+def launches_drawn(path):
+    """Per panel, in order: the names of the launch calls drawn (the runtime lane's calls
+    that launched a GPU activity), and the hatched idle gaps' titles."""
+    text = path.read_text(encoding="utf-8")
+    root = ET.fromstring(text.split("\n", 1)[1] if text.startswith("<!--") else text)
+    panels = []
+    for el in root:
+        if el.tag == NS + "text" and el.get("class") == "h" and not (panels and panels[-1][0].endswith(":")
+                                                                      and not panels[-1][1]):
+            panels.append([el.text, [], []])
+        elif el.tag == NS + "rect" and el.get("class") == "l" and el.find(NS + "title") is not None:  # not the legend's
+            panels[-1][1].append(el.find(NS + "title").text)
+        elif el.tag == NS + "g" and el.find(NS + "rect") is not None and el.find(NS + "rect").get("class") == "gap":
+            panels[-1][2].append(el.find(NS + "title").text)
+    return panels
+
+
+def small_folder(tmp_path, which=("small_auto", "small_auto_graph")):
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    for name in which:
+        with gzip.open(traces / f"{name}.json.gz", "wt", encoding="utf-8") as f:
+            json.dump(small_call(graph=name.endswith("_graph")), f)
+    figures = tmp_path / "figures"
+    figures.mkdir()
+    return traces, figures
+
+
+@pytest.mark.parametrize("lang", ["nb", "en"])
+def test_gpu_waits_draws_the_small_shape_eager_and_replayed(tmp_path, lang):
+    """Issue 32: the eager call at the small shape and its CUDA graph's replay, on one time
+    scale. The eager panel draws a launch call per GPU activity and the GPU idle between them
+    waiting for the host; the replay one cudaGraphLaunch per step, joined to every activity it
+    replayed, and no wait for the host."""
+    traces, figures = small_folder(tmp_path)
+    bodies, _ = timelines.render_timelines(traces, figures, lang)
+    check_drawn(figures, traces, "timeline-gpu-waits", lang)
+    path = figures / f"timeline-gpu-waits.{lang}.svg"
+    (eager, eager_calls, eager_gaps), (replay, replay_calls, replay_gaps) = launches_drawn(path)
+    assert eager.startswith("small_auto.json.gz") and replay.startswith("small_auto_graph.json.gz")
+    count = timelines.FIGURES["timeline-gpu-waits"][1]
+    assert sorted(set(eager_calls)) == ["cuLaunchKernelEx", "cudaMemsetAsync"] and len(eager_calls) == 2 * count
+    assert replay_calls == ["cudaGraphLaunch"] * count
+    host = WORDS[lang]["host_long"]
+    assert sum(host in g for g in eager_gaps) == count  # between the memset and the kernel of each call
+    assert not any(host in g for g in replay_gaps)
+    # the panels' objects: each graph launch joined to both activities it replayed, one bracket each
+    _, panels = timelines.draw([traces / "small_auto.json.gz", traces / "small_auto_graph.json.gz"], lang, count)
+    assert [len(p.fans) for p in panels] == [0, count]
+    for launch, acts in panels[1].fans:
+        assert launch.name == "cudaGraphLaunch" and [a.cls for a in acts] == ["memset", "kernel"]
+        assert {id(a.act.launch) for a in acts} == {id(acts[0].act.launch)}
+    assert path.read_text(encoding="utf-8").count('class="f"') == count + 1  # the brackets and the legend's
+    # every runtime call is drawn, the ones that launched nothing apart from the launch calls
+    classes = [[i.cls for i in p.items if p.lanes[i.lane] == ("runtime",)] for p in panels]
+    assert classes == [["r", "l", "l", "r"] * count, ["l"] * count]
+    assert "timeline-gpu-waits" in bodies and bodies["timeline-gpu-waits"][0] != t("finding.missing", lang)
+
+
+def test_gpu_waits_without_the_small_shape_traces_says_not_measured(tmp_path):
+    """A folder of today (no small_auto traces: a CPU run, a run without --overhead, every
+    folder committed before them) says the figure was not measured; one trace alone draws it."""
+    traces, figures = small_folder(tmp_path, which=())
+    shutil.copyfile(TRACES / "flash.json.gz", traces / "flash.json.gz")
+    bodies, _ = timelines.render_timelines(traces, figures, "en")
+    assert bodies["timeline-gpu-waits"][0] == MISSING
+    assert said_missing(figures / "timeline-gpu-waits.en.svg", "en")
+    with gzip.open(traces / "small_auto_graph.json.gz", "wt", encoding="utf-8") as f:
+        json.dump(small_call(graph=True), f)
+    bodies, _ = timelines.render_timelines(traces, figures, "en")
+    assert [h.split(" · ")[0] for h, _ in drawn(figures / "timeline-gpu-waits.en.svg")] == ["small_auto_graph.json.gz"]
+
+
+def test_a_real_graph_replay_is_one_launch_joined_to_its_kernels():
+    """The corpus's CUDA graph (torch.cuda.graphs, 414 activities a replay): Kineto gives every
+    replayed activity the cudaGraphLaunch's correlation id; the panel joins the launch to the
+    ones it draws (at most MAX_ACTS) under one bracket."""
+    trace = load(ROOT / "tests" / "fixtures" / "corpus" / "cuda_graph.json.gz")
+    found = pieces(from_dict(trace))
+    from report.trace.explain_svg import panel
+
+    p = panel(found, found.default, "cuda_graph.json.gz")
+    launches = [i for i in p.items if i.cls == "l"]
+    assert [i.name for i in launches] == ["cudaGraphLaunch"]
+    assert len(p.fans) == 1 and p.fans[0][0] is launches[0]
+    assert len(p.fans[0][1]) == min(MAX_ACTS, len(found.items[found.default].acts))
+    corr = {e["args"]["correlation"] for e in trace["traceEvents"] if e.get("name") == "cudaGraphLaunch"}
+    assert all(a.act.e.corr in corr for a in p.fans[0][1])

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..text.catalog import t
 from ..text.format import fmt_sig
 from ..trace.explain import TraceError, read_trace
-from ..trace.explain_svg import CAUSE_WORD, WORDS, ident_of, namer, panel, pieces, svg
+from ..trace.explain_svg import CAUSE_WORD, CHAR, WORDS, escape, ident_of, namer, panel, pieces, svg
 from .header import header
 from .markdown import code_safe, markdown_safe, md_table
 
@@ -23,7 +23,8 @@ FIGURES = {
     "timeline-home": (("auto",), 1),
     "timeline-naive-math": (("naive", "naive_inplace", "math"), 1),
     "timeline-fused": (("flash", "efficient", "cudnn"), 1),
-    "timeline-gpu-waits": (("flash", "efficient"), 3),
+    # unpinned SDPA at the small shape, eager and replayed from a CUDA graph (an --overhead run on a GPU)
+    "timeline-gpu-waits": (("small_auto", "small_auto_graph"), 3),
 }
 
 
@@ -60,8 +61,10 @@ def _lane(lane, lang):
 
 
 def timeline_table(panels, lang, count):
-    """The caption (which step, each panel's GPU idle time by cause) and, collapsed, every
-    event the figure draws: trace, lane, name, start and duration in µs from the panel's start."""
+    """The caption (which step; each panel's GPU activities, the launch calls that launched
+    them (a CUDA graph's replay: one for all of them), its GPU idle time by cause) and,
+    collapsed, every event the figure draws: trace, lane, name, start and duration in µs
+    from the panel's start."""
     words = WORDS[lang]
     causes = "; ".join(f"{words[w]} ({words[w + '_long']})" for w in CAUSE_WORD.values())
     lines = [t("timeline.caption" if count == 1 else "timeline.caption_steps", lang, count=count, causes=causes)]
@@ -70,6 +73,7 @@ def timeline_table(panels, lang, count):
         step = "–".join(f"`{code_safe(s)}`" for s in p.piece.step.split("–"))  # steps in a row: two code spans
         lines.append(t("timeline.panel", lang, trace=f"`{code_safe(p.label)}`", step=step,
                        kernel=fmt_sig(p.piece.kernel_us, lang), acts=len(p.piece.acts),
+                       launches=len({id(a.launch) for a in p.piece.acts if a.launch is not None}),
                        host=fmt_sig(idle["host"], lang), other=fmt_sig(idle["other"] + idle["stream"], lang),
                        profiler=fmt_sig(idle["profiler"], lang)))
     rows = []
@@ -85,10 +89,23 @@ def timeline_table(panels, lang, count):
     return "\n\n".join([lines[0], "\n".join(lines[1:]), f'??? note "{t("timeline.events", lang)}"\n\n{block}'])
 
 
+def missing_figure(lang):
+    """figures/<name>.<lang>.svg of traces the run did not keep: the "not measured" line where
+    the drawing would be, as wide as its text (no sideways scrolling on a phone), in the
+    page's text colour."""
+    said = t("finding.missing", lang)
+    width = round(len(said) * CHAR + 8)
+    return (header(lang, (missing_figure,)) + "\n"
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="24" viewBox="0 0 {width} 24" '
+            f'role="img" aria-label="{escape(said)}"><text x="4" y="16" style="font:11px system-ui,sans-serif;'
+            f'fill:currentColor">{escape(said)}</text></svg>\n')
+
+
 def render_timelines(traces_dir, figures_dir, lang):
     """({name: (Markdown body, writers)} for tables/, the paths written): figures/<name>.<lang>.svg
     for each of FIGURES. A figure whose traces are all missing or hold no GPU activity (a
-    CPU run's) gets a figure file of its first line alone and the "not measured" line."""
+    CPU run's, a run without --overhead for the small shape's) says "not measured" where it
+    would be drawn (missing_figure), and so does its caption."""
     out, written = {}, []
     for name, (variants, count) in FIGURES.items():
         paths = [Path(traces_dir) / f"{v}.json.gz" for v in variants] if traces_dir is not None else []
@@ -105,7 +122,7 @@ def render_timelines(traces_dir, figures_dir, lang):
             text, panels = timeline_figure(usable, lang, count)
             body = timeline_table(panels, lang, count)
         else:
-            text, body = header(lang, (timeline_figure,)) + "\n", t("finding.missing", lang)
+            text, body = missing_figure(lang), t("finding.missing", lang)
         target.write_text(text, encoding="utf-8")
         written.append(target)
         out[name] = (body, (timeline_table,))

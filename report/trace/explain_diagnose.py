@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 
 from .explain_format import pct as _pct
-from .explain_format import us as _us
+from .explain_format import sig_us as _us
 from .explain_remedies import findings as _findings
 from .explain_result import BUSY_SHARE, HOST_SHARE, STEP_NAME, WHOLE_TRACE, AttentionRow, Pace, Result
 from .stats import stats
@@ -75,6 +75,27 @@ def _optimizer(events, timeline):
         spans.append(max(x[2] for x in mine) - min(x[1] for x in mine) if mine else 0.0)
     return {"name": steps[0].name.removeprefix(OPTIMIZER), "launches": stats(counts)["median"],
             "gpu_span_us": sum(spans), "foreach": foreach}
+
+
+def _host_gaps(timeline, spans):
+    """The GPU's idle gaps inside the spans (the whole GPU idle between two busy stretches)
+    whose cause is the host, each (its length, the activity after it, where it began); a
+    gap across a span's edge is the span's opening or closing, not a wait between launches."""
+    union, starts, causes = timeline.union, timeline.union_starts, timeline.gap_causes
+    merged = []  # overlapping spans (nested ranges) as one: each gap is visited once
+    for s, t in sorted(spans):
+        if merged and s <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], t)
+        else:
+            merged.append([s, t])
+    out = []
+    for s, t in merged:
+        k = bisect.bisect_right(starts, s)
+        while k < len(union) and union[k][0] <= t:
+            if union[k - 1][1] >= s and causes[k] == "host":
+                out.append((union[k][0] - union[k - 1][1], union[k][2], union[k - 1][1]))
+            k += 1
+    return out
 
 
 def _pace(scope, kernel_median, overhead_us, with_stack=False):
@@ -164,9 +185,11 @@ def diagnose(found, timeline, events):
                 "for the reason each backend ran")
     ranges = scope["with_gpu_work"] if scope and scope.get("span_us") is not None else 0
     host_wait = scope["idle_by_cause_us"]["host"] if ranges else None
+    gaps = _host_gaps(timeline, spans) if ranges else []
     facts = Facts(pace=pace, attention=att, calls=calls, kernels=found["kernels"], activity_us=found["activity_us"],
                   optimizer=_optimizer(events, timeline), openers=(scope or {}).get("openers") or {},
-                  host_wait_us=host_wait, ranges=ranges,
+                  host_wait_us=host_wait, ranges=ranges, timeline=timeline,
+                  host_gaps=[g for g in gaps if timeline.opener(g[2], g[1].launch) is None],
                   decode_calls=sum(g["calls"] for g in calls if g["parsed"] and g["parsed"].lengths
                                    and g["parsed"].lengths[0] == 1))
     found_list = _findings(facts)

@@ -1,8 +1,36 @@
-"""How --explain writes a number: times in µs, shares in percent, never "-0.0"."""
+"""How --explain writes a number: times in µs, shares in percent, never "-0.0".
+
+    us(value)       one decimal: the detail's tables, whose columns line up
+    sig_us(value)   three significant figures, a whole number at most four (the first
+                    screen: report/text/format.py's fmt_sig, the pages' precision rule, in
+                    English and standard library only, so the in-browser reader has it)
+"""
+import math
+
+SIG, MAX_WHOLE_SIG = 3, 4  # report/text/format.py: SIG, MAX_WHOLE_SIG
 
 
 def us(value):
     return f"{0.0 if abs(value) < 0.05 else value:,.1f} µs"
+
+
+def sig(value, digits=SIG):
+    """value with `digits` significant figures, no exponent, its whole part rounded to at
+    most MAX_WHOLE_SIG figures: 172,296.4 -> 172,300; 16.16 -> 16.2; 0.012345 -> 0.0123."""
+    x = float(value)
+    if x == 0 or not math.isfinite(x):
+        return "0" if x == 0 else str(x)
+    if abs(x) >= 10 ** MAX_WHOLE_SIG:
+        x = round(x, MAX_WHOLE_SIG - 1 - int(math.floor(math.log10(abs(x)))))
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(x))))
+    if decimals and abs(round(x, decimals)) >= 10 ** (digits - decimals):  # 9.996 -> 10.0
+        decimals -= 1
+    text = f"{x:,.{decimals}f}"
+    return "0" if float(text.replace(",", "")) == 0 else text
+
+
+def sig_us(value):
+    return f"{sig(value)} µs"
 
 
 def pct(value, digits=1):

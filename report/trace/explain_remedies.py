@@ -5,27 +5,42 @@ gives a Finding only where its evidence is in the trace.
     findings(f)    every rule's finding on Facts f, largest time at stake first
 
 Facts (explain_diagnose.py) hold what the rules read: the pace of the steps, the attention
-summary and its calls' inputs, the kernels, the optimizer's launches, the host's reads.
+summary and its calls' inputs, the kernels, the optimizer's launches, the host's reads, the
+GPU's idle gaps in the steps that wait for the host (host_gaps: those no sync, host read or
+profiler step opened).
 The thresholds are this tool's conventions, stated beside each rule.
 """
 from __future__ import annotations
 
-from .explain_format import us as _us
+from .explain_format import sig_us as _us
 from .explain_result import Finding
 
 LAUNCH_BOUND_KERNEL_US = 20.0  # a median kernel shorter than this: launches, not work, set the pace
 LAUNCH_BOUND_LAUNCHES = 200  # per range: many launches
 LAUNCH_BOUND_DELAY_US = 50.0  # a median launch delay under this: the launches do not queue ahead of the GPU
+# the median of the GPU's idle gaps that wait for the host: at most this, each is the host path
+# of an op or two (Python, dispatch, the launch), and short kernels cannot cover it; longer,
+# the host does other work between launches. The corpus's launch-bound traces (transformers'
+# models, tests/fixtures/corpus) have medians of 14 to 35 µs; HTA's a100_nccl, whose wait is
+# a DDP step's host work between launches (gaps before DtoD copies of up to 16 ms), 106 µs.
+HOST_GAP_US = 50.0
 ALIGN_SHARE = 0.05  # a GEMM kernel with a narrow alignment over this share of GPU time
 ALIGNED = ("align1", "align2")  # CUTLASS kernel names carry their operands' alignment in elements
 OPTIMIZER_LAUNCHES = 100  # per optimizer step: launches of a per-parameter loop
 
 
+def _median_gap(f):
+    gaps = sorted(g[0] for g in f.host_gaps)
+    return gaps[(len(gaps) - 1) // 2] if gaps else None
+
+
 def _launch_bound(f):
     p = f.pace
+    gap = _median_gap(f)
     if (p.verdict != "CPU-bound" or p.median_kernel_us is None or p.median_kernel_us >= LAUNCH_BOUND_KERNEL_US
             or (p.launches_per_range or 0) < LAUNCH_BOUND_LAUNCHES
-            or p.launch_delay_us is None or p.launch_delay_us >= LAUNCH_BOUND_DELAY_US):
+            or p.launch_delay_us is None or p.launch_delay_us >= LAUNCH_BOUND_DELAY_US
+            or gap is None or gap > HOST_GAP_US):
         return None
     decode = f.decode_calls
     remedy = ("capture the step in a CUDA graph: torch.compile(model, mode=\"reduce-overhead\"), "
@@ -35,10 +50,31 @@ def _launch_bound(f):
                    "step has fixed shapes to capture")
     host = f.host_wait_us or 0.0
     evidence = (f"{p.launches_per_range:,.0f} launches per range, median kernel {_us(p.median_kernel_us)}, "
+                f"median wait for the host between two {_us(gap)}, "
                 f"GPU busy {100 * (p.busy_share or 0):.0f}%, launch delay {_us(p.launch_delay_us)}"
                 + (f", {decode:,} SDPA calls with one query (decoding)" if decode else ""))
     return Finding("launch_bound", "The host's launches set the pace: many short kernels", host * f.ranges,
                    0.0, evidence, remedy, "CUDA Graphs (PyTorch docs: torch.cuda.graphs, torch.compile modes)")
+
+
+def _host_work(f):
+    """CPU-bound with the GPU's waits for the host longer than an op's host path: the host
+    does other work between launches, which shorter kernels or fewer launches would not save."""
+    p = f.pace
+    gap = _median_gap(f)
+    if p.verdict != "CPU-bound" or p.paced_by != "host" or gap is None or gap <= HOST_GAP_US:
+        return None
+    longest = max(f.host_gaps, key=lambda g: g[0])
+    after = longest[1]
+    where = (f"before {after.launch.name} in {after.op}" if after.launch is not None and after.op
+             else f"before {after.e.name}")
+    long_us = sum(g[0] for g in f.host_gaps if g[0] > HOST_GAP_US)
+    return Finding("host_work", "The host's own work between launches sets the pace", long_us, 0.0,
+                   f"{len(f.host_gaps):,} waits for the host, median {_us(gap)} (over {_us(HOST_GAP_US)}: more "
+                   f"than launching an op takes); the longest {_us(longest[0])}, {where}",
+                   "see what the host runs before the longest waits (with_stack=True records its Python frames) "
+                   "and move it out of the step, or overlap it with GPU work",
+                   "HTA's idle-time breakdown (host wait)")
 
 
 def _optimizer_loop(f):
@@ -58,7 +94,8 @@ def _hand_written(f):
     copies = (f"; {hand['masked_fill_copies']:,} out-of-place masked_fill copies of the scores"
               if hand["masked_fill_copies"] else "")
     return Finding("hand_written_attention", "Attention is written by hand (matmul, softmax, matmul)",
-                   hand["gpu_us"], hand["share"], f"{hand['chains']:,} chains outside SDPA{copies}",
+                   hand["gpu_us"], hand["share"],
+                   f"{hand['chains']:,} {'chain' if hand['chains'] == 1 else 'chains'} outside SDPA{copies}",
                    "call torch.nn.functional.scaled_dot_product_attention: one fused kernel"
                    + ("; where a copy must stay, masked_fill_ in place under no_grad" if copies else ""),
                    "the seed's recommendations: fused attention, no out-of-place masked_fill")
@@ -174,7 +211,7 @@ def _bias_in_training(f):
                    "with is_causal=True where the bias is causal", "sdp_utils.cpp: check_for_attn_mask")
 
 
-RULES = (_launch_bound, _optimizer_loop, _hand_written, _bool_mask, _head_dim, _fallback, _slow_backend,
+RULES = (_launch_bound, _host_work, _optimizer_loop, _hand_written, _bool_mask, _head_dim, _fallback, _slow_backend,
          _narrow_gemm, _host_sync, _bias_in_training)
 
 

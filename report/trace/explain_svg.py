@@ -10,8 +10,11 @@ page's in-browser reader draws the reader's trace with this code too (Pyodide).
     reader_pieces, reader_view the page's reader: a trace file's pieces, kept, and one drawn
 
 The lanes, top to bottom: the CPU ops and record_function ranges of the launching thread,
-nested by depth; the launch calls and other runtime calls; one lane per GPU stream, with
-each activity's launch joined to it by a line (the trace's correlation id) and each idle
+nested by depth; the launch calls and other runtime calls (those that launched nothing
+drawn apart); one lane per GPU stream, with each activity's launch joined to it by a line
+(the trace's correlation id). A launch call that put several activities on the GPU (a CUDA
+graph's cudaGraphLaunch: Kineto gives each activity it replays the launch's correlation id)
+is joined to the first, and a bracket over the stream spans all of them. Each idle
 gap before an activity on its stream hatched and named by its cause, as explain_timeline.py
 tells it (host, stream, other; "profiler" where the host was in the profiler's own step
 boundary, Timeline.opener). Kernel names are short (namer: the tables' short names), the full name
@@ -43,15 +46,18 @@ WORDS = {
         "title": "Tidslinje for ett profilert steg: {labels}",
         "title_window": "Tidslinje for et utsnitt av sporet: {labels}",
         "desc": ("Baner ovenfra: CPU-operasjoner etter dybde, runtime-kall og én bane per GPU-strøm. "
-                 "En strek binder hvert oppstartskall til GPU-aktiviteten det startet; skraverte felt "
-                 "er tid GPU-en står ledig, merket med årsaken."),
+                 "En strek binder hvert oppstartskall til GPU-aktiviteten det startet; en klamme over "
+                 "strømmen samler aktivitetene ett kall startet flere av (en CUDA-graf som spilles av). "
+                 "Skraverte felt er tid GPU-en står ledig, merket med årsaken."),
         "step": "{label} · {step}: kjernetid {kernel} µs, median av {n} steg",
         "steps": "{label} · {step}: {count} steg på rad rundt median av {n} steg, kjernetid {kernel} µs",
         "window": "{label} · utsnitt {i} av {n}: {acts} GPU-aktiviteter, kjernetid {kernel} µs",
         "ops": "CPU-operasjoner", "runtime": "Runtime-kall", "stream": "GPU-strøm {stream}",
         "axis": "µs fra stegets start", "axis_window": "µs fra utsnittets start",
         "kernel": "kjerne", "memcpy": "Memcpy", "memset": "Memset", "op": "operasjon",
-        "launch": "oppstartskall", "sync": "synkronisering", "link": "start → aktivitet",
+        "launch": "oppstartskall", "runtime_other": "annet runtime-kall", "sync": "synkronisering",
+        "link": "start → aktivitet", "fan": "ett kall, flere aktiviteter",
+        "fan_title": "{name}: {n} GPU-aktiviteter fra ett kall, {span} µs fra den første starter til den siste slutter",
         "gap": "GPU ledig",
         "host": "CPU", "stream_gap": "strøm", "other": "latens", "profiler": "profiler",
         "host_long": "venter på CPU-en: neste oppstartskall kom etter at GPU-en var tom for arbeid",
@@ -66,15 +72,18 @@ WORDS = {
         "title": "Timeline of one profiled step: {labels}",
         "title_window": "Timeline of a window of the trace: {labels}",
         "desc": ("Lanes from the top: CPU ops by depth, runtime calls, and one lane per GPU stream. "
-                 "A line joins each launch call to the GPU activity it launched; hatched boxes are "
-                 "time the GPU is idle, labelled with the cause."),
+                 "A line joins each launch call to the GPU activity it launched; a bracket over the "
+                 "stream gathers the activities of a call that launched several (a CUDA graph's replay). "
+                 "Hatched boxes are time the GPU is idle, labelled with the cause."),
         "step": "{label} · {step}: kernel time {kernel} µs, the median of {n} steps",
         "steps": "{label} · {step}: {count} steps in a row around the median of {n} steps, kernel time {kernel} µs",
         "window": "{label} · window {i} of {n}: {acts} GPU activities, kernel time {kernel} µs",
         "ops": "CPU ops", "runtime": "Runtime calls", "stream": "GPU stream {stream}",
         "axis": "µs from the step's start", "axis_window": "µs from the window's start",
         "kernel": "kernel", "memcpy": "Memcpy", "memset": "Memset", "op": "op",
-        "launch": "launch call", "sync": "synchronize", "link": "launch → activity",
+        "launch": "launch call", "runtime_other": "other runtime call", "sync": "synchronize",
+        "link": "launch → activity", "fan": "one call, several activities",
+        "fan_title": "{name}: {n} GPU activities from one call, {span} µs from the first's start to the last's end",
         "gap": "GPU idle",
         "host": "host", "stream_gap": "stream", "other": "launched", "profiler": "profiler",
         "host_long": "waiting for the host: the next launch call came after the GPU ran dry",
@@ -106,7 +115,9 @@ STYLE = (
     ".{i} .m{{fill:var(--mute)}}.{i} .h{{font-weight:600}}.{i} .bg{{fill:var(--bg)}}"
     ".{i} .g{{stroke:var(--grid);stroke-width:1;fill:none}}.{i} .o{{fill:var(--op);stroke:var(--ops);stroke-width:.5}}"
     ".{i} .l{{fill:var(--ln);stroke:var(--lns);stroke-width:.5}}"
+    ".{i} .r{{fill:var(--bg);stroke:var(--lns);stroke-width:.8}}"
     ".{i} .s{{fill:var(--sy);stroke:var(--sys);stroke-width:.5}}"
+    ".{i} .f{{stroke:var(--lns);stroke-width:1.5;fill:none}}"
     ".{i} .kernel{{fill:var(--k);stroke:var(--ks);stroke-width:1}}"
     ".{i} .memcpy{{fill:url(#{i}-mc);stroke:var(--mcs);stroke-width:1}}"
     ".{i} .memset{{fill:url(#{i}-ms);stroke:var(--mss);stroke-width:1}}"
@@ -155,6 +166,10 @@ class Pieces:
     def __init__(self, events):
         self.events = events
         self.timeline = timeline = Timeline(events)
+        self.launched = {}  # id of a launch call -> how many GPU activities it launched
+        for a in timeline.acts:
+            if a.launch is not None:
+                self.launched[id(a.launch)] = self.launched.get(id(a.launch), 0) + 1
         steps = sorted((e for e in events if e.cat == "user_annotation" and STEP.fullmatch(e.name)),
                        key=lambda e: e.ts)
         launched = sorted((a for a in timeline.acts if a.launch is not None), key=lambda a: a.launch.ts)
@@ -204,8 +219,10 @@ class Item:
 
 class Panel:
     """One piece's lanes (("ops", depth) / ("runtime",) / ("stream", stream)) and events,
-    its idle gaps (start, length, cause, the activity after it) and links (launch item,
-    activity item)."""
+    its idle gaps (start, length, cause, the activity after it), links (launch item,
+    activity item) and fans (launch item, [its activity items]: a launch call with more
+    than one activity drawn, a CUDA graph's replay). A runtime call's class: "s" a
+    synchronize, "l" one that launched a GPU activity, "r" any other."""
 
     def __init__(self, found, i, label, count=1, short=short_kernel_name):
         first, last = found.items[i], found.items[min(i + count, len(found.items)) - 1]
@@ -239,7 +256,7 @@ class Panel:
         self.items = [Item(at[("ops", d)], "o", e.name, e.name, e.ts - lo, e.dur) for d, e in ops]
         by_launch = {}
         for e in sorted(runtime, key=lambda e: e.ts):
-            cls = "s" if e.name in _SYNCS else "l"
+            cls = "s" if e.name in _SYNCS else "l" if id(e) in found.launched else "r"
             item = Item(at[("runtime",)], cls, e.name, e.name, e.ts - lo, e.dur)
             self.items.append(item)
             by_launch[id(e)] = item
@@ -257,6 +274,10 @@ class Panel:
                 if cause == "host" and found.timeline.opener(a.prev.e.end, a.launch) == "a profiler step (prof.step())":
                     cause = "profiler"
                 self.gaps.append((a.prev.e.end - lo, a.gap, cause, item))
+        by_item = {}
+        for launch, item in self.links:
+            by_item.setdefault(id(launch), (launch, []))[1].append(item)
+        self.fans = [(launch, items) for launch, items in by_item.values() if len(items) > 1]
         self.breaks = _holes([(i.start, i.start + i.dur) for i in self.items], self.span)
         self.shown = self.span - sum(b - a for a, b in self.breaks)
 
@@ -359,7 +380,7 @@ def svg(panels, lang="en", ident="tl"):
     out, y = [], 0.0
     for p in panels:
         y = _panel(out, p, y, scale, w, lang, ident)
-    y = _legend(out, y, w)
+    y = _legend(out, y, w, any(p.fans for p in panels))
     labels = ", ".join(p.label for p in panels)
     stepwise = all(p.piece.step for p in panels)
     title = w["title" if stepwise else "title_window"].format(labels=labels)
@@ -422,10 +443,19 @@ def _panel(out, p, y, scale, w, lang, ident):
         if label:
             out.append(f'<text class="gt" x="{_f(x + gw / 2)}" y="{_f(yy + LANE + PAD + 9)}" '
                        f'text-anchor="middle">{escape(label)}</text>')
+    fanned = {id(a) for _, acts in p.fans for a in acts[1:]}  # joined through their bracket
     for launch, act in p.links:
-        x1, _, y1 = box(launch)
-        x2, _, y2 = box(act)
-        out.append(f'<line class="j" x1="{_f(x1)}" y1="{_f(y1 + LANE)}" x2="{_f(x2)}" y2="{_f(y2)}"/>')
+        if id(act) not in fanned:
+            x1, _, y1 = box(launch)
+            x2, _, y2 = box(act)
+            out.append(f'<line class="j" x1="{_f(x1)}" y1="{_f(y1 + LANE)}" x2="{_f(x2)}" y2="{_f(y2)}"/>')
+    for launch, acts in p.fans:  # one call, several activities: a bracket over them
+        x1, _, yy = box(acts[0])
+        end = max(a.start + a.dur for a in acts)
+        x2 = max(p.x(end, scale), x1 + 2.0)
+        title = escape(w["fan_title"].format(name=launch.full, n=len(acts), span=num(end - acts[0].start, lang)))
+        out.append(f'<g><title>{title}</title><path class="f" d="M{_f(x1)} {_f(yy + 4)}V{_f(yy - 1)}'
+                   f'H{_f(x2)}V{_f(yy + 4)}"/></g>')
     for item in p.items:
         x, bw, yy = box(item)
         label = _fit(item.name, bw)
@@ -447,17 +477,19 @@ def _panel(out, p, y, scale, w, lang, ident):
     return y + AXIS
 
 
-def _legend(out, y, w):
-    keys = (("o", "op"), ("l", "launch"), ("s", "sync"), ("kernel", "kernel"), ("memcpy", "memcpy"),
-            ("memset", "memset"), ("gap", "gap"))
+def _legend(out, y, w, fans=False):
+    """The legend's keys (the bracket's only where a panel draws one), in lines that fit WIDTH."""
+    keys = (("o", "op"), ("l", "launch"), ("r", "runtime_other"), ("s", "sync"), ("kernel", "kernel"),
+            ("memcpy", "memcpy"), ("memset", "memset")) + ((("f", "fan"),) if fans else ()) + (("gap", "gap"),)
     x = 4.0
     for cls, word in keys:
         label = w[word]
         width = 14 + 4 + len(label) * CHAR + 12
         if x + width > WIDTH:
             x, y = 4.0, y + 20
-        out.append(f'<rect class="{cls}" x="{_f(x)}" y="{_f(y + 2)}" width="14" height="12"/>'
-                   f'<text x="{_f(x + 18)}" y="{_f(y + 12)}">{escape(label)}</text>')
+        key = (f'<path class="f" d="M{_f(x)} {_f(y + 12)}V{_f(y + 4)}H{_f(x + 14)}V{_f(y + 12)}"/>' if cls == "f"
+               else f'<rect class="{cls}" x="{_f(x)}" y="{_f(y + 2)}" width="14" height="12"/>')
+        out.append(key + f'<text x="{_f(x + 18)}" y="{_f(y + 12)}">{escape(label)}</text>')
         x += width
     return y + 20
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import textwrap
 
 from .explain_format import pct as _pct
+from .explain_format import sig_us
 from .explain_format import us as _us
 from .explain_result import BUSY_SHARE, HOST_SHARE, WHOLE_TRACE
 from .explain_safe import shown
@@ -230,7 +231,8 @@ def first_screen(result):
         lines.append("Attention:")
     for r in att[:4]:
         what = "chain" if r.backend == "hand_written" else "call"
-        lines += _wrap(f"{_backend_name(r, on)}, {r.direction}: {_plural(r.calls, what, what + 's')}, {_us(r.gpu_us)} "
+        lines += _wrap(f"{_backend_name(r, on)}, {r.direction}: {_plural(r.calls, what, what + 's')}, "
+                       f"{sig_us(r.gpu_us)} "
                        f"({_pct(100 * r.share)} of GPU time)" + (": fell back to math" if r.fallback else "")
                        + (f"; {r.why}" if r.why else ""), "  ")
     for r in calls[:2]:
@@ -242,7 +244,7 @@ def first_screen(result):
         lines.append("Findings, largest time at stake first:")
     given = 0
     for i, f in enumerate(result.findings, start=1):
-        block = (_wrap(f"{i}. {f.title}: {_us(f.time_us)} at stake ({_pct(100 * f.share, 0)})", "  ")
+        block = (_wrap(f"{i}. {f.title}: {sig_us(f.time_us)} at stake ({_pct(100 * f.share, 0)})", "  ")
                  + _wrap(f"evidence: {f.evidence}", "     ")[:2] + _wrap(f"remedy: {f.remedy}", "     ")[:2])
         if len(lines) + len(block) > SCREEN - 1:
             break
@@ -251,8 +253,8 @@ def first_screen(result):
     if not result.findings:
         lines.append("No finding: no rule's evidence is in the trace.")
     more = len(result.findings) - given
-    lines.append((f"… {_plural(more, 'more finding', 'more findings')} in the JSON (--format json); " if more else "")
-                 + "the detail follows.")
+    lines.append(f"… {_plural(more, 'more finding', 'more findings')} in the JSON (--format json); the detail follows."
+                 if more else "The detail follows.")
     return lines[:SCREEN]
 
 

@@ -21,3 +21,22 @@ def test_training_against_forward_its_own_kernels_and_memory():
     assert found(training.train_ratio, run) == (("flash", 3.0),)
     assert found(training.train_kernels, run) == (("flash", ("flash_bwd_kernel",)),)  # the backward ones only
     assert found(training.train_memory, run) == (("flash", 64.0),)
+
+
+def _training_pairs(blocks_per_round):
+    return {"pairs": {"groups": {"training": {"metric": "wall", "rounds": [
+        {"blocks_us": blocks} for blocks in blocks_per_round]}}}}
+
+
+def test_a_training_step_is_compared_in_wall_time_by_its_pairs():
+    run = results({"flash": row(100.0, 100.0)})
+    auto = [300.0 + i % 7 for i in range(30)]
+    run.update(_training_pairs([{"auto": auto, "flash": [1.5 * a for a in auto], "cudnn": [a * 1.01 for a in auto]}] * 3))
+    got = found(training.train_pairs, run)
+    assert got.auto_us == pytest.approx(303.0)
+    rows = {r.name: r for r in got.rows}
+    assert rows["flash"].verdict.order == "<" and rows["flash"].verdict.ratio == pytest.approx(1.5)
+    assert rows["flash"].step_us == pytest.approx(454.5)
+    assert rows["cudnn"].verdict.order is None  # 1 % apart: the same within the rule's ±y
+    without = results({"flash": row(100.0, 100.0)})
+    assert found(training.train_pairs, without) is None

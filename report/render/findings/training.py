@@ -1,7 +1,12 @@
-"""Findings of the training page: forward + backward against forward, kernels, memory."""
+"""Findings of the training page: forward + backward against forward, a step's wall time
+timed in pairs, kernels, memory."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...verdict import median
+from ...verdict.outcome import Verdict
+from ...verdict.paired import by_group
 from ..kernel_names import in_name_order
 from ..prose import Data
 from .registry import finding
@@ -21,6 +26,40 @@ def train_ratio(results, ref) -> tuple[tuple[str, float], ...] | None:
            if results["variants"].get(n, {}).get("status") == "ok"}
     return tuple((n, median(r["kernel_sum_us"]) / fwd[n]) for n, r in rows.items()
                  if fwd.get(n) and r.get("kernel_sum_us")) or None
+
+
+@dataclass(frozen=True)
+class StepPair:
+    """One variant's training step against unpinned SDPA's, timed in pairs (results.json
+    pairs.groups.training): both medians in µs per step, and report/verdict/paired.py's
+    verdict of auto against it (a: auto; ratio: the variant's step over auto's)."""
+    name: str
+    step_us: float
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
+class TrainPairs:
+    """Unpinned SDPA's training step (µs, wall time, median of its blocks) and every other
+    variant's against it."""
+    auto_us: float
+    rows: tuple[StepPair, ...]
+
+
+@finding("findings-training")
+def train_pairs(results, ref) -> TrainPairs | None:
+    """A training step's wall time per variant against unpinned SDPA's, timed in
+    alternating blocks (wall time without the profiler: what a training loop waits for);
+    None where the run did not time training in pairs."""
+    from .pairs_findings import per_call
+
+    group = ((results.get("pairs") or {}).get("groups") or {}).get("training")
+    auto = per_call(group, "auto")
+    if not auto:
+        return None
+    names = [n for n in (group["rounds"][0].get("blocks_us") or {}) if n != "auto"] if group["rounds"] else []
+    rows = tuple(StepPair(n, per_call(group, n), by_group(group, "auto", n)) for n in names if per_call(group, n))
+    return TrainPairs(auto, rows) if rows else None
 
 
 @finding("findings-training")

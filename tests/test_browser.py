@@ -294,6 +294,15 @@ PHONE_JS = r"""async () => {
         const sizes = [...svg.matchAll(/font-size: ?([\d.]+)px/g)].map(m => parseFloat(m[1]));
         return {src: i.src.split('/').pop(), width, smallest: box && sizes.length ? Math.min(...sizes) * width / parseFloat(box[1]) : null};
       })),
+    // a timeline (an inline SVG in div.sdpa-timeline) keeps its drawn size and scrolls
+    // (docs/stylesheets/timeline.css): its text as drawn, each <text>'s computed size × scale
+    timelineText: [...document.querySelectorAll('article .sdpa-timeline > svg')].filter(s => s.checkVisibility())
+      .map(s => {
+        const scale = s.getBoundingClientRect().width / s.viewBox.baseVal.width;
+        const sizes = [...s.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize));
+        return {id: s.getAttribute('class'), scale, smallest: sizes.length ? Math.min(...sizes) * scale : null,
+                scrolls: s.parentElement.scrollWidth > s.parentElement.clientWidth};
+      }),
     sticky, badBreaks,
     pageScrollsSideways: document.documentElement.scrollWidth > document.documentElement.clientWidth,
   };
@@ -456,7 +465,8 @@ def test_code_block_bars_have_names_of_their_own(visits):
 def test_at_phone_width(visits, page_info, lang):
     """At 390 px, collapsed blocks opened: the page itself does not scroll sideways; what
     does (a table, a figure) is focusable and named; figures keep a readable size; inline
-    code breaks only between the parts of a name. At 1280 px, what fits is no extra stop
+    code breaks only between the parts of a name; a timeline keeps its drawn size (it
+    scrolls) and its text as drawn stays readable. At 1280 px, what fits is no extra stop
     for the Tab key."""
     visit = visits[f"{lang}:{page_info['slug']}"]
     phone = visit.phone
@@ -470,6 +480,11 @@ def test_at_phone_width(visits, page_info, lang):
         assert figure["width"] <= phone["column"] + 1, f"{visit.url}: {figure}"
         assert figure["smallest"] is None or figure["smallest"] >= MIN_TEXT_PX, (
             f"{visit.url}: text under {MIN_TEXT_PX} px: {figure}")
+    # a timeline is not shrunk: it scrolls in its box, its text at the size it is drawn at
+    for timeline in phone["timelineText"]:
+        assert timeline["smallest"] is None or timeline["smallest"] >= MIN_TEXT_PX, (
+            f"{visit.url}: timeline text under {MIN_TEXT_PX} px: {timeline}")
+        assert timeline["scrolls"] or timeline["scale"] >= 1, f"{visit.url}: a timeline shrunk to the column: {timeline}"
     assert not phone["badBreaks"], f"{visit.url}: inline code broken inside a part: {phone['badBreaks'][:5]}"
     assert not visit.stray_tab_stops, f"{visit.url}: focusable at 1280 px but nothing to scroll: {visit.stray_tab_stops}"
 

@@ -7,7 +7,9 @@ import pytest
 from report.paths import DEFAULT_OUT as GENERATED
 from report.render.memory_model import (
     ONE_PASS_SLACK,
+    binding,
     ceilings,
+    ceilings_check,
     fused_check,
     fused_floor,
     hand_written_check,
@@ -18,7 +20,7 @@ from report.render.memory_model import (
 )
 from report.results import load_results
 from report.text.catalog import t
-from report.text.format import fmt_sig, fmt_us
+from report.text.format import fmt_sig, fmt_us, fmt_us_sig
 
 MISSING = t("finding.missing", "en")  # the line a file without its data says
 
@@ -104,3 +106,72 @@ def test_the_mask_s_dram_bytes_say_inefficiency_or_extra_work():
     assert mask_bytes(more, one_pass).extra_work
     del more["ncu"]
     assert mask_bytes(more, one_pass) is None
+
+
+def with_fp32_roof(run, tflops):
+    """The run as a newer one records it: results["fp32_roof"], the shape of results["roof"]."""
+    run = copy.deepcopy(run)
+    run["fp32_roof"] = {"shape": [8192, 8192, 8192], "dtype": "float32", "tflops": tflops,
+                        "median_ms": 2 * 8192**3 / (tflops * 1e12) * 1e3}
+    return run
+
+
+def test_the_hand_written_version_is_bound_by_its_memory_passes_not_its_matmuls():
+    b = binding(H200, "naive")
+    z = sizes(H200["config"])
+    bandwidth, roof = ceilings(H200)
+    assert b.matmul == "roof" and b.matmul_us == pytest.approx(z["flops_square"] / roof)  # bf16, tensor cores
+    kernels = H200["ncu"]["rows"]["naive"]["kernels"].values()
+    assert b.dram_bytes == sum(k["dram_read_bytes"] + k["dram_write_bytes"] for k in kernels)
+    assert b.bytes_us == pytest.approx(b.dram_bytes / bandwidth)
+    assert b.exp_us == pytest.approx(z["exps_square"] / (H200["exp_roof"]["exps_per_s"] / 1e6))
+    assert b.binds == "bytes" and b.bytes_us > 5 * b.matmul_us  # memory, by far
+    # ncu counts kernels, not the Memcpy of masked_fill's copy nor the matmul's Memset
+    assert b.lower_bound and b.counted == len(kernels) < b.activities
+    assert b.over == pytest.approx(b.kernel_us / b.bytes_us) and b.over > 1
+    # no ncu row (the in-place version is not profiled by ncu): bytes and the binding unmeasured
+    inplace = binding(H200, "naive_inplace")
+    assert inplace.dram_bytes is None and inplace.binds is None and inplace.matmul_us == b.matmul_us
+
+
+def test_math_waits_for_its_fp32_roof():
+    """The committed run has no FP32 matmul roof: math's matmul floor and binding are "not
+    measured"; a run with one gives the floor at it and the larger floor binds."""
+    assert "fp32_roof" not in H200
+    b = binding(H200, "math")
+    assert b.matmul == "fp32_roof" and b.matmul_us is None and b.matmul_tflops is None and b.binds is None
+    assert b.dram_bytes and b.lower_bound  # ncu keeps one launch per kernel name: 13 of 20
+    for lang in ("nb", "en"):
+        fp32_row = next(r for r in ceilings_check(H200, lang).splitlines() if t("word.ceiling_fp32", lang) in r)
+        assert fp32_row.count(t("finding.missing", lang)) == 2  # the rate, and math's floor
+    z = sizes(H200["config"])
+    measured = with_fp32_roof(H200, 51.0)
+    b = binding(measured, "math")
+    assert b.matmul_tflops == 51.0 and b.matmul_us == pytest.approx(z["flops_square"] / 51e6)
+    floors = {"flops": b.matmul_us, "exps": b.exp_us, "bytes": b.bytes_us}
+    assert b.binds == max(floors, key=floors.get)
+    assert binding(measured, "naive").matmul_us == binding(H200, "naive").matmul_us  # bf16 keeps its roof
+    slow = binding(with_fp32_roof(H200, 5.0), "math")  # an FP32 roof a tenth as fast: the matmuls bind
+    assert slow.binds == "flops" and slow.matmul_us > slow.bytes_us
+    for lang in ("nb", "en"):
+        fp32_row = next(r for r in ceilings_check(measured, lang).splitlines() if t("word.ceiling_fp32", lang) in r)
+        assert t("finding.missing", lang) not in fp32_row and fmt_us_sig(b.matmul_us, lang) in fp32_row
+    broken = copy.deepcopy(H200)
+    broken["fp32_roof"] = {"status": "error"}  # no rate: as if not measured
+    assert binding(broken, "math").matmul_us is None
+
+
+def test_the_ceilings_table_needs_the_bandwidth_and_a_run_variant():
+    no_ncu = copy.deepcopy(H200)
+    del no_ncu["ncu"]
+    assert all(binding(no_ncu, n).binds is None for n in ("naive", "naive_inplace", "math"))
+    no_copy = copy.deepcopy(H200)
+    del no_copy["shapes"]
+    assert ceilings_check(no_copy, "en") == MISSING
+    refused = copy.deepcopy(H200)
+    for n in ("naive", "naive_inplace", "math"):
+        refused["variants"][n] = {"status": "oom", "reason": "out of memory"}
+    assert ceilings_check(refused, "nb") == t("finding.missing", "nb")
+    one = copy.deepcopy(H200)
+    one["variants"]["math"] = {"status": "oom", "reason": "out of memory"}
+    assert ceilings_check(one, "en").splitlines()[0].count("|") == 5  # ceiling, rate, the two that ran

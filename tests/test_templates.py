@@ -13,7 +13,7 @@ from report.text.display import LANGS
 
 TEMPLATED = sorted(f for f in set(FILE_OF.values()) if prose.has_template(f))
 NAMES = {**findings.FILES, **findings.EXTRA_FILES, **findings.ANSWER_FILES}  # file -> its findings, in order
-PROSE = ["model", "model-hand-written", "model-fused",  # the models before the measurement: memory_model.py
+PROSE = ["model", "model-hand-written", "model-fused", "model-ceilings",  # the models before the measurement: memory_model.py
          *(f"model-{page}{check}" for page in ("occupancy", "scaling", "decode", "training")
            for check in ("", "-check"))]  # and page_models.py
 SHARED = sorted({p.name.split(".")[0] for p in prose.TEMPLATES.glob("_*.j2")})

@@ -10,10 +10,11 @@ floor for each; the measured kernels are then read in units of that floor.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..text.catalog import t
-from ..text.format import fmt_num, fmt_ratio, fmt_sig, fmt_us
+from ..text.format import fmt_num, fmt_ratio, fmt_sig, fmt_us, fmt_us_sig, unit
 from ..trace.causes import CAUSES
 from ..verdict import median
 from . import prose
@@ -39,6 +40,7 @@ def sizes(config):
         "flops_square": 4 * b * h * n * n * d,
         "flops_causal": 4 * b * h * d * n * (n + 1) // 2,
         "exps_causal": b * h * n * (n + 1) // 2,  # the softmax's one exponential per score the mask keeps
+        "exps_square": b * h * n * n,  # a softmax over the whole score matrix: masked scores included
     }
 
 
@@ -223,3 +225,130 @@ def fused_check(results, lang, names):
                       *([t("col.model_over_exps", lang, floor=fmt_us(fact.exp_us, lang))] if fact.exp_us else [])],
                      rows)
     return prose.render("model-fused", lang, {"table": table, "floor": fact})
+
+
+# --- which ceiling binds the variants that keep the score matrix in global memory -------
+
+# the hand-written version (both spellings) and SDPA's math backend, in the page's order
+UNFUSED = ("naive", "naive_inplace", "math")
+# math upcasts bf16/fp16 inputs to FP32 and runs its matmuls on the FP32 cores (ncu: the
+# tensor pipe about 0 % busy, findings/ncu_findings.py: math_pipe); the others run theirs in
+# the run's dtype, on the tensor cores the matmul roof measured
+FP32_MATMULS = ("math",)
+
+
+def fp32_rate(results):
+    """The FP32 (not TF32) matmul roof measured in the run (results.json "fp32_roof", the
+    shape of "roof") in FLOP per µs, or None where the run did not measure it."""
+    x = (results.get("fp32_roof") or {}).get("tflops")
+    ok = isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
+    return x * 1e6 if ok else None
+
+
+def ncu_dram(results, variant):
+    """(DRAM bytes read + written, kernels counted) summed over the kernels Nsight Compute
+    profiled in one call of `variant`, or None where the run has no ncu row with DRAM bytes
+    for it. ncu counts kernels only (no Memcpy, no Memset) and keeps one launch per kernel
+    name (report/measure/ncu.py: parse), so the sum is a lower bound where the call has
+    more GPU activities."""
+    row = (((results.get("ncu") or {}).get("rows") or {}).get(variant)) or {}
+    kernels = list((row.get("kernels") or {}).values()) if row.get("status") == "ok" else []
+    if not kernels or any(k.get("dram_read_bytes") is None or k.get("dram_write_bytes") is None for k in kernels):
+        return None
+    return sum(k["dram_read_bytes"] + k["dram_write_bytes"] for k in kernels), len(kernels)
+
+
+@dataclass(frozen=True)
+class Binding:
+    """One variant that writes the score matrix to global memory, against the ceilings
+    measured in the same run, each floor summed over one call:
+    its two matmuls over the whole square (`flops`: a dense matmul computes the masked half
+    too) at `matmul` ("roof": the tensor cores in the run's dtype; "fp32_roof": the FP32
+    cores), `matmul_tflops` and `matmul_us` None where the run did not measure that roof;
+    the softmax's exponentials over the whole square (`exps`) at the exp ceiling (`exp_us`,
+    None without it); the DRAM bytes Nsight Compute counted (`dram_bytes`, None: no ncu row)
+    in `counted` of the call's `activities` GPU activities (fewer: `lower_bound`), at the
+    copy bandwidth (`bytes_us`); `binds`: the largest floor ("bytes", "flops" or "exps"),
+    None unless both the matmul and the bytes floor were measured; `kernel_us`: the
+    measured kernel time per forward pass, `over`: it over the largest floor."""
+    variant: str
+    kernel_us: float
+    flops: int
+    matmul: str
+    matmul_tflops: float | None
+    matmul_us: float | None
+    exps: int
+    exp_us: float | None
+    dram_bytes: float | None
+    counted: int
+    activities: int
+    lower_bound: bool
+    bytes_us: float | None
+    binds: str | None
+    over: float | None
+
+
+def binding(results, variant) -> Binding | None:
+    """Binding for `variant`, or None where it did not run or the run lacks the copy
+    bandwidth (every floor's unit of comparison)."""
+    row, (bandwidth, roof) = _ok(results, variant), ceilings(results)
+    if not row or not bandwidth:
+        return None
+    z = sizes(results["config"])
+    matmul = "fp32_roof" if variant in FP32_MATMULS else "roof"
+    rate = fp32_rate(results) if matmul == "fp32_roof" else roof
+    rate_exp = exp_rate(results)
+    dram = ncu_dram(results, variant)
+    activities = round(median(row.get("gpu_activities_per_forward")) or 0)
+    floors = {"flops": z["flops_square"] / rate if rate else None,
+              "exps": z["exps_square"] / rate_exp if rate_exp else None,
+              "bytes": dram[0] / bandwidth if dram else None}
+    known = {k: v for k, v in floors.items() if v is not None}
+    binds = max(known, key=known.get) if floors["flops"] and floors["bytes"] else None
+    kernel_us = median(row["kernel_sum_us"])
+    return Binding(variant, kernel_us, z["flops_square"], matmul, rate / 1e6 if rate else None, floors["flops"],
+                   z["exps_square"], floors["exps"], dram[0] if dram else None, dram[1] if dram else 0, activities,
+                   bool(dram) and dram[1] < activities, floors["bytes"], binds,
+                   kernel_us / known[binds] if binds else None)
+
+
+def _floor_cell(us, lang, lower_bound=False):
+    return t("finding.missing", lang) if us is None else ("≥ " if lower_bound else "") + fmt_us_sig(us, lang)
+
+
+def ceilings_check(results, lang, names=UNFUSED):
+    """Which ceiling binds the hand-written version and math: per ceiling measured in the
+    run (rows: the tensor-core matmul roof, the FP32 matmul roof, the exp rate, the copy
+    bandwidth), each variant's floor summed over one call, then which binds and the kernel
+    time measured; the sentences: report/text/templates/model-ceilings.<lang>.md.j2. The
+    "not measured" line where none of the variants ran or the run lacks the bandwidth."""
+    facts = tuple(b for n in names if (b := binding(results, n)))
+    if not facts:
+        return t("finding.missing", lang)
+    bandwidth, roof = ceilings(results)
+    fp32, rate_exp = fp32_rate(results), exp_rate(results)
+    words = {"flops": t("word.binds_flops", lang), "exps": t("word.binds_exps", lang),
+             "bytes": t("word.binds_bytes", lang)}
+
+    def rate(x, name):
+        return unit(fmt_sig(x, lang), name, lang) if x else t("finding.missing", lang)
+
+    def floor(b, ceiling):
+        return _floor_cell(b.matmul_us, lang) if b.matmul == ceiling else t("value.none", lang)
+
+    rows = [[t("word.ceiling_matmul", lang), rate(roof and roof / 1e6, "TFLOP/s"), *(floor(b, "roof") for b in facts)],
+            [t("word.ceiling_fp32", lang), rate(fp32 and fp32 / 1e6, "TFLOP/s"),
+             *(floor(b, "fp32_roof") for b in facts)],
+            [t("word.ceiling_exp", lang), rate(rate_exp and rate_exp / 1e6, "× 10¹²/s"),
+             *(_floor_cell(b.exp_us, lang) for b in facts)],
+            [t("word.ceiling_dram_bytes", lang), "", *(t("finding.missing", lang) if b.dram_bytes is None else
+                                                        ("≥ " if b.lower_bound else "")
+                                                        + unit(fmt_sig(b.dram_bytes / 1e9, lang), "GB", lang)
+                                                        for b in facts)],
+            [t("word.ceiling_dram", lang), rate(bandwidth / 1e3, "GB/s"),
+             *(_floor_cell(b.bytes_us, lang, b.lower_bound) for b in facts)],
+            [t("word.ceiling_binds", lang), "", *(words[b.binds] if b.binds else t("finding.missing", lang) for b in facts)],
+            [t("col.kernel_sum", lang), "", *(fmt_us_sig(b.kernel_us, lang) for b in facts)]]
+    table = md_table([t("col.ceiling", lang), t("col.ceiling_rate", lang), *(label(b.variant, lang) for b in facts)],
+                     rows)
+    return prose.render("model-ceilings", lang, {"table": table, "bindings": facts})

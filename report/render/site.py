@@ -14,7 +14,7 @@ from .header import call_writers, header
 from .kernel_names import kernel_names
 from .keyed import keyed
 from .markdown import fenced, measured_on, safe_provenance
-from .memory_model import fused_check, hand_written_check, model_text
+from .memory_model import ceilings_check, fused_check, hand_written_check, model_text
 from .page_models import (
     decode_check,
     decode_model,
@@ -42,6 +42,7 @@ def seed_tables(results, ref, lang, split=None):
         "kernel-names": (kernel_names, results, lang, fused),
         "model-hand-written": (hand_written_check, results, lang),
         "model-fused": (fused_check, results, lang, list(FUSED)),
+        "model-ceilings": (ceilings_check, results, lang),
         "model-occupancy": (occupancy_model, results, lang),
         "model-occupancy-check": (occupancy_check, results, lang),
         "resources": (tables.resources, results, lang, fused),

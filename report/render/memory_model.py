@@ -347,7 +347,8 @@ def ceilings_check(results, lang, names=UNFUSED):
                                                         for b in facts)],
             [t("word.ceiling_dram", lang), rate(bandwidth / 1e3, "GB/s"),
              *(_floor_cell(b.bytes_us, lang, b.lower_bound) for b in facts)],
-            [t("word.ceiling_binds", lang), "", *(words[b.binds] if b.binds else t("finding.missing", lang) for b in facts)],
+            [t("word.ceiling_binds", lang), "",
+             *(words[b.binds] if b.binds else t("finding.missing", lang) for b in facts)],
             [t("col.kernel_sum", lang), "", *(fmt_us_sig(b.kernel_us, lang) for b in facts)]]
     table = md_table([t("col.ceiling", lang), t("col.ceiling_rate", lang), *(label(b.variant, lang) for b in facts)],
                      rows)

@@ -358,3 +358,19 @@ def test_every_first_screen_keeps_four_figures_at_most_and_ends_in_a_sentence(pa
     times = [m for line in screen for m in SIG_NUMBER.findall(line)]
     assert times and max(map(significant, times)) <= MAX_WHOLE_SIG, times
     assert screen[-1][0].isupper() or screen[-1].startswith("…")
+
+
+@pytest.mark.parametrize("path", sorted(CORPUS.glob("*.json.gz")) + sorted((CORPUS / "hta").glob("*.json.gz")),
+                         ids=lambda p: p.name)
+def test_a_finding_on_the_first_screen_gives_its_whole_remedy(path):
+    """What to change is never cut: a finding that fits on the first screen shows all of its
+    remedy (decode's static-cache remedy took three lines and lost its end)."""
+    try:
+        found = explain(read_trace(path))
+    except TraceError:
+        return
+    text = " ".join(line.strip() for line in first_screen(found))
+    shown = [f for f in found.findings if f.title in text]
+    for f in shown:
+        assert " ".join(f"remedy: {f.remedy}".split()) in text, f.name
+    assert all(line.endswith("…") or "…" not in line for line in first_screen(found) if "evidence" in line)

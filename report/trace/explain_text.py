@@ -215,6 +215,14 @@ def _wrap(text, indent=""):
                          break_on_hyphens=False) or [indent]
 
 
+def _first_lines(lines, n):
+    """At most n wrapped lines, the last ending in … where the text goes on (the whole of
+    it is in the detail and the JSON): never a sentence cut off without a mark."""
+    if len(lines) <= n:
+        return lines
+    return lines[:n - 1] + [lines[n - 1][:WIDTH - 2].rstrip() + " …"]
+
+
 def _backend_name(row, on):
     return (BACKEND_NAMES | {"efficient": WORDS[on]["efficient"]}).get(row.backend, row.backend or "no backend op")
 
@@ -236,8 +244,8 @@ def first_screen(result):
                        f"({_pct(100 * r.share)} of GPU time)" + (": fell back to math" if r.fallback else "")
                        + (f"; {r.why}" if r.why else ""), "  ")
     for r in calls[:2]:
-        lines += _wrap(f"{_plural(r.calls, 'call', 'calls')} ran {_backend_name(r, on)}: {r.inputs}"
-                       + (f"; why: {r.why}" if r.why else ""), "  ")[:3]
+        lines += _first_lines(_wrap(f"{_plural(r.calls, 'call', 'calls')} ran {_backend_name(r, on)}: {r.inputs}"
+                       + (f"; why: {r.why}" if r.why else ""), "  "), 3)
     if result.attention_note:
         lines += _wrap(result.attention_note, "  ")
     if result.findings:
@@ -245,7 +253,7 @@ def first_screen(result):
     given = 0
     for i, f in enumerate(result.findings, start=1):
         block = (_wrap(f"{i}. {f.title}: {sig_us(f.time_us)} at stake ({_pct(100 * f.share, 0)})", "  ")
-                 + _wrap(f"evidence: {f.evidence}", "     ")[:2] + _wrap(f"remedy: {f.remedy}", "     ")[:2])
+                 + _first_lines(_wrap(f"evidence: {f.evidence}", "     "), 2) + _wrap(f"remedy: {f.remedy}", "     "))
         if len(lines) + len(block) > SCREEN - 1:
             break
         lines += block

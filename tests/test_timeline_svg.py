@@ -16,7 +16,8 @@ from report.paths import ROOT
 from report.render import timelines
 from report.text.catalog import t
 from report.trace.explain_read import from_dict
-from report.trace.explain_svg import MAX_ACTS, WORDS, pieces, svg
+from report.trace.explain_svg import WORDS, svg
+from report.trace.explain_svg_pieces import MAX_ACTS, pieces
 
 MISSING = t("finding.missing", "en")  # the line a file without its data says
 
@@ -187,7 +188,7 @@ def test_a_trace_without_steps_is_drawn_in_windows_of_its_activities():
     trace["traceEvents"] = [e for e in trace["traceEvents"] if e["cat"] != "user_annotation"]
     found = pieces(from_dict(trace))
     assert not found.steps and found.default == 0 and len(found.items) == 1
-    from report.trace.explain_svg import panel
+    from report.trace.explain_svg_pieces import panel
 
     text = svg([panel(found, 0, "t.json")], "en", "tl-t")
     assert text.count('tabindex="0"') == 3 and WORDS["en"]["title_window"].split(":")[0] in text
@@ -286,7 +287,7 @@ def test_a_real_graph_replay_is_one_launch_joined_to_its_kernels():
     ones it draws (at most MAX_ACTS) under one bracket."""
     trace = load(ROOT / "tests" / "fixtures" / "corpus" / "cuda_graph.json.gz")
     found = pieces(from_dict(trace))
-    from report.trace.explain_svg import panel
+    from report.trace.explain_svg_pieces import panel
 
     p = panel(found, found.default, "cuda_graph.json.gz")
     launches = [i for i in p.items if i.cls == "l"]

@@ -15,7 +15,8 @@ from pathlib import Path
 from ..text.catalog import t
 from ..text.format import fmt_sig
 from ..trace.explain import TraceError, read_trace
-from ..trace.explain_svg import CAUSE_WORD, CHAR, WORDS, escape, ident_of, namer, panel, pieces, svg
+from ..trace.explain_svg import CAUSE_WORD, CHAR, WORDS, escape, ident_of, svg
+from ..trace.explain_svg_pieces import namer, panel, pieces
 from .header import header
 from .markdown import code_safe, markdown_safe, md_table
 

@@ -1,11 +1,8 @@
 """A timeline of one profiled step of a trace, drawn as SVG: standard library only, so the
-page's in-browser reader draws the reader's trace with this code too (Pyodide).
+page's in-browser reader draws the reader's trace with this code too (Pyodide). What it
+draws (pieces, Panels: lanes, events, gaps) is explain_svg_pieces.py's; this module lays it
+out and writes it.
 
-    pieces(trace)              the parts a trace can be drawn by: its ProfilerStep ranges,
-                               or, in a trace without them, windows of WINDOW_ACTS GPU
-                               activities; and the one drawn first (the step whose kernel
-                               time is the median, else the first window)
-    panel(pieces, i, label)    the drawing's content for piece i: lanes and events
     svg(panels, lang, ident)   the SVG of one or more panels on one time scale
     reader_pieces, reader_view the page's reader: a trace file's pieces, kept, and one drawn
 
@@ -26,16 +23,9 @@ import html
 import math
 import re
 
-from .explain_names import brief_names
-from .explain_timeline import Timeline
-from .names import LAUNCH_CATS, short_kernel_name
+from .explain_svg_pieces import namer, panel, pieces
 
-STEP = re.compile(r"ProfilerStep#(\d+)")
-WINDOW_ACTS = 40  # GPU activities in a window of a trace without ProfilerStep ranges
-MAX_DEPTH = 6  # op lanes; deeper ops are not drawn
-MAX_OPS = 400  # the longest ops of a piece are drawn, at most this many
-MAX_ACTS = 400
-HOLE_SHARE, HOLE_US, BREAK_PX = 0.2, 50.0, 30  # a stretch of nothing drawn this long is cut to BREAK_PX
+BREAK_PX = 30  # px: a stretch of nothing drawn (explain_svg_pieces: HOLE_SHARE, HOLE_US) is cut to this
 WIDTH, LEFT, RIGHT = 680, 112, 16  # px: the figure, the lane names' column, the right margin
 LANE, PAD, HEAD, AXIS = 16, 3, 22, 44  # px: a lane, the space between lanes, a panel's heading, the axis
 TICK_PX = 64  # px: the least space between two ticks
@@ -96,7 +86,6 @@ WORDS = {
     },
 }
 CAUSE_WORD = {"host": "host", "stream": "stream_gap", "other": "other", "profiler": "profiler"}
-KIND = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
 # light and dark: fill, stroke, text; a pattern besides colour (memcpy stripes, memset dots,
 # idle gaps hatched). The site's stylesheet sets the same variables for its own dark scheme.
 LIGHT = ("--bg:#fff;--fg:#1a1a1a;--mute:#4a4a4a;--grid:#d0d0d0;--op:#dde3ea;--ops:#4f5d6b;--ln:#f7c98f;"
@@ -149,188 +138,16 @@ def num(value, lang, decimals=1):
     return s.replace(",", "\u00a0").replace(".", ",") if lang == "nb" else s
 
 
-class Piece:
-    """What one panel draws: [lo, hi] in the trace's µs, its GPU activities (those launched
-    in it), and its name (the step's, or the window's number)."""
-    __slots__ = ("lo", "cpu_hi", "hi", "acts", "step", "kernel_us", "tid")
-
-    def __init__(self, lo, hi, acts, step, tid):
-        self.lo, self.cpu_hi, self.acts, self.step, self.tid = lo, hi, acts, step, tid
-        self.hi = max([hi] + [a.e.end for a in acts])
-        self.kernel_us = sum(a.e.dur for a in acts)
-
-
-class Pieces:
-    """A trace's pieces (by time), the timeline they come from and the one drawn first."""
-
-    def __init__(self, events):
-        self.events = events
-        self.timeline = timeline = Timeline(events)
-        self.launched = {}  # id of a launch call -> how many GPU activities it launched
-        for a in timeline.acts:
-            if a.launch is not None:
-                self.launched[id(a.launch)] = self.launched.get(id(a.launch), 0) + 1
-        steps = sorted((e for e in events if e.cat == "user_annotation" and STEP.fullmatch(e.name)),
-                       key=lambda e: e.ts)
-        launched = sorted((a for a in timeline.acts if a.launch is not None), key=lambda a: a.launch.ts)
-        self.items = []
-        if steps:
-            j = 0
-            for s in steps:
-                while j < len(launched) and launched[j].launch.ts < s.ts:
-                    j += 1
-                k = j
-                while k < len(launched) and launched[k].launch.ts <= s.end:
-                    k += 1
-                self.items.append(Piece(s.ts, s.end, launched[j:k], s.name, s.tid))
-            worked = [i for i, p in enumerate(self.items) if p.acts] or list(range(len(self.items)))
-            ranked = sorted(worked, key=lambda i: (self.items[i].kernel_us, i))
-            self.default, self.counted = ranked[(len(ranked) - 1) // 2], len(ranked)
-        else:
-            acts = sorted(timeline.acts, key=lambda a: a.launch.ts if a.launch is not None else a.e.ts)
-            for i in range(0, len(acts), WINDOW_ACTS):
-                group = acts[i:i + WINDOW_ACTS]
-                lo = min(a.launch.ts if a.launch is not None else a.e.ts for a in group)
-                tids = [a.launch.tid for a in group if a.launch is not None]
-                tid = max(set(tids), key=tids.count) if tids else None
-                hi = max(a.launch.end if a.launch is not None else a.e.ts for a in group)
-                self.items.append(Piece(lo, hi, group, None, tid))
-            self.default, self.counted = 0, len(self.items)
-        self.steps = bool(steps)
-
-
-def pieces(trace):
-    """The Pieces of a Trace (explain_read's); ValueError where it holds no GPU activity."""
-    found = Pieces(trace.events)
-    if not found.items:
-        raise ValueError("no GPU activity to draw")
-    return found
-
-
-class Item:
-    """One drawn event: its lane (an index into Panel.lanes), its class, names and times (µs
-    from the panel's start)."""
-    __slots__ = ("lane", "cls", "name", "full", "start", "dur", "act")
-
-    def __init__(self, lane, cls, name, full, start, dur, act=None):
-        self.lane, self.cls, self.name, self.full = lane, cls, name, full
-        self.start, self.dur, self.act = start, dur, act
-
-
-class Panel:
-    """One piece's lanes (("ops", depth) / ("runtime",) / ("stream", stream)) and events,
-    its idle gaps (start, length, cause, the activity after it), links (launch item,
-    activity item) and fans (launch item, [its activity items]: a launch call with more
-    than one activity drawn, a CUDA graph's replay). A runtime call's class: "s" a
-    synchronize, "l" one that launched a GPU activity, "r" any other."""
-
-    def __init__(self, found, i, label, count=1, short=short_kernel_name):
-        first, last = found.items[i], found.items[min(i + count, len(found.items)) - 1]
-        piece = first if last is first else Piece(first.lo, last.cpu_hi, [
-            a for p in found.items[i:i + count] for a in p.acts], f"{first.step}–{last.step}", first.tid)
-        self.label, self.piece, self.span = label, piece, piece.hi - piece.lo
-        if not piece.step:
-            self.heading = ("window", {"i": i + 1, "n": len(found.items), "acts": len(piece.acts)})
-        elif last is first:
-            self.heading = ("step", {"step": piece.step, "n": found.counted})
-        else:
-            self.heading = ("steps", {"step": piece.step, "count": count, "n": found.counted})
-        lo, hi, tid = piece.lo, piece.cpu_hi, piece.tid  # the CPU's events: those that start in it
-        launch_ids = {id(a.launch) for a in piece.acts if a.launch is not None}
-        ops, runtime = [], []
-        for e in found.events:
-            if e.ts < lo or e.ts > hi:
-                continue
-            if e.cat in ("cpu_op", "user_annotation") and e.tid == tid:
-                ops.append(e)
-            elif e.cat in LAUNCH_CATS and (e.tid == tid or id(e) in launch_ids):
-                runtime.append(e)
-        ops = _nested(ops)
-        if len(ops) > MAX_OPS:
-            ops = sorted(sorted(ops, key=lambda x: -x[1].dur)[:MAX_OPS], key=lambda x: (x[1].ts, x[0]))
-        depths = sorted({d for d, _ in ops})
-        self.lanes = [("ops", d) for d in depths] + [("runtime",)]
-        streams = sorted({a.stream for a in piece.acts}, key=str)
-        self.lanes += [("stream", s) for s in streams]
-        at = {lane: n for n, lane in enumerate(self.lanes)}
-        self.items = [Item(at[("ops", d)], "o", e.name, e.name, e.ts - lo, e.dur) for d, e in ops]
-        by_launch = {}
-        for e in sorted(runtime, key=lambda e: e.ts):
-            cls = "s" if e.name in _SYNCS else "l" if id(e) in found.launched else "r"
-            item = Item(at[("runtime",)], cls, e.name, e.name, e.ts - lo, e.dur)
-            self.items.append(item)
-            by_launch[id(e)] = item
-        self.links, self.gaps = [], []
-        acts = piece.acts[:MAX_ACTS]
-        mine = {id(a) for a in acts}
-        for a in acts:
-            item = Item(at[("stream", a.stream)], KIND[a.e.cat], short(a.e.name), a.e.name,
-                        a.e.ts - lo, a.e.dur, a)
-            self.items.append(item)
-            if a.launch is not None and id(a.launch) in by_launch:
-                self.links.append((by_launch[id(a.launch)], item))
-            if a.cause and a.prev is not None and id(a.prev) in mine:
-                cause = a.cause
-                if cause == "host" and found.timeline.opener(a.prev.e.end, a.launch) == "a profiler step (prof.step())":
-                    cause = "profiler"
-                self.gaps.append((a.prev.e.end - lo, a.gap, cause, item))
-        by_item = {}
-        for launch, item in self.links:
-            by_item.setdefault(id(launch), (launch, []))[1].append(item)
-        self.fans = [(launch, items) for launch, items in by_item.values() if len(items) > 1]
-        self.breaks = _holes([(i.start, i.start + i.dur) for i in self.items], self.span)
-        self.shown = self.span - sum(b - a for a, b in self.breaks)
-
-    def x(self, t, scale):
-        """px from the plot's left edge of t µs from the panel's start: a break's stretch
-        of nothing drawn takes BREAK_PX, whatever its length."""
-        px = t * scale
-        for a, b in self.breaks:
-            if t >= b:
-                px += BREAK_PX - (b - a) * scale
-            elif t > a:
-                px += (BREAK_PX * (t - a) / (b - a)) - (t - a) * scale
-        return LEFT + px
-
-
-def _holes(intervals, span):
-    """Stretches with nothing drawn longer than HOLE_SHARE of the span (and HOLE_US)."""
-    out, reach = [], None
-    for s, t in sorted(intervals):
-        if reach is not None and s - reach > max(HOLE_SHARE * span, HOLE_US):
-            out.append((reach, s))
-        reach = t if reach is None else max(reach, t)
-    return out
-
-
-_SYNCS = frozenset(("cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
-                    "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cudaMemcpy",
-                    "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize", "hipMemcpy",
-                    "hipMemcpyWithStream"))
-
-
-def _nested(ops):
-    """[(depth, op)] by start: an op's depth is the number of ops open around it; at most MAX_DEPTH."""
-    out, open_ = [], []
-    for e in sorted(ops, key=lambda e: (e.ts, -e.dur)):
-        while open_ and open_[-1].end <= e.ts:
-            open_.pop()
-        if len(open_) < MAX_DEPTH:
-            out.append((len(open_), e))
-        open_.append(e)
-    return out
-
-
-def namer(founds):
-    """The name a drawing gives each GPU activity of these Pieces: the tables' short name for a
-    long generated name (explain_names.brief, none shown twice), else names.short_kernel_name."""
-    briefs = brief_names([a.e.name for found in founds for p in found.items for a in p.acts])
-    return lambda name: briefs.get(name) or short_kernel_name(name)
-
-
-def panel(found, i, label, count=1, short=short_kernel_name):
-    """Panel of `count` pieces from the i-th (one step, or steps in a row), kernel names by short()."""
-    return Panel(found, i, label, count, short)
+def _x(p, t, scale):
+    """px from the plot's left edge of t µs from panel p's start: a break's stretch of
+    nothing drawn takes BREAK_PX, whatever its length."""
+    px = t * scale
+    for a, b in p.breaks:
+        if t >= b:
+            px += BREAK_PX - (b - a) * scale
+        elif t > a:
+            px += (BREAK_PX * (t - a) / (b - a)) - (t - a) * scale
+    return LEFT + px
 
 
 def _tick_step(scale):
@@ -351,7 +168,7 @@ def _ticks(p, scale):
     for lo, hi in zip(edges[::2], edges[1::2], strict=True):
         k = math.ceil(lo / step - 1e-9)
         while k * step <= hi + 1e-9:
-            x = p.x(k * step, scale)
+            x = _x(p, k * step, scale)
             if last is None or x - last >= TICK_PX:
                 out.append(k * step)
                 last = x
@@ -417,10 +234,10 @@ def _panel(out, p, y, scale, w, lang, ident):
             out.append(f'<text class="m" x="4" y="{_f(top[n] + 12)}">{escape(name)}</text>')
     ticks = _ticks(p, scale)
     for v in ticks:
-        x = p.x(v, scale)
+        x = _x(p, v, scale)
         out.append(f'<line class="g" x1="{_f(x)}" y1="{_f(y - 2)}" x2="{_f(x)}" y2="{_f(bottom + 2)}"/>')
     for a, b in p.breaks:  # a cut in the time axis: two slanted lines across every lane
-        x = p.x(a, scale)
+        x = _x(p, a, scale)
         elided = escape(w["cut"].format(us=num(b - a, lang, 0)))
         out.append(f'<g><title>{elided}</title><rect class="bg" x="{_f(x + 2)}" y="{_f(y - 2)}" '
                    f'width="{BREAK_PX - 4}" height="{_f(bottom - y + 16)}"/>'
@@ -428,12 +245,12 @@ def _panel(out, p, y, scale, w, lang, ident):
                    f'M{_f(x + 16)} {_f(bottom + 14)}L{_f(x + 22)} {_f(y - 2)}"/></g>')
 
     def box(item):
-        x = p.x(item.start, scale)
-        return x, max(p.x(item.start + item.dur, scale) - x, 0.6 if item.act is None else 2.0), top[item.lane]
+        x = _x(p, item.start, scale)
+        return x, max(_x(p, item.start + item.dur, scale) - x, 0.6 if item.act is None else 2.0), top[item.lane]
 
     for start, length, cause, after in p.gaps:
-        x = p.x(start, scale)
-        gw = p.x(start + length, scale) - x
+        x = _x(p, start, scale)
+        gw = _x(p, start + length, scale) - x
         yy = top[after.lane]
         why = w[CAUSE_WORD[cause] + "_long"]
         title = escape(w["idle"].format(us=num(length, lang), why=why))
@@ -452,7 +269,7 @@ def _panel(out, p, y, scale, w, lang, ident):
     for launch, acts in p.fans:  # one call, several activities: a bracket over them
         x1, _, yy = box(acts[0])
         end = max(a.start + a.dur for a in acts)
-        x2 = max(p.x(end, scale), x1 + 2.0)
+        x2 = max(_x(p, end, scale), x1 + 2.0)
         title = escape(w["fan_title"].format(name=launch.full, n=len(acts), span=num(end - acts[0].start, lang)))
         out.append(f'<g><title>{title}</title><path class="f" d="M{_f(x1)} {_f(yy + 4)}V{_f(yy - 1)}'
                    f'H{_f(x2)}V{_f(yy + 4)}"/></g>')
@@ -468,9 +285,9 @@ def _panel(out, p, y, scale, w, lang, ident):
             out.append(f'<rect class="{item.cls}" x="{_f(x)}" y="{_f(yy)}" width="{_f(bw)}" height="{LANE}">'
                        f'<title>{escape(item.full)}</title></rect>{text}')
     y = bottom + 12  # under the gap labels' line
-    out.append(f'<line class="g" x1="{LEFT}" y1="{_f(y)}" x2="{_f(p.x(p.span, scale))}" y2="{_f(y)}"/>')
+    out.append(f'<line class="g" x1="{LEFT}" y1="{_f(y)}" x2="{_f(_x(p, p.span, scale))}" y2="{_f(y)}"/>')
     for v in ticks:
-        out.append(f'<text class="m" x="{_f(p.x(v, scale))}" y="{_f(y + 13)}" '
+        out.append(f'<text class="m" x="{_f(_x(p, v, scale))}" y="{_f(y + 13)}" '
                    f'text-anchor="middle">{num(v, lang, 0)}</text>')
     axis = w["axis" if p.piece.step else "axis_window"]
     out.append(f'<text class="m" x="{LEFT}" y="{_f(y + 28)}">{escape(axis)}</text>')
@@ -518,4 +335,4 @@ def ident_of(*names):
     return "tl-" + "-".join(s for s in stems if s)
 
 
-__all__ = ["Panel", "Pieces", "WORDS", "ident_of", "namer", "panel", "pieces", "reader_pieces", "reader_view", "svg"]
+__all__ = ["WORDS", "ident_of", "namer", "panel", "pieces", "reader_pieces", "reader_view", "svg"]

@@ -294,3 +294,15 @@ def odd_value(rng, events, odd, field_share):
         e[rng.choice(EVENT_FIELDS)] = rng.choice(odd)
     else:
         e["args"][rng.choice(EVENT_ARGS)] = rng.choice(odd)
+
+
+def run_main(argv, capsys):
+    """build_tables.main(argv) in this process: (its exit code, what it printed); argparse's
+    exit counts as the code it gives."""
+    import build_tables
+
+    try:
+        code = build_tables.main(argv)
+    except SystemExit as exc:  # argparse
+        code = exc.code
+    return code, capsys.readouterr()

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from factory import SMALL_CPU
+from factory import SMALL_CPU, run_main
 from pagecode import comparable
 
 import build_tables
@@ -19,14 +19,6 @@ from report.paths import ROOT, SCRATCH_OUT
 from report.render import site
 from report.results import UsageError, load_results
 from report.text.display import LANGS
-
-
-def run_main(argv, capsys):
-    try:
-        code = build_tables.main(argv)
-    except SystemExit as exc:  # argparse
-        code = exc.code
-    return code, capsys.readouterr()
 
 
 @pytest.mark.parametrize("argv, message", [

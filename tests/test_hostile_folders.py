@@ -19,7 +19,7 @@ import textwrap
 import time
 
 import pytest
-from factory import shape_results
+from factory import run_main, shape_results
 from pagecode import GENERATED, ROOT, gpu_hook
 
 import build_tables
@@ -27,14 +27,6 @@ from report.output.folders import MARKER
 from report.results import UsageError, load_results, write_results
 
 TIMEOUT = 60  # seconds: a command that waits on a FIFO would never end
-
-
-def run_main(argv, capsys):
-    try:
-        code = build_tables.main(argv)
-    except SystemExit as exc:  # argparse
-        code = exc.code
-    return code, capsys.readouterr()
 
 
 def listing(folder):

@@ -180,7 +180,8 @@ def math_why(results, ref) -> MathWhy | None:
 
 @dataclass(frozen=True)
 class Switch:
-    """One of math's switches: its GPU span, as % of default math's, and its relative error."""
+    """One of math's switches: its kernel time, as % of default math's (never the profiler's
+    GPU span), and its relative error."""
     variant: str
     us: float
     pct: float
@@ -199,6 +200,9 @@ def math_switches(results, ref) -> MathSwitches | None:
     names = [n for n in MATH_SWITCHES if ok(results, n)]
     if not (names and ok(results, "math")):
         return None
-    base = cuda(results, "math")
-    return MathSwitches(math_us=base, switches=tuple(Switch(n, cuda(results, n), 100 * cuda(results, n) / base,
-                                                            v[n]["rel_error"]) for n in names))
+    kernel = {n: median(v[n].get("kernel_sum_us")) for n in ("math", *names)}  # None in a run without a GPU
+    base = kernel["math"]
+    if not base or not all(kernel[n] for n in names):
+        return None
+    return MathSwitches(math_us=base, switches=tuple(Switch(n, kernel[n], 100 * kernel[n] / base, v[n]["rel_error"])
+                                                     for n in names))

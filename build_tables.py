@@ -45,7 +45,7 @@ MOST = {"batch": 4096, "heads": 1024, "seq_len": 2**20, "head_dim": 2**20, "step
         "host_calls": 100_000, "rounds": 100, "sweep_max_seq": 2**20, "sweep_steps": 10_000,
         "pairs": 10_000}
 MOST_SECONDS = 600  # --timer-seconds and --sweep-timer-seconds: ten minutes a variant or point
-ALL_SECTIONS = tuple(key for key in checks.SECTION_FLAGS if key != "ncu")  # what --all turns on
+ALL_SECTIONS = tuple(flag for flag in checks.SECTION_FLAGS if flag != "ncu")  # what --all turns on
 RENDER_OPTIONS = {"out", "slug", "render_only"}  # what --render-only uses; the rest measure
 
 
@@ -77,11 +77,16 @@ def _parser():
                       help="today's shapes: decode against a KV cache, a long prompt, grouped-query "
                            "attention, a sliding window; every SDPA backend (uses --sweep-steps, "
                            "--sweep-timer-seconds, --host-calls)")
+    more.add_argument("--ask", action="store_true",
+                      help="ask PyTorch why: for a grid of conditions (masks, dtypes, head dims, "
+                           "layouts, MultiheadAttention, nested and compiled calls, decode), what "
+                           "torch.backends.cuda.can_use_*_attention say, which backend ran, its "
+                           "warnings, error and kernel time, and one small trace each")
     more.add_argument("--ncu", action="store_true",
                       help="occupancy of each fused kernel from Nsight Compute (ncu), if installed "
                            "(about 30 s more; not part of --all)")
     more.add_argument("--all", action="store_true",
-                      help="--extra --sweep --overhead --backward --first-calls --shapes")
+                      help="--extra --sweep --overhead --backward --first-calls --shapes --ask")
     more.add_argument("--sweep-max-seq", type=whole_number(MOST["sweep_max_seq"]), default=16384,
                       help="longest sequence length of the sweep (default 16384)")
     more.add_argument("--sweep-steps", type=whole_number(MOST["sweep_steps"]), default=5,
@@ -162,8 +167,8 @@ def parse_args(argv):
         args.out = SCRATCH_OUT if args.device == "cpu" and not args.render_only else DEFAULT_OUT
     if args.all:
         args.extra = True
-        for key in ALL_SECTIONS:
-            setattr(args, key, True)
+        for flag in ALL_SECTIONS:
+            setattr(args, flag, True)
     if args.variants is None:
         args.variants = list(VARIANTS) + (list(EXTRA_VARIANTS) if args.extra else [])
     return args

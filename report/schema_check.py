@@ -108,5 +108,8 @@ def check(value, kind=Results, where="results"):
     elif kind is str:
         if not isinstance(value, str):
             _bad(where, "a string", value)
+    elif kind is bool:
+        if not isinstance(value, bool):
+            _bad(where, "true or false", value)
     else:
         raise TypeError(f"no check for {kind!r}")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..results import SCHEMA_VERSION, UsageError
 from ..variants import EXTRA_VARIANTS, FUSED
-from . import backward, first_calls, ncu, overhead, pair_groups, rounds, seed, shape_runs, sweep
+from . import ask, backward, first_calls, ncu, overhead, pair_groups, rounds, seed, shape_runs, sweep
 from .callables import make_inputs, reference_output
 from .guard import first_line
 from .provenance import gpu_slug, provenance
@@ -21,6 +21,7 @@ SECTIONS = (  # (results key, args flag, title); measured in this order
     ("backward", "backward", "forward + backward"),
     ("sweep", "sweep", "sweep over sequence length and head dimension"),
     ("shapes", "shapes", "today's shapes: decode, prefill, grouped-query, sliding window"),
+    ("eligibility", "ask", "ask PyTorch why: can_use_* per condition, what ran, its warnings"),
     ("ncu", "ncu", "occupancy from Nsight Compute"),
 )
 
@@ -34,6 +35,8 @@ def _measure_section(key, torch, args, results, progress, fresh=None, trace_dir=
         return ncu.measure_ncu(torch, args, results, progress)
     if key == "overhead":
         return overhead.measure_overhead(torch, args, progress, trace_dir)
+    if key == "eligibility":
+        return ask.measure_eligibility(torch, args, progress, trace_dir)
     return {"backward": backward.measure_backward,
             "sweep": sweep.measure_sweep, "shapes": shape_runs.measure_shapes}[key](torch, args, progress)
 

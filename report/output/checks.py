@@ -12,7 +12,7 @@ from ..paths import COMPARE
 from ..results import UsageError
 from .folders import refuse_replacing
 
-SECTION_FLAGS = tuple(key for key, _, _ in SECTIONS)  # results.json keys, each with its own flag
+SECTION_FLAGS = tuple(flag for _, flag, _ in SECTIONS)  # each results.json section's own flag
 
 
 def check_writable(out):
@@ -85,7 +85,8 @@ def check_target(args, out, slug, prov):
         why = "holds results of another shape or dtype"
     else:
         lost = [v for v in old.get("variants", {}) if v not in args.variants]
-        lost += [f"--{s.replace('_', '-')}" for s in SECTION_FLAGS if s in old and not getattr(args, s)]
+        lost += [f"--{flag.replace('_', '-')}" for key, flag, _ in SECTIONS
+                 if key in old and not getattr(args, flag)]
         if lost:
             why = f"holds {', '.join(lost)}, which this run would not measure"
     if why:

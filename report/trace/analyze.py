@@ -142,6 +142,7 @@ def analyze_trace(trace, range_name, cuda_time="gpu_range"):
         "cpu_time_us": stats([r["dur"] for r in cpu_ranges]),
         "cuda_time_us": stats(cuda_us),
         "kernel_sum_us": stats(kernel_sum_us),
+        "kernel_sum_steps_us": kernel_sum_us,  # per step, in order (measure/ask.py keeps them)
         "launch_api_us": stats(launch_time),
         "gpu_activities_per_forward": stats(counts),
         "kernels": kernels,

@@ -18,7 +18,7 @@ from .ask_capture import can_use, heard, sdpa_params
 from .ask_conditions import CONDITIONS, setting, shapes
 from .ask_inputs import prepare
 from .guard import first_line
-from .provenance import _cudnn_text
+from .provenance import cudnn_text
 from .timing import keep_trace
 
 STEPS = 5  # profiled steps per condition: a median, and a trace that stays small
@@ -29,8 +29,15 @@ MAX_ERROR = 500  # characters of an error kept
 
 
 def _error(err):
+    """The first line of the error that started it all: the innermost of its causes
+    (torch.compile wraps a refusal in TorchRuntimeError, "RuntimeError when making fake
+    tensor call"), with its type unless it is a plain RuntimeError as SDPA's refusals are."""
+    seen = {id(err)}
+    while err.__cause__ is not None and id(err.__cause__) not in seen:
+        err = err.__cause__
+        seen.add(id(err))
     text = first_line(err)
-    text = text if isinstance(err, RuntimeError) else f"{type(err).__name__}: {text}"
+    text = text if type(err) is RuntimeError else f"{type(err).__name__}: {text}"
     return text[:MAX_ERROR]
 
 
@@ -47,7 +54,7 @@ def versions(torch, device):
     props = torch.cuda.get_device_properties(0) if cuda else None
     cudnn = torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None
     return {"torch": torch.__version__, "cuda": torch.version.cuda,
-            "cudnn": _cudnn_text(cudnn) if cudnn else None,
+            "cudnn": cudnn_text(cudnn) if cudnn else None,
             "compute_capability": f"{props.major}.{props.minor}" if cuda else None,
             "gpu_name": props.name if cuda else None,
             "flash_built": _answer(torch, torch.backends.cuda.is_flash_attention_available),

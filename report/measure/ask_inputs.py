@@ -142,8 +142,9 @@ def prepare(torch, cond, shape, run_dtype, device):
             kwargs["enable_gqa"] = True
         call = lambda: F.scaled_dot_product_attention(q, k, v, **kwargs)  # noqa: E731
         pin = _pin(torch, cond.pinned)
-    tensor_mask = mask is None or isinstance(mask, torch.Tensor)
-    params = (q, k, v, mask, cond.dropout, cond.is_causal, cond.enable_gqa) if tensor_mask else None
-    error = None if tensor_mask else f"attn_mask is a {type(mask).__name__}, not a tensor: SDPAParams takes a tensor"
-    return Prepared(call=call, params=params, params_error=error,
-                    grad=cond.mask == "float_bias_grad", pin=pin, qkv=(q, k, v))
+    # a lower-right CausalBias asks can_use_* itself, with no mask (torch/nn/attention/bias.py:
+    # CausalBias._dispatch builds SDPAParams(query, key, value, None, dropout_p, is_causal,
+    # enable_gqa)): the answers are to that question
+    asked = None if cond.mask == "causal_lower_right" else mask
+    return Prepared(call=call, params=(q, k, v, asked, cond.dropout, cond.is_causal, cond.enable_gqa),
+                    params_error=None, grad=cond.mask == "float_bias_grad", pin=pin, qkv=(q, k, v))

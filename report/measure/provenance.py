@@ -25,7 +25,7 @@ def driver_version():
         return None
 
 
-def _cudnn_text(v):
+def cudnn_text(v):
     return (f"{v // 10000}.{v % 10000 // 100}.{v % 100}" if v >= 9000
             else f"{v // 1000}.{v % 1000 // 100}.{v % 100}")
 
@@ -42,7 +42,7 @@ def provenance(torch, device, argv):
         props = torch.cuda.get_device_properties(0)
         prov.update(gpu_name=props.name, compute_capability=f"{props.major}.{props.minor}",
                     sm_count=props.multi_processor_count, cuda=torch.version.cuda,
-                    cudnn=_cudnn_text(torch.backends.cudnn.version() or 0),
+                    cudnn=cudnn_text(torch.backends.cudnn.version() or 0),
                     driver=driver_version(), gpu_memory_gib=round(props.total_memory / 2**30, 1),
                     regs_per_sm=props.regs_per_multiprocessor,
                     max_warps_per_sm=props.max_threads_per_multi_processor // props.warp_size,

@@ -179,3 +179,19 @@ def test_all_turns_ask_on_and_ask_alone_is_a_flag():
     assert build_tables.parse_args(["--all"]).ask is True
     assert build_tables.parse_args(["--ask"]).ask is True
     assert build_tables.parse_args([]).ask is False
+
+
+def test_a_run_without_ask_keeps_a_folder_that_holds_eligibility(monkeypatch, tmp_path):
+    from report.output import checks
+    from report.results import UsageError
+
+    monkeypatch.setattr(checks, "check_folder", lambda out, slug: None)
+    args = build_tables.parse_args(["--out", str(tmp_path)])
+    (tmp_path / "h200").mkdir()
+    old = {"provenance": {"gpu_name": "NVIDIA H200"}, "config": {k: vars(args)[k] for k in (
+        "batch", "heads", "seq_len", "head_dim", "dtype")}, "variants": {}, "eligibility": {}}
+    (tmp_path / "h200" / "results.json").write_text(json.dumps(old))
+    with pytest.raises(UsageError, match="holds --ask, which this run would not measure"):
+        checks.check_target(args, tmp_path, "h200", {"gpu_name": "NVIDIA H200"})
+    checks.check_target(build_tables.parse_args(["--out", str(tmp_path), "--ask"]), tmp_path, "h200",
+                        {"gpu_name": "NVIDIA H200"})

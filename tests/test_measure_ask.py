@@ -195,3 +195,26 @@ def test_a_run_without_ask_keeps_a_folder_that_holds_eligibility(monkeypatch, tm
         checks.check_target(args, tmp_path, "h200", {"gpu_name": "NVIDIA H200"})
     checks.check_target(build_tables.parse_args(["--out", str(tmp_path), "--ask"]), tmp_path, "h200",
                         {"gpu_name": "NVIDIA H200"})
+
+
+def test_a_gpu_trace_gives_the_backend_that_ran_and_the_kernel_time_per_step(monkeypatch, tmp_path):
+    """_trace_figures on a made-up GPU trace: two steps, each one flash kernel launched in
+    its range (the profile itself needs a GPU)."""
+    def made_up_profile(torch, prep, name, path, device):
+        events = []
+        for step, (ts, dur) in enumerate([(0, 30.0), (100, 40.0)]):
+            events += [
+                {"ph": "X", "cat": "user_annotation", "name": name, "ts": ts, "dur": 50},
+                {"ph": "X", "cat": "cpu_op", "name": "aten::scaled_dot_product_attention", "ts": ts + 1, "dur": 20},
+                {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": ts + 2, "dur": 5,
+                 "args": {"correlation": step + 1}},
+                {"ph": "X", "cat": "kernel", "name": "void pytorch_flash::flash_fwd_kernel<T>(P)",
+                 "ts": ts + 10, "dur": dur, "args": {"correlation": step + 1}},
+            ]
+        path.write_text(json.dumps({"traceEvents": events}))
+    monkeypatch.setattr(ask, "_profile", made_up_profile)
+    row = {"kernel_time_us": None}
+    ask._trace_figures(torch, row, BY_ID["baseline"], None, tmp_path, "cuda")
+    assert row["ran"] == "flash" and row["trace"] == "traces/ask-baseline.json.gz"
+    assert row["kernel_time_us"] == {"median": 35.0, "steps": [30.0, 40.0]}
+    assert (tmp_path / "ask-baseline.json.gz").exists() and not (tmp_path / "ask-baseline.json").exists()

@@ -1,12 +1,15 @@
 """What PyTorch says while it decides: Python warnings and the C++ warnings of c10.
 
-SDPA's own call runs under torch's Python warning handler, so a TORCH_WARN of
-sdp_utils.cpp arrives as a Python UserWarning. torch.backends.cuda.can_use_*(params,
-debug=True) are plain pybind11 functions (torch/csrc/Module.cpp, "_can_use_flash_attention"
-and its siblings: a lambda around sdp::can_use_flash_attention, no HANDLE_TH_ERRORS), so
-their TORCH_WARNs may reach c10's default handler instead, which writes
+SDPA's own call runs under torch's Python warning handler (HANDLE_TH_ERRORS), so a
+TORCH_WARN of sdp_utils.cpp arrives as a Python UserWarning. torch.backends.cuda.can_use_*
+(params, debug=True) are plain pybind11 lambdas (torch/csrc/Module.cpp:
+"_can_use_flash_attention" and its siblings around sdp::can_use_flash_attention, not
+wrapped in torch::wrap_pybind_function as "init_num_threads" is), so their TORCH_WARNs go
+to c10's base handler (c10/util/Exception.cpp: WarningHandler::process), which logs
 "[W... sdp_utils.cpp:N] Warning: MESSAGE (function NAME)" to file descriptor 2. heard()
-catches both: Python warnings, and what is written to descriptor 2 meanwhile.
+catches both: Python warnings, and c10's lines written to descriptor 2 meanwhile.
+(Read in pytorch/pytorch at commits 00029b2 and 035290b, not at the measured 70d99e9; on the
+CPU build those lambdas return false and say nothing.)
 """
 from __future__ import annotations
 

@@ -218,3 +218,14 @@ def test_a_gpu_trace_gives_the_backend_that_ran_and_the_kernel_time_per_step(mon
     assert row["ran"] == "flash" and row["trace"] == "traces/ask-baseline.json.gz"
     assert row["kernel_time_us"] == {"median": 35.0, "steps": [30.0, 40.0]}
     assert (tmp_path / "ask-baseline.json.gz").exists() and not (tmp_path / "ask-baseline.json").exists()
+
+
+def test_a_profile_that_fails_half_way_leaves_no_raw_trace_and_the_answers_stand(monkeypatch, tmp_path):
+    def half_way(torch, prep, name, path, device):
+        path.write_text("{")  # what an export cut short leaves
+        raise RuntimeError("profiler broke")
+    monkeypatch.setattr(ask, "_profile", half_way)
+    found = ask.measure_eligibility(torch, ARGS, lambda line: None, tmp_path, [BY_ID["baseline"]])
+    row = found["conditions"][0]
+    assert row["profile_error"] == "profiler broke" and row["error"] is None and row["trace"] is None
+    assert row["can_use"] is not None and list(tmp_path.iterdir()) == []

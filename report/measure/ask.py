@@ -137,9 +137,13 @@ def _trace_figures(torch, row, cond, prep, trace_dir, device):
     if folder is None:
         return
     raw = folder / f"ask-{cond.id}.json"
-    _profile(torch, prep, name, raw, device)
-    analysis = analyze_trace(keep_trace(raw), name)
+    try:
+        _profile(torch, prep, name, raw, device)
+        trace = keep_trace(raw)
+    finally:  # a profile that failed half-way leaves no raw trace among the published ones
+        raw.unlink(missing_ok=True)
     row["trace"] = f"traces/ask-{cond.id}.json.gz"
+    analysis = analyze_trace(trace, name)
     names = [k["name"] for k in analysis["kernels"] if k["kind"] == "kernel"]
     row["kernels"] = names[:MAX_KERNELS]
     row["ran"] = backend_ran(names)

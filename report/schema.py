@@ -362,6 +362,7 @@ class CanUseAnswer(TypedDict, total=False):
     """measure/ask_capture.py: can_use, one torch.backends.cuda.can_use_*(params, debug=True)."""
     ok: Required[bool]
     reasons: Required[list[str]]  # its warnings, word for word (PyTorch's source location cut)
+    error: str  # the check raised instead of answering: its first line
 
 
 class AskSetting(TypedDict, total=False):

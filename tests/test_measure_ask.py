@@ -3,6 +3,7 @@ what PyTorch says, with made-up functions where the CPU build says nothing."""
 import argparse
 import gzip
 import json
+import logging
 import os
 import types
 import warnings
@@ -131,8 +132,10 @@ def test_heard_keeps_python_warnings_and_descriptor_2_once_each_without_the_sour
     with heard() as said:
         warnings.warn("a reason (Triggered internally at /pytorch/aten/x.cpp:12.)", stacklevel=1)
         warnings.warn("a reason", stacklevel=1)
+        logging.getLogger("torch.nested._internal.sdpa").warning("Flash attention kernel not used because:")
+        logging.getLogger("torch.nested._internal.sdpa").info("not a warning")
         os.write(2, b"[W12 x.cpp:1] Warning: from c10 (function f)\n")
-    assert said == ["a reason", "from c10"]
+    assert said == ["a reason", "Flash attention kernel not used because:", "from c10"]
 
 
 def test_can_use_records_each_backends_answer_and_reasons():
@@ -145,13 +148,18 @@ def test_can_use_records_each_backends_answer_and_reasons():
                 os.write(2, b"[W1 sdp_utils.cpp:9] Warning: Mem efficient needs x (function check)\n")
             return ok
         return fn
+    def raises(params, debug=False):
+        raise RuntimeError("sym_size on a jagged dimension\nmore")
     cuda = types.SimpleNamespace(can_use_flash_attention=says(False, "python"),
-                                 can_use_efficient_attention=says(True, "c10"))
+                                 can_use_efficient_attention=says(True, "c10"),
+                                 can_use_cudnn_attention=raises)
     fake = types.SimpleNamespace(backends=types.SimpleNamespace(cuda=cuda))
     got = can_use(fake, params=None)
     assert got["flash"] == {"ok": False, "reasons": ["Flash attention does not support float32"]}
     assert got["efficient"] == {"ok": True, "reasons": ["Mem efficient needs x"]}
-    assert got["cudnn"]["ok"] is False and "does not exist" in got["cudnn"]["reasons"][0]
+    assert got["cudnn"] == {"ok": False, "reasons": [], "error": "sym_size on a jagged dimension"}
+    del cuda.can_use_cudnn_attention
+    assert "does not exist" in can_use(fake, params=None)["cudnn"]["reasons"][0]
 
 
 @pytest.mark.parametrize("names, ran", [

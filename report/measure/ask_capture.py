@@ -14,12 +14,15 @@ CPU build those lambdas return false and say nothing.)
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import sys
 import tempfile
 import warnings
 from contextlib import contextmanager
+
+from .guard import first_line
 
 MAX_MESSAGE = 2000  # characters of one message kept
 MAX_MESSAGES = 20  # messages kept per call
@@ -57,21 +60,39 @@ def _descriptor_2(into):
             into.append(tmp.read().decode("utf-8", "replace"))
 
 
+class _Kept(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages = []
+
+    def emit(self, record):
+        try:
+            self.messages.append(record.getMessage())
+        except Exception:  # a record whose arguments do not format: its template
+            self.messages.append(str(record.msg))
+
+
 @contextmanager
 def heard(descriptor=True):
     """Yields a list that, after the block, holds every warning raised in it: Python
-    warnings (all of them, repeated ones too) and, with descriptor, c10's lines on
-    descriptor 2, in that order, each once. (SDPA's own call warns through Python; a
+    warnings (all of them, repeated ones too), warnings logged by torch's Python loggers
+    (nested tensors' SDPA says why a backend was not used through logging:
+    torch/nested/_internal/sdpa.py, _select_sdp_backend) and, with descriptor, c10's lines
+    on descriptor 2; in that order, each once. (SDPA's own call warns through Python; a
     compiled call's first run starts worker processes, which must not inherit a
     redirected descriptor 2: descriptor=False there.)"""
-    said, raw = [], []
+    said, raw, kept = [], [], _Kept()
+    logger = logging.getLogger("torch")
     redirect = _descriptor_2(raw) if descriptor else contextlib.nullcontext()
+    logger.addHandler(kept)
     try:
         with warnings.catch_warnings(record=True) as caught, redirect:
             warnings.simplefilter("always")
             yield said
     finally:
-        messages = [clean(w.message) for w in caught] + c10_messages("".join(raw))
+        logger.removeHandler(kept)
+        messages = ([clean(w.message) for w in caught] + [clean(m) for m in kept.messages]
+                    + c10_messages("".join(raw)))
         said.extend(list(dict.fromkeys(m for m in messages if m))[:MAX_MESSAGES])
 
 
@@ -93,14 +114,19 @@ CAN_USE = {"flash": "can_use_flash_attention", "efficient": "can_use_efficient_a
 
 def can_use(torch, params):
     """{backend: {"ok", "reasons"}} from torch.backends.cuda.can_use_*(params, debug=True),
-    with what each said; a backend this torch lacks a function for answers False with why."""
+    with what each said; a backend this torch lacks a function for answers False with why,
+    one whose check raises answers False with the error's first line as "error"."""
     out = {}
     for backend, fn_name in CAN_USE.items():
         fn = getattr(torch.backends.cuda, fn_name, None)
         if fn is None:
             out[backend] = {"ok": False, "reasons": [f"torch.backends.cuda.{fn_name} does not exist"]}
             continue
+        error = None
         with heard() as said:
-            ok = bool(fn(params, debug=True))
-        out[backend] = {"ok": ok, "reasons": said}
+            try:
+                ok = bool(fn(params, debug=True))
+            except Exception as err:  # a check that raises on these inputs: no answer, its error
+                ok, error = False, first_line(err)[:MAX_MESSAGE]
+        out[backend] = {"ok": ok, "reasons": said} | ({"error": error} if error else {})
     return out

@@ -120,6 +120,20 @@ def test_the_innermost_cause_names_a_wrapped_refusal():
             raise ValueError("RuntimeError when making fake tensor call") from inner
     except ValueError as err:
         assert ask._error(err) == "No available kernel. Aborting execution."
+    try:  # raised while handling it, its context hidden "from None", as Dynamo does
+        try:
+            raise RuntimeError("No viable backend for scaled_dot_product_attention was found.")
+        except RuntimeError:
+            raise TypeError("RuntimeError when making fake tensor call") from None
+    except TypeError as err:
+        assert ask._error(err) == "No viable backend for scaled_dot_product_attention was found."
+    try:
+        try:
+            raise KeyError("x")
+        except KeyError:
+            raise ValueError("bad input") from None
+    except ValueError as err:
+        assert ask._error(err) == "ValueError: bad input"
 
 
 def test_c10_warning_lines_are_read_and_other_lines_ignored():

@@ -29,13 +29,19 @@ MAX_ERROR = 500  # characters of an error kept
 
 
 def _error(err):
-    """The first line of the error that started it all: the innermost of its causes
-    (torch.compile wraps a refusal in TorchRuntimeError, "RuntimeError when making fake
-    tensor call"), with its type unless it is a plain RuntimeError as SDPA's refusals are."""
-    seen = {id(err)}
-    while err.__cause__ is not None and id(err.__cause__) not in seen:
-        err = err.__cause__
-        seen.add(id(err))
+    """The first line of the error: of the deepest plain RuntimeError it was raised from or
+    while handling (torch.compile wraps SDPA's refusal, "No available kernel...", in a
+    TorchRuntimeError, "RuntimeError when making fake tensor call"), else its own, with
+    its type unless it is a plain RuntimeError as SDPA's refusals are."""
+    chain, seen = [err], {id(err)}
+    while True:
+        nxt = chain[-1].__cause__ or chain[-1].__context__
+        if nxt is None or id(nxt) in seen:
+            break
+        chain.append(nxt)
+        seen.add(id(nxt))
+    plain = [e for e in chain if type(e) is RuntimeError]
+    err = plain[-1] if plain else err
     text = first_line(err)
     text = text if type(err) is RuntimeError else f"{type(err).__name__}: {text}"
     return text[:MAX_ERROR]

@@ -83,9 +83,13 @@ def test_fused_backends_against_their_floors():
     assert f.flops_us > f.bytes_us  # 256 FLOP/byte is above the H200's ridge
     assert f.exp_us == pytest.approx(f.exps / (H200["exp_roof"]["exps_per_s"] / 1e6))
     assert f.binds == max({"bytes": f.bytes_us, "flops": f.flops_us, "exps": f.exp_us}.items(), key=lambda x: x[1])[0]
+    # the H200's matmul and exp floors are within the exp ceiling's spread: a tie, not "the matmuls bind"
+    assert {f.binds, f.runner_up} == {"flops", "exps"} and f.tie.order is None
+    exp = H200["exp_roof"]
+    assert f.tie.noise == pytest.approx((exp["max_ms"] - exp["min_ms"]) / exp["median_ms"])
     slow_exp = copy.deepcopy(H200)
     slow_exp["exp_roof"]["exps_per_s"] /= 10
-    assert fused_floor(slow_exp).binds == "exps"
+    assert fused_floor(slow_exp).binds == "exps" and fused_floor(slow_exp).tie.order is not None
     fast_matmul = copy.deepcopy(H200)
     fast_matmul["roof"]["tflops"] *= 10
     del fast_matmul["exp_roof"]

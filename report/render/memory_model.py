@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..text.catalog import t
 from ..text.format import fmt_num, fmt_ratio, fmt_sig, fmt_us, fmt_us_sig, unit
 from ..trace.causes import CAUSES
-from ..verdict import median
+from ..verdict import Verdict, by_points, median
 from . import prose
 from .call_floor import CallFloor, call_floor
 from .keyed import keyed
@@ -176,9 +176,11 @@ class FusedFloor:
     the matmul roof (µs), its intensity and the ridge point (FLOP per byte); the softmax's
     exponentials (`exps`, one per score the causal mask keeps) at the run's exp ceiling
     (`exp_us`, `exp_rate` per second; None without it); `binds`: the ceiling whose floor is
-    largest ("bytes", "flops" or "exps"), the one the model predicts binds every fused
-    backend; the work (`flops`, `fused_bytes`) and the two other ceilings as measured
-    (`roof_tflops`, `copy_gbs`), for the table of ceilings."""
+    largest ("bytes", "flops" or "exps"), `runner_up` the next; `tie`: the two through the
+    rule of two points (verdict.by_points, each floor with its ceiling's spread over its
+    timed runs), order None where they are the same within its noise, so the model cannot
+    say which binds; the work (`flops`, `fused_bytes`) and the two other ceilings as
+    measured (`roof_tflops`, `copy_gbs`), for the table of ceilings."""
     bytes_us: float
     flops_us: float
     intensity: float
@@ -187,6 +189,8 @@ class FusedFloor:
     exp_us: float | None
     exp_rate: float | None
     binds: str
+    runner_up: str = ""
+    tie: Verdict | None = None
     flops: int = 0
     fused_bytes: int = 0
     roof_tflops: float = 0.0
@@ -204,9 +208,23 @@ def fused_floor(results) -> FusedFloor | None:
     rate = exp_rate(results)
     exp_us = z["exps_causal"] / rate if rate else None
     floors = {"bytes": bytes_us, "flops": flops_us, **({"exps": exp_us} if exp_us else {})}
+    timed = {"bytes": (results.get("shapes") or {}).get("copy_roof"), "flops": results.get("roof"),
+             "exps": results.get("exp_roof")}
+    first, second = sorted(floors, key=floors.get, reverse=True)[:2]
+    tie = by_points(_floor_point(floors[first], timed[first]), _floor_point(floors[second], timed[second]))
     return FusedFloor(bytes_us, flops_us, z["flops_causal"] / z["fused_bytes"], roof / bandwidth,
-                      z["exps_causal"], exp_us, rate * 1e6 if rate else None, max(floors, key=floors.get),
+                      z["exps_causal"], exp_us, rate * 1e6 if rate else None, first, second, tie,
                       z["flops_causal"], z["fused_bytes"], roof / 1e6, bandwidth / 1e3)
+
+
+def _floor_point(us, timing):
+    """A floor as a point for by_points: its ceiling's timed runs (median_ms, min_ms,
+    max_ms) scale it; a ceiling with no min and max has no spread."""
+    timing = timing or {}
+    point = {"median": us}
+    if timing.get("median_ms") and timing.get("min_ms") is not None and timing.get("max_ms") is not None:
+        point.update(min=us * timing["min_ms"] / timing["median_ms"], max=us * timing["max_ms"] / timing["median_ms"])
+    return {"kernel_sum_us": point}
 
 
 def fused_check(results, lang, names):

@@ -298,8 +298,11 @@ class NcuRow(TypedDict, total=False):
     status: str
     reason: str | None
     # measure/ncu.py: METRICS and the keys of EXTRA (dram_read_bytes, dram_write_bytes,
-    # tensor_hmma_pct, tensor_gmma_pct, ...) per kernel
+    # tensor_pct, tensor_hmma_pct, gmma_inst, xu_pct) per kernel; runs before tensor_pct
+    # asked for tensor_gmma_pct, which H200's ncu does not have
     kernels: dict[str, dict[str, Number | None]]
+    metrics_error: str  # why ncu refused the whole set of metrics (measure/ncu.py: ncu_row)
+    metrics_dropped: list[str]  # the keys left out after that refusal
 
 
 class Ncu(TypedDict, total=False):

@@ -83,9 +83,13 @@ def test_fused_backends_against_their_floors():
     assert f.flops_us > f.bytes_us  # 256 FLOP/byte is above the H200's ridge
     assert f.exp_us == pytest.approx(f.exps / (H200["exp_roof"]["exps_per_s"] / 1e6))
     assert f.binds == max({"bytes": f.bytes_us, "flops": f.flops_us, "exps": f.exp_us}.items(), key=lambda x: x[1])[0]
+    # the H200's matmul and exp floors are within the exp ceiling's spread: a tie, not "the matmuls bind"
+    assert {f.binds, f.runner_up} == {"flops", "exps"} and f.tie.order is None
+    exp = H200["exp_roof"]
+    assert f.tie.noise == pytest.approx((exp["max_ms"] - exp["min_ms"]) / exp["median_ms"])
     slow_exp = copy.deepcopy(H200)
     slow_exp["exp_roof"]["exps_per_s"] /= 10
-    assert fused_floor(slow_exp).binds == "exps"
+    assert fused_floor(slow_exp).binds == "exps" and fused_floor(slow_exp).tie.order is not None
     fast_matmul = copy.deepcopy(H200)
     fast_matmul["roof"]["tflops"] *= 10
     del fast_matmul["exp_roof"]
@@ -125,13 +129,15 @@ def test_the_hand_written_version_is_bound_by_its_memory_passes_not_its_matmuls(
     assert b.dram_bytes == sum(k["dram_read_bytes"] + k["dram_write_bytes"] for k in kernels)
     assert b.bytes_us == pytest.approx(b.dram_bytes / bandwidth)
     assert b.exp_us == pytest.approx(z["exps_square"] / (H200["exp_roof"]["exps_per_s"] / 1e6))
-    assert b.binds == "bytes" and b.bytes_us > 5 * b.matmul_us  # memory, by far
+    # every kernel moves more than it computes, so the sum of the kernels' floors is their bytes
+    assert b.floor.matmul_binds == "bytes" and b.floor.matmul_bytes_us > 3 * b.matmul_us
+    assert not b.floor.exps_bind and b.floor.total_us == pytest.approx(b.bytes_us)
     # ncu counts kernels, not the Memcpy of masked_fill's copy nor the matmul's Memset
     assert b.lower_bound and b.counted == len(kernels) < b.activities
-    assert b.over == pytest.approx(b.kernel_us / b.bytes_us) and b.over > 1
-    # no ncu row (the in-place version is not profiled by ncu): bytes and the binding unmeasured
+    assert b.over == pytest.approx(b.kernel_us / b.floor.total_us) and b.over > 1
+    # no ncu row (the in-place version is not profiled by ncu): bytes and the floor unmeasured
     inplace = binding(H200, "naive_inplace")
-    assert inplace.dram_bytes is None and inplace.binds is None and inplace.matmul_us == b.matmul_us
+    assert inplace.dram_bytes is None and inplace.floor is None and inplace.matmul_us == b.matmul_us
 
 
 def test_math_waits_for_its_fp32_roof():
@@ -140,7 +146,7 @@ def test_math_waits_for_its_fp32_roof():
     without = copy.deepcopy(H200)
     without.pop("fp32_roof", None)  # a run from before the roof was measured
     b = binding(without, "math")
-    assert b.matmul == "fp32_roof" and b.matmul_us is None and b.matmul_tflops is None and b.binds is None
+    assert b.matmul == "fp32_roof" and b.matmul_us is None and b.matmul_tflops is None and b.floor is None
     assert b.dram_bytes and b.lower_bound  # ncu keeps one launch per kernel name: 13 of 20
     for lang in ("nb", "en"):
         fp32_row = next(r for r in ceilings_check(without, lang).splitlines() if t("word.ceiling_fp32", lang) in r)
@@ -149,11 +155,18 @@ def test_math_waits_for_its_fp32_roof():
     measured = with_fp32_roof(H200, 51.0)
     b = binding(measured, "math")
     assert b.matmul_tflops == 51.0 and b.matmul_us == pytest.approx(z["flops_square"] / 51e6)
-    floors = {"flops": b.matmul_us, "exps": b.exp_us, "bytes": b.bytes_us}
-    assert b.binds == max(floors, key=floors.get)
+    # math's kernels run one after another: the call's floor is the sum of the matmuls'
+    # arithmetic (more than their bytes) and the other kernels' bytes, not the largest floor
+    gemms = [k for name, k in H200["ncu"]["rows"]["math"]["kernels"].items() if "gemm" in name]
+    gemm_bytes = sum(k["dram_read_bytes"] + k["dram_write_bytes"] for k in gemms)
+    bandwidth, _ = ceilings(H200)
+    assert b.floor.matmul_binds == "flops" and b.floor.matmul_bytes == gemm_bytes
+    assert b.floor.total_us == pytest.approx(b.matmul_us + (b.dram_bytes - gemm_bytes) / bandwidth)
+    assert b.floor.total_us > max(b.matmul_us, b.bytes_us)
+    assert b.floor.rest_kernels == len(H200["ncu"]["rows"]["math"]["kernels"]) - 2
     assert binding(measured, "naive").matmul_us == binding(H200, "naive").matmul_us  # bf16 keeps its roof
     slow = binding(with_fp32_roof(H200, 5.0), "math")  # an FP32 roof a tenth as fast: the matmuls bind
-    assert slow.binds == "flops" and slow.matmul_us > slow.bytes_us
+    assert slow.floor.matmul_binds == "flops" and slow.floor.matmul_share > 50
     for lang in ("nb", "en"):
         fp32_row = next(r for r in ceilings_check(measured, lang).splitlines() if t("word.ceiling_fp32", lang) in r)
         assert t("finding.missing", lang) not in fp32_row and fmt_us_sig(b.matmul_us, lang) in fp32_row
@@ -162,10 +175,23 @@ def test_math_waits_for_its_fp32_roof():
     assert binding(broken, "math").matmul_us is None
 
 
+def test_a_softmax_slower_at_its_exponentials_than_at_its_bytes_counts_its_exponentials():
+    from report.render.call_floor import call_floor
+    row = H200["variants"]["math"]
+    kernels = H200["ncu"]["rows"]["math"]["kernels"]
+    bandwidth, _ = ceilings(H200)
+    fast, slow = (call_floor(row, kernels, 100.0, exp_us, bandwidth) for exp_us in (1.0, 10_000.0))
+    softmax = next(k for name, k in kernels.items() if "softmax" in name)
+    assert not fast.exps_bind and slow.exps_bind
+    assert slow.rest_us - fast.rest_us == pytest.approx(
+        10_000.0 - (softmax["dram_read_bytes"] + softmax["dram_write_bytes"]) / bandwidth)
+    assert call_floor(row, kernels, None, 1.0, bandwidth) is None  # no matmul floor, no sum
+
+
 def test_the_ceilings_table_needs_the_bandwidth_and_a_run_variant():
     no_ncu = copy.deepcopy(H200)
     del no_ncu["ncu"]
-    assert all(binding(no_ncu, n).binds is None for n in ("naive", "naive_inplace", "math"))
+    assert all(binding(no_ncu, n).floor is None for n in ("naive", "naive_inplace", "math"))
     no_copy = copy.deepcopy(H200)
     del no_copy["shapes"]
     assert ceilings_check(no_copy, "en") == MISSING

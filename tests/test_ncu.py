@@ -37,7 +37,7 @@ def test_the_extra_metrics_are_read_per_kernel_in_base_units():
     (name, m), = ncu.parse(DETAILS).items()
     assert name == KERNEL and m["theoretical_pct"] == 12.5
     assert m["dram_read_bytes"] == 12_582_912 and m["dram_write_bytes"] == 4_194_304
-    assert m["tensor_hmma_pct"] == 41.5 and "tensor_gmma_pct" not in m
+    assert m["tensor_hmma_pct"] == 41.5 and "tensor_pct" not in m
 
 
 def test_the_metrics_ncu_lists_are_found_by_name():
@@ -46,12 +46,13 @@ def test_the_metrics_ncu_lists_are_found_by_name():
     assert ncu.known_metrics('"dram__bytes_read","Counter"\nMetric Name  x\n') == {"dram__bytes_read"}
 
 
-def fake_ncu(tmp_path, query=QUERY, refuse_metrics=False):
-    """An `ncu` that lists QUERY, and prints DETAILS for a profile (or refuses --metrics)."""
+def fake_ncu(tmp_path, query=QUERY, refuse_metrics=""):
+    """An `ncu` that lists QUERY, and prints DETAILS for a profile (or refuses a command
+    line that holds refuse_metrics)."""
     (tmp_path / "query.txt").write_text(query)
     (tmp_path / "details.txt").write_text(DETAILS)
     (tmp_path / "args.txt").write_text("")
-    refuse = ('  *--metrics*) echo "==ERROR== Failed to find metric sm__pipe_tensor_op_gmma" >&2; exit 1;;'
+    refuse = (f'  *{refuse_metrics}*) echo "==ERROR== Failed to find metric {refuse_metrics}" >&2; exit 1;;'
               if refuse_metrics else "")
     exe = tmp_path / "ncu"
     exe.write_text(f"""#!/bin/sh
@@ -70,19 +71,41 @@ def test_only_the_metrics_this_gpu_knows_are_asked_for_and_the_others_are_named(
     exe = fake_ncu(tmp_path)
     found, missing = ncu.choose_metrics(exe)
     assert set(found) == {"dram_read_bytes", "dram_write_bytes", "tensor_hmma_pct", "xu_pct"}
-    assert set(missing) == {"tensor_gmma_pct"} and "sm__pipe_tensor_op_gmma_cycles_active" in missing["tensor_gmma_pct"]
+    assert set(missing) == {"tensor_pct", "gmma_inst"}
+    assert "sm__pipe_tensor_cycles_active" in missing["tensor_pct"]
     row = ncu.ncu_row(exe, "flash", {"batch": 1}, found)
     assert row["status"] == "ok" and row["kernels"][KERNEL]["dram_read_bytes"] == 12_582_912
     profiled = (tmp_path / "args.txt").read_text().splitlines()[-1]
     assert "--print-units base" in profiled and "dram__bytes_read.sum" in profiled
-    assert "gmma" not in profiled
+    assert "gmma" not in profiled and "sm__pipe_tensor_cycles_active" not in profiled
+
+
+def test_hoppers_tensor_pipe_is_asked_for_by_names_its_ncu_lists(tmp_path):
+    """H200's ncu lists no sm__pipe_tensor_op_gmma_cycles_active (the committed run's
+    metrics_missing); the whole tensor pipe and the wgmma instructions are asked for by
+    the names it does list."""
+    query = QUERY + ("sm__pipe_tensor_cycles_active                Counter       # of cycles where tensor pipe was active\n"
+                     "sm__inst_executed_pipe_tensor_op_gmma        Counter       # of warp instructions executed by tensor pipe\n")
+    found, missing = ncu.choose_metrics(fake_ncu(tmp_path, query=query))
+    assert not missing and found["tensor_pct"].startswith("sm__pipe_tensor_cycles_active.")
+    assert found["gmma_inst"].startswith("sm__inst_executed_pipe_tensor_op_gmma.")
+    assert not any("gmma_cycles" in m for m in ncu.EXTRA.values())
 
 
 def test_a_gpu_whose_ncu_refuses_the_metrics_still_gets_its_occupancy(tmp_path):
-    exe = fake_ncu(tmp_path, refuse_metrics=True)
+    exe = fake_ncu(tmp_path, refuse_metrics="--metrics")
     row = ncu.ncu_row(exe, "flash", {"batch": 1}, dict(ncu.EXTRA))
     assert row["status"] == "ok" and row["kernels"][KERNEL]["theoretical_pct"] == 12.5
-    assert "Failed to find metric" in row["metrics_error"]
+    assert "Failed to find metric" in row["metrics_error"] and set(row["metrics_dropped"]) == set(ncu.EXTRA)
+
+
+def test_a_new_metric_ncu_refuses_does_not_cost_the_ones_a_run_has_read(tmp_path):
+    exe = fake_ncu(tmp_path, refuse_metrics="sm__pipe_tensor_cycles_active")
+    row = ncu.ncu_row(exe, "flash", {"batch": 1}, dict(ncu.EXTRA))
+    assert row["status"] == "ok" and row["kernels"][KERNEL]["dram_read_bytes"] == 12_582_912
+    assert set(row["metrics_dropped"]) == set(ncu.EXTRA) - set(ncu.VERIFIED)
+    asked = (tmp_path / "args.txt").read_text().splitlines()[-1]
+    assert "sm__pipe_tensor_op_hmma_cycles_active" in asked and "sm__pipe_tensor_cycles_active" not in asked
 
 
 def test_an_ncu_that_cannot_list_its_metrics_is_asked_for_all_of_them(tmp_path):
@@ -107,7 +130,7 @@ def test_the_table_shows_dram_bytes_and_the_busier_tensor_pipe_where_the_run_has
         "theoretical_pct": 100.0, "dram_read_bytes": 1e9, "dram_write_bytes": 1e9}}}
     assert tables.ncu_occupancy(run, "en") == old["en"]  # math's kernels are for the findings, not this table
     flash = next(iter(run["ncu"]["rows"]["flash"]["kernels"].values()))
-    flash.update(dram_read_bytes=12_582_912, dram_write_bytes=4_194_304, tensor_hmma_pct=41.5, tensor_gmma_pct=0.0)
+    flash.update(dram_read_bytes=12_582_912, dram_write_bytes=4_194_304, tensor_hmma_pct=41.5, gmma_inst=0.0)
     run["ncu"]["metrics"] = {"dram_read_bytes": "dram__bytes_read.sum",
                              "tensor_hmma_pct": ncu.EXTRA["tensor_hmma_pct"]}
     en, nb = tables.ncu_occupancy(run, "en"), tables.ncu_occupancy(run, "nb")

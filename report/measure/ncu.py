@@ -22,12 +22,20 @@ METRICS = {"Theoretical Occupancy": "theoretical_pct", "Achieved Occupancy": "ac
            "Block Limit Registers": "limit_registers", "Block Limit Shared Mem": "limit_shared_memory",
            "Block Limit Warps": "limit_warps", "Block Limit SM": "limit_blocks"}
 # key -> the ncu metric, read beside the Occupancy section (names as `ncu --query-metrics`
-# lists them for Hopper: HMMA is the mma.sync path, GMMA Hopper's wgmma, XU the
-# special-function pipe that computes exp)
+# lists them for Hopper). tensor_pct: the tensor pipe's active cycles, every instruction
+# type (mma.sync's HMMA and Hopper's wgmma alike); tensor_hmma_pct: the cycles ncu counts
+# for its HMMA pipe (the only tensor figure of runs before tensor_pct); gmma_inst: wgmma
+# warp instructions executed (0 for a kernel without wgmma); XU the special-function pipe
+# that computes exp. H200's ncu has no sm__pipe_tensor_op_gmma_cycles_active: a run asked
+# for it and recorded it under metrics_missing.
 EXTRA = {"dram_read_bytes": "dram__bytes_read.sum", "dram_write_bytes": "dram__bytes_write.sum",
+         "tensor_pct": "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
          "tensor_hmma_pct": "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
-         "tensor_gmma_pct": "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active",
+         "gmma_inst": "sm__inst_executed_pipe_tensor_op_gmma.sum",
          "xu_pct": "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active"}
+# the metrics an H200 run (ncu on GH100) has read without error: if ncu refuses the whole
+# set, these are tried alone before occupancy alone, so a new name cannot cost the old ones
+VERIFIED = ("dram_read_bytes", "dram_write_bytes", "tensor_hmma_pct", "xu_pct")
 NCU_VARIANTS = ("naive", "math", *FUSED)  # every kernel of one call each
 NO_PERMISSION = "ERR_NVGPUCTRPERM"
 TIMEOUT_S = 240
@@ -97,14 +105,22 @@ def _run(exe, name, cfg, metrics):
 
 def ncu_row(exe, name, cfg, metrics=None):
     """Occupancy and the metrics ({key: metric}) of every kernel of one call; if ncu fails
-    with the metrics, once more with occupancy alone ("metrics_error" says why)."""
-    row = _run(exe, name, cfg, tuple((metrics or {}).values()))
-    if metrics and row["status"] == "error":
-        again = _run(exe, name, cfg, ())
+    with the metrics, once more with the VERIFIED ones among them, then with occupancy
+    alone ("metrics_error" says why, "metrics_dropped" which keys were left out)."""
+    metrics = metrics or {}
+    row = _run(exe, name, cfg, tuple(metrics.values()))
+    if not metrics or row["status"] != "error":
+        return row
+    verified = {k: m for k, m in metrics.items() if k in VERIFIED}
+    for fewer in ([verified] if verified and verified != metrics else []) + [{}]:
+        again = _run(exe, name, cfg, tuple(fewer.values()))
         if again["status"] == "ok":
             again["metrics_error"] = row["reason"]
-        return again
-    return row
+            again["metrics_dropped"] = sorted(set(metrics) - set(fewer))
+            return again
+        if again["status"] != "error":
+            return again
+    return again
 
 
 def measure_ncu(torch, args, results, progress):

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from ..text.catalog import t
 from ..text.format import fmt_num, fmt_ratio, fmt_sig, fmt_us, fmt_us_sig, unit
 from ..trace.causes import CAUSES
-from ..verdict import median
+from ..verdict import Verdict, by_points, median
 from . import prose
+from .call_floor import CallFloor, call_floor
 from .keyed import keyed
 from .markdown import label, md_table
 from .prose import Data
@@ -175,9 +176,11 @@ class FusedFloor:
     the matmul roof (µs), its intensity and the ridge point (FLOP per byte); the softmax's
     exponentials (`exps`, one per score the causal mask keeps) at the run's exp ceiling
     (`exp_us`, `exp_rate` per second; None without it); `binds`: the ceiling whose floor is
-    largest ("bytes", "flops" or "exps"), the one the model predicts binds every fused
-    backend; the work (`flops`, `fused_bytes`) and the two other ceilings as measured
-    (`roof_tflops`, `copy_gbs`), for the table of ceilings."""
+    largest ("bytes", "flops" or "exps"), `runner_up` the next; `tie`: the two through the
+    rule of two points (verdict.by_points, each floor with its ceiling's spread over its
+    timed runs), order None where they are the same within its noise, so the model cannot
+    say which binds; the work (`flops`, `fused_bytes`) and the two other ceilings as
+    measured (`roof_tflops`, `copy_gbs`), for the table of ceilings."""
     bytes_us: float
     flops_us: float
     intensity: float
@@ -186,6 +189,8 @@ class FusedFloor:
     exp_us: float | None
     exp_rate: float | None
     binds: str
+    runner_up: str = ""
+    tie: Verdict | None = None
     flops: int = 0
     fused_bytes: int = 0
     roof_tflops: float = 0.0
@@ -203,9 +208,23 @@ def fused_floor(results) -> FusedFloor | None:
     rate = exp_rate(results)
     exp_us = z["exps_causal"] / rate if rate else None
     floors = {"bytes": bytes_us, "flops": flops_us, **({"exps": exp_us} if exp_us else {})}
+    timed = {"bytes": (results.get("shapes") or {}).get("copy_roof"), "flops": results.get("roof"),
+             "exps": results.get("exp_roof")}
+    first, second = sorted(floors, key=floors.get, reverse=True)[:2]
+    tie = by_points(_floor_point(floors[first], timed[first]), _floor_point(floors[second], timed[second]))
     return FusedFloor(bytes_us, flops_us, z["flops_causal"] / z["fused_bytes"], roof / bandwidth,
-                      z["exps_causal"], exp_us, rate * 1e6 if rate else None, max(floors, key=floors.get),
+                      z["exps_causal"], exp_us, rate * 1e6 if rate else None, first, second, tie,
                       z["flops_causal"], z["fused_bytes"], roof / 1e6, bandwidth / 1e3)
+
+
+def _floor_point(us, timing):
+    """A floor as a point for by_points: its ceiling's timed runs (median_ms, min_ms,
+    max_ms) scale it; a ceiling with no min and max has no spread."""
+    timing = timing or {}
+    point = {"median": us}
+    if timing.get("median_ms") and timing.get("min_ms") is not None and timing.get("max_ms") is not None:
+        point.update(min=us * timing["min_ms"] / timing["median_ms"], max=us * timing["max_ms"] / timing["median_ms"])
+    return {"kernel_sum_us": point}
 
 
 def fused_check(results, lang, names):
@@ -268,9 +287,10 @@ class Binding:
     the softmax's exponentials over the whole square (`exps`) at the exp ceiling (`exp_us`,
     None without it); the DRAM bytes Nsight Compute counted (`dram_bytes`, None: no ncu row)
     in `counted` of the call's `activities` GPU activities (fewer: `lower_bound`), at the
-    copy bandwidth (`bytes_us`); `binds`: the largest floor ("bytes", "flops" or "exps"),
-    None unless both the matmul and the bytes floor were measured; `kernel_us`: the
-    measured kernel time per forward pass, `over`: it over the largest floor."""
+    copy bandwidth (`bytes_us`); `floor`: the call's floor, its kernels' floors summed
+    (call_floor.py: they run one after another), None unless both the matmul floor and the
+    bytes were measured; `kernel_us`: the measured kernel time per forward pass, `over`: it
+    over that floor."""
     variant: str
     kernel_us: float
     flops: int
@@ -284,7 +304,7 @@ class Binding:
     activities: int
     lower_bound: bool
     bytes_us: float | None
-    binds: str | None
+    floor: CallFloor | None
     over: float | None
 
 
@@ -300,16 +320,15 @@ def binding(results, variant) -> Binding | None:
     rate_exp = exp_rate(results)
     dram = ncu_dram(results, variant)
     activities = round(median(row.get("gpu_activities_per_forward")) or 0)
-    floors = {"flops": z["flops_square"] / rate if rate else None,
-              "exps": z["exps_square"] / rate_exp if rate_exp else None,
-              "bytes": dram[0] / bandwidth if dram else None}
-    known = {k: v for k, v in floors.items() if v is not None}
-    binds = max(known, key=known.get) if floors["flops"] and floors["bytes"] else None
+    flops_us = z["flops_square"] / rate if rate else None
+    exp_us = z["exps_square"] / rate_exp if rate_exp else None
+    kernels = ((results.get("ncu") or {}).get("rows") or {}).get(variant, {}).get("kernels") or {}
+    floor = call_floor(row, kernels, flops_us, exp_us, bandwidth) if dram else None
     kernel_us = median(row["kernel_sum_us"])
-    return Binding(variant, kernel_us, z["flops_square"], matmul, rate / 1e6 if rate else None, floors["flops"],
-                   z["exps_square"], floors["exps"], dram[0] if dram else None, dram[1] if dram else 0, activities,
-                   bool(dram) and dram[1] < activities, floors["bytes"], binds,
-                   kernel_us / known[binds] if binds else None)
+    return Binding(variant, kernel_us, z["flops_square"], matmul, rate / 1e6 if rate else None, flops_us,
+                   z["exps_square"], exp_us, dram[0] if dram else None, dram[1] if dram else 0, activities,
+                   bool(dram) and dram[1] < activities, dram[0] / bandwidth if dram else None, floor,
+                   kernel_us / floor.total_us if floor else None)
 
 
 def _floor_cell(us, lang, lower_bound=False):
@@ -327,9 +346,6 @@ def ceilings_check(results, lang, names=UNFUSED):
         return t("finding.missing", lang)
     bandwidth, roof = ceilings(results)
     fp32, rate_exp = fp32_rate(results), exp_rate(results)
-    words = {"flops": t("word.binds_flops", lang), "exps": t("word.binds_exps", lang),
-             "bytes": t("word.binds_bytes", lang)}
-
     def rate(x, name):
         return unit(fmt_sig(x, lang), name, lang) if x else t("finding.missing", lang)
 
@@ -347,8 +363,8 @@ def ceilings_check(results, lang, names=UNFUSED):
                                                         for b in facts)],
             [t("word.ceiling_dram", lang), rate(bandwidth / 1e3, "GB/s"),
              *(_floor_cell(b.bytes_us, lang, b.lower_bound) for b in facts)],
-            [t("word.ceiling_binds", lang), "",
-             *(words[b.binds] if b.binds else t("finding.missing", lang) for b in facts)],
+            [t("word.ceiling_sum", lang), "",
+             *(_floor_cell(b.floor and b.floor.total_us, lang, b.lower_bound) for b in facts)],
             [t("col.kernel_sum", lang), "", *(fmt_us_sig(b.kernel_us, lang) for b in facts)]]
     table = md_table([t("col.ceiling", lang), t("col.ceiling_rate", lang), *(label(b.variant, lang) for b in facts)],
                      rows)

@@ -87,3 +87,13 @@ def with_rounds(run, **kernel_us):
     """Three rounds of kernel time per variant, 1 % apart: what the paired rule reads."""
     for name, us in kernel_us.items():
         run["variants"][name]["rounds"] = [{"kernel_sum_us": stats(us * f)} for f in (1.0, 1.01, 0.99)]
+
+
+def test_math_s_training_memory_is_broken_down_only_as_far_as_the_shape_tells():
+    run = h200()
+    a = answers.answer_training(run, None)
+    c = run["config"]
+    assert a.weights_bytes == c["batch"] * c["heads"] * c["seq_len"] ** 2 * 4  # the FP32 weight matrix
+    assert a.math_bytes == run["backward"]["rows"]["math"]["peak_extra_mib"] * 2**20
+    assert a.least_bytes / 2**20 == run["backward"]["rows"][a.least]["peak_extra_mib"]
+    assert a.weights_bytes < a.math_bytes and a.memory_ratio == pytest.approx(a.math_bytes / a.least_bytes)

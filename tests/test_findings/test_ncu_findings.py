@@ -31,3 +31,18 @@ def test_math_s_matmuls_run_on_the_fp32_cores_where_their_tensor_pipe_is_idle():
     for k in run["ncu"]["rows"]["math"]["kernels"].values():
         k["tensor_hmma_pct"] = 40.0
     assert not found(ncu_findings.math_pipe, run).fp32_cores
+
+
+def test_a_run_with_the_whole_tensor_pipe_shows_that_figure_and_which_kernels_ran_wgmma():
+    run = h200()
+    assert {r.counter for r in found(ncu_findings.occ_tensor, run)} == {"tensor_hmma_pct"}  # the committed run
+    run["ncu"]["metrics"]["tensor_pct"] = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
+    for row in run["ncu"]["rows"].values():
+        for kernel_name, k in row.get("kernels", {}).items():
+            k["tensor_pct"] = k["tensor_hmma_pct"] + 1.0
+            k["gmma_inst"] = 1000.0 if "wgmma" in kernel_name else 0.0
+    rows = {r.name: r for r in found(ncu_findings.occ_tensor, run)}
+    assert {r.counter for r in rows.values()} == {"tensor_pct"}
+    busiest = max(run["ncu"]["rows"]["flash"]["kernels"].values(), key=lambda k: k["tensor_pct"])
+    assert rows["flash"].tensor == busiest["tensor_pct"] and rows["flash"].wgmma is False
+    assert rows["cudnn"].wgmma is True and found(ncu_findings.math_pipe, run).tensor >= 1.0

@@ -49,3 +49,18 @@ def test_eager_and_replayed_are_ranked_together_and_auto_is_no_entry():
     (seed,) = found(overhead_findings.overhead, run)
     assert (seed.path.best.variant, seed.path.best.graph) == ("cudnn", False)  # eager is the lowest here
     assert seed.path.other.order is None and seed.path.other.within < 5  # its replay: the same
+
+
+@pytest.mark.parametrize("lang", ["nb", "en"])
+def test_the_note_on_separate_measurements_is_printed_once_however_many_shapes_need_it(lang):
+    from dataclasses import replace
+
+    from report.render import prose
+
+    seed, small = (overhead_findings.ShapeOverhead(s, 99.0, 103.0, False, None) for s in ("seed", "small"))
+    plain = prose.render("findings-overhead", lang, {"overhead": (seed, small)})
+    one = prose.render("findings-overhead", lang, {"overhead": (replace(seed, near=True), small)})
+    note = one[len(plain.split("\n")[0]):].split("\n")[0]  # what `near` adds to the first line
+    assert note.strip() and note not in plain
+    both = prose.render("findings-overhead", lang, {"overhead": (replace(seed, near=True), replace(small, near=True))})
+    assert both.count(note.strip()) == 1

@@ -91,3 +91,13 @@ def test_the_highest_host_share_is_called_by_the_rounds_ratios_or_is_the_same():
                        "flash": with_host_rounds(row(100.0, host_us=37.0), [37, 38, 36], [100, 100, 100])})
     leader = found(recommendations.rec_cpu, swapped)  # every round on one side, but the rounds scatter more than the gap
     assert leader.variant == "flash" and leader.verdict.order is None
+
+
+def test_the_cpu_leader_s_share_is_the_one_the_table_beside_it_shows():
+    from report.verdict import median
+
+    run = h200()
+    c = recommendations.rec_cpu(run, None)
+    v = run["variants"]
+    assert c.pct == pytest.approx(100 * median(v[c.variant]["host_time_us"]) / median(v[c.variant]["kernel_sum_us"]))
+    assert c.other_pct == pytest.approx(100 * median(v[c.other]["host_time_us"]) / median(v[c.other]["kernel_sum_us"]))

@@ -318,11 +318,17 @@ def answer_waits_graph(results, ref) -> GraphReplay | None:
 @dataclass(frozen=True)
 class TrainingAnswer:
     """A training step over the forward pass in kernel time on the fused backends (lo, hi);
-    math's extra memory over the least fused backend's (`memory_ratio`, None without it)."""
+    math's extra memory over the least fused backend's (`memory_ratio`, None without it),
+    each in bytes (`math_bytes`, `least_bytes`); the part of math's that is known from the
+    shape (`weights_bytes`): the weight matrix after the softmax, which math keeps in FP32
+    for the backward pass, batch × heads × L × S × 4 bytes."""
     lo: float
     hi: float
     memory_ratio: float | None
     least: str | None
+    math_bytes: float | None = None
+    least_bytes: float | None = None
+    weights_bytes: int | None = None
 
 
 @finding("answer-training")
@@ -333,11 +339,13 @@ def answer_training(results, ref) -> TrainingAnswer | None:
         return None
     ratios = [median(backward[n]["kernel_sum_us"]) / median(results["variants"][n]["kernel_sum_us"]) for n in fused]
     mem = {n: r["peak_extra_mib"] for n, r in backward.items() if r.get("peak_extra_mib") is not None}
-    least = ratio = None
-    if "math" in mem and any(mem.get(n) for n in fused):  # a fused backend of no extra memory: no ratio
-        least = min((n for n in fused if mem.get(n)), key=mem.get)
-        ratio = mem["math"] / mem[least]
-    return TrainingAnswer(min(ratios), max(ratios), ratio, least)
+    if "math" not in mem or not any(mem.get(n) for n in fused):  # a fused backend of no extra memory: no ratio
+        return TrainingAnswer(min(ratios), max(ratios), None, None)
+    least = min((n for n in fused if mem.get(n)), key=mem.get)
+    c = results["config"]
+    weights = c["batch"] * c["heads"] * c["seq_len"] * c["seq_len"] * 4  # FP32: math upcasts bf16 and fp16
+    return TrainingAnswer(min(ratios), max(ratios), mem["math"] / mem[least], least,
+                          mem["math"] * 2**20, mem[least] * 2**20, weights)
 
 
 @dataclass(frozen=True)

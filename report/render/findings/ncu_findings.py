@@ -12,15 +12,29 @@ from .common import ok
 from .registry import finding
 
 
+def tensor_key(results):
+    """The key of the tensor-pipe figure a run has: "tensor_pct" (the tensor pipe's active
+    cycles, measure/ncu.py's sm__pipe_tensor_cycles_active) where it read it, else
+    "tensor_hmma_pct" (the cycles ncu counts for its HMMA pipe: the committed H200 run's
+    only tensor figure, its ncu having no wgmma cycles counter)."""
+    return "tensor_pct" if "tensor_pct" in ((results.get("ncu") or {}).get("metrics") or {}) else "tensor_hmma_pct"
+
+
 @dataclass(frozen=True)
 class TensorPipe:
     """A fused backend's busiest kernel in ncu (by tensor pipe): achieved occupancy and
-    tensor pipe busy (% of the active cycles' sustained peak, the busier of HMMA and
-    GMMA), and the share of the matmul roof (%) its kernel time reaches (None without the roof)."""
+    tensor pipe busy (% of the active cycles' sustained peak), the share of the matmul
+    roof (%) its kernel time reaches (None without the roof); `counter`: which tensor
+    figure (tensor_key); `wgmma`: whether the kernel executed wgmma instructions (None
+    where the run did not count them); `no_gmma_counter`: the run asked this GPU's ncu
+    for wgmma's own pipe cycles and it had no such metric (results.json metrics_missing)."""
     name: str
     achieved: float
     tensor: float
     roof_share: float | None
+    counter: str
+    wgmma: bool | None
+    no_gmma_counter: bool
 
 
 @finding("findings-tensor-pipe")
@@ -28,16 +42,19 @@ def occ_tensor(results, ref) -> tuple[TensorPipe, ...] | None:
     rows = ((results.get("ncu") or {}).get("rows") or {})
     roof = (results.get("roof") or {}).get("tflops")
     flops = sizes(results["config"])["flops_causal"]
+    key = tensor_key(results)
+    no_gmma = "tensor_gmma_pct" in ((results.get("ncu") or {}).get("metrics_missing") or {})
     out = []
     for n in FUSED:
         kernels = [k for k in ((rows.get(n) or {}).get("kernels") or {}).values()
-                   if k.get("tensor_hmma_pct") is not None and k.get("achieved_pct") is not None]
+                   if k.get(key) is not None and k.get("achieved_pct") is not None]
         if not kernels:
             continue
-        k = max(kernels, key=lambda k: k["tensor_hmma_pct"])
+        k = max(kernels, key=lambda k: k[key])
         kernel_us = median((ok(results, n) or {}).get("kernel_sum_us"))
         share = 100 * flops / kernel_us / 1e6 / roof if roof and kernel_us else None
-        out.append(TensorPipe(n, k["achieved_pct"], k["tensor_hmma_pct"], share))
+        wgmma = None if k.get("gmma_inst") is None else k["gmma_inst"] > 0
+        out.append(TensorPipe(n, k["achieved_pct"], k[key], share, key, wgmma, no_gmma))
     return tuple(out) or None
 
 
@@ -59,11 +76,12 @@ IDLE_PIPE = 1.0  # % busy: below this a kernel's tensor pipe counts as unused
 
 @finding("findings-math-pipe")
 def math_pipe(results, ref) -> MathMatmuls | None:
+    key = tensor_key(results)
     kernels = [k for name, k in ((((results.get("ncu") or {}).get("rows") or {}).get("math") or {}).get("kernels")
-                                 or {}).items() if "gemm" in name and k.get("tensor_hmma_pct") is not None]
+                                 or {}).items() if "gemm" in name and k.get(key) is not None]
     spent = (((ok(results, "math") or {}).get("attribution") or {}).get("matmul_fp32") or {}).get("us_per_forward")
     if not kernels or not spent:
         return None
-    busiest = max(k["tensor_hmma_pct"] for k in kernels)
+    busiest = max(k[key] for k in kernels)
     return MathMatmuls(busiest, len(kernels), sizes(results["config"])["flops_square"] / spent / 1e6,
                        (results.get("roof") or {}).get("tflops"), busiest < IDLE_PIPE)

@@ -122,7 +122,9 @@ class CpuLeader:
     (host_leader), with its host overhead, kernel time and first call; against the
     runner-up (`other`, None where it is the only one): `verdict`, the paired rule on the
     rounds' shares (">" where `variant`'s is larger; None where the run has no rounds), and
-    each one's share per round (`rounds`, `other_rounds`: in small ops against kernel time)."""
+    each one's share per round (`rounds`, `other_rounds`: in small ops against kernel time,
+    the figure the rule compares); `pct`, `other_pct`: host overhead over kernel time (%),
+    from the same medians as the tables (None without a runner-up)."""
     variant: str
     host_us: float
     kernel_us: float
@@ -131,6 +133,8 @@ class CpuLeader:
     verdict: Paired | None
     rounds: tuple[float | None, ...] | None
     other_rounds: tuple[float | None, ...] | None
+    pct: float = 0.0
+    other_pct: float | None = None
 
 
 @finding("finding-rec-cpu")
@@ -145,9 +149,13 @@ def rec_cpu(results, ref) -> CpuLeader | None:
     ra = rb = None
     if verdict is not None:
         ra, rb = share_rounds(v[n]), share_rounds(v[other])
+    def pct(name):
+        return 100 * median(v[name]["host_time_us"]) / median(v[name]["kernel_sum_us"])
+
     return CpuLeader(variant=n, host_us=median(v[n]["host_time_us"]), kernel_us=median(v[n]["kernel_sum_us"]),
                      first_us=v[n]["first_call_ms"] * 1000, other=other, verdict=verdict,
-                     rounds=tuple(ra) if ra else None, other_rounds=tuple(rb) if rb else None)
+                     rounds=tuple(ra) if ra else None, other_rounds=tuple(rb) if rb else None,
+                     pct=pct(n), other_pct=pct(other) if other else None)
 
 
 @dataclass(frozen=True)

@@ -196,6 +196,61 @@ def test_twenty_device_names_list_eight_and_count_the_rest(tmp_path, capsys):
     assert code == 0 and len(gpu) == 1 and gpu[0].count("(compute capability") == 8 and gpu[0].endswith("… and 12 more")
 
 
+# --- nothing escapes, round two (issue 36) ------------------------------------------------
+
+def strict_json(text):
+    """json.loads that refuses NaN and Infinity, which no JSON reader but Python's takes."""
+    return json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in the JSON result"))
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["msgspec", "pure-python"])
+@pytest.mark.parametrize("value", ["1e400", "-1e400", "NaN", "Infinity", "32.0", "true"])
+def test_a_launch_resource_that_is_not_a_finite_whole_number_is_malformed(value, fast, tmp_path, capsys,
+                                                                           monkeypatch):
+    monkeypatch.setattr(explain_read, "FAST_DECODER", explain_read.FAST_DECODER and fast)
+    text = json.dumps(with_text("k")).replace('"registers per thread": 32', f'"registers per thread": {value}')
+    text = text.replace('"shared memory": 0', f'"shared memory": 0, "est. achieved occupancy %": {value}')
+    (tmp_path / "t.json").write_text(text, encoding="utf-8")
+    assert build_tables.main(["--explain", str(tmp_path / "t.json"), "--format", "json"]) == 0
+    row = next(k for k in strict_json(capsys.readouterr().out)["detail"]["kernels"] if k["kind"] == "kernel")
+    assert row["registers_per_thread"] is None and row["block"] is None
+    assert row["kineto_occupancy_pct"] == (32.0 if value == "32.0" else None)  # a percent may be a float
+    assert row["grid"] == [256, 1, 1] and row["shared_memory"] == 0  # the well-formed ones stay
+    code, out, _ = command(tmp_path / "t.json", capsys)
+    assert code == 0 and "occupancy: the trace has no launch resources for it" in out
+
+
+def test_no_float_fails_the_json_result():
+    found = explain(load_trace(FIXTURES / "flash.json.gz"))
+    found.pace.busy_share, found.detail["kernels"][0]["avg_us"] = float("nan"), float("inf")
+    found.detail["odd"] = {"a": [float("-inf"), 1.5]}
+    doc = strict_json(explain_module.explain_json(found))
+    assert doc["pace"]["busy_share"] is None and doc["detail"]["kernels"][0]["avg_us"] is None
+    assert doc["detail"]["odd"] == {"a": [None, 1.5]}
+
+
+DIGITS = "9" * 5000  # beyond Python's 4,300 digits of an int parsed from text
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["msgspec", "pure-python"])
+@pytest.mark.parametrize("where", ["dur", "grid", "numSms", "schemaVersion", "pid"])
+def test_an_integer_of_thousands_of_digits_is_one_line(where, fast, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(explain_read, "FAST_DECODER", explain_read.FAST_DECODER and fast)
+    trace = dict(with_text("k"), schemaVersion=1)
+    text = json.dumps(trace)
+    old = {"dur": '"dur": 5.0', "grid": '"grid": [256', "numSms": '"numSms": ', "schemaVersion": '"schemaVersion": 1',
+           "pid": '"pid": 0'}[where]
+    new = {"dur": f'"dur": {DIGITS}', "grid": f'"grid": [{DIGITS}', "numSms": f'"numSms": {DIGITS}, "x": ',
+           "schemaVersion": f'"schemaVersion": {DIGITS}', "pid": f'"pid": {DIGITS}'}[where]
+    assert old in text
+    path = tmp_path / "t.json"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    code, out, err = command(path, capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "an integer of more than 4,300 digits" in err
+    with pytest.raises(TraceError, match="an integer of more than 4,300 digits"):
+        load_trace(path)
+
+
 # --- beyond what the reader holds: one line, before the explaining -------------------------
 
 def test_more_events_than_the_reader_holds_is_refused_before_explaining(tmp_path, capsys, monkeypatch):

@@ -13,7 +13,7 @@ import zlib
 from pathlib import Path
 
 from ..limits import parse_json
-from .explain_read import MAX_EVENTS, ReadError
+from .explain_read import LONG_NUMBER, MAX_EVENTS, ReadError, long_number
 from .explain_read import read_trace as _read_stream
 from .explain_safe import error_line
 
@@ -56,7 +56,9 @@ def load_trace(path):
     except json.JSONDecodeError as err:
         raise TraceError(error_line(path, f"not JSON ({err.msg.removesuffix(' at')} at line {err.lineno}, "
                                           f"column {err.colno})")) from None
-    except ValueError as err:  # too deep
+    except ValueError as err:  # too deep, or a number of thousands of digits
+        if long_number(err):
+            raise TraceError(error_line(path, LONG_NUMBER)) from None
         raise TraceError(error_line(path, f"JSON {err}, so not a trace written by torch.profiler")) from None
     if not isinstance(trace, dict) or not isinstance(trace.get("traceEvents"), list):
         raise TraceError(error_line(path, "JSON without a traceEvents list, so not a trace "

@@ -308,9 +308,29 @@ DEEP = f"JSON nested deeper than {MAX_DEPTH} levels, so not a trace written by t
 NO_EVENTS = "JSON without a traceEvents list, so not a trace written by torch.profiler"
 
 
+# Python parses no integer of more than sys.get_int_max_str_digits() digits (4,300; CVE-2020-10735)
+# and json, msgspec's fallback and explain_kineto raise a plain ValueError there, anywhere in the file
+LONG_NUMBER = (f"an integer of more than {sys.get_int_max_str_digits():,} digits, so not a trace written by "
+               "torch.profiler")
+
+
+def long_number(err):
+    """True where err is Python's refusal to parse an integer of too many digits."""
+    return type(err) is ValueError and "integer string conversion" in str(err)
+
+
 def read_trace(path, max_chars=2 * 2**30, max_events=MAX_EVENTS):
     """The Trace in the file (at most max_chars of text and max_events kept events);
     ReadError (one line) if it is none."""
+    try:
+        return _read(path, max_chars, max_events)
+    except ValueError as err:
+        if long_number(err):
+            raise ReadError(LONG_NUMBER) from None
+        raise
+
+
+def _read(path, max_chars, max_events):
     stream, found, seen = _Stream(_chunks(Path(path), max_chars)), Trace(), False
     if stream.peek() != "{":
         stream.value()  # not JSON at all, or JSON of another shape

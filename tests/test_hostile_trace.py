@@ -103,9 +103,11 @@ def test_the_json_result_is_ascii_and_gives_the_names_back(name, tmp_path, capsy
     assert any(f"kernel {text}" in v for v in strings)  # the name as the trace has it, once parsed
 
 
-def test_the_report_is_written_whatever_the_terminal_can_encode(tmp_path):
+@pytest.mark.parametrize("command_line", [[str(ROOT / "build_tables.py"), "--explain"],
+                                          ["-m", "report.trace.explain_cli"]], ids=["explain", "trace-doctor"])
+def test_the_report_is_written_whatever_the_terminal_can_encode(command_line, tmp_path):
     path = write(tmp_path / "t.json", with_text("\ud800\u202e\x1b[2J"))
-    done = subprocess.run([sys.executable, str(ROOT / "build_tables.py"), "--explain", str(path)],
+    done = subprocess.run([sys.executable, *command_line, str(path)], cwd=ROOT,
                           capture_output=True, env={"PYTHONIOENCODING": "ascii", "PATH": ""}, timeout=120)
     assert done.returncode == 0 and done.stderr == b"", done.stderr[-300:]
     assert b"kernel \\ud800\\u202e\\x1b[2J" in done.stdout and b"\\xb5s" in done.stdout  # µ as \xb5
@@ -249,6 +251,19 @@ def test_an_integer_of_thousands_of_digits_is_one_line(where, fast, tmp_path, ca
     assert code == 2 and out == "" and err.count("\n") == 1 and "an integer of more than 4,300 digits" in err
     with pytest.raises(TraceError, match="an integer of more than 4,300 digits"):
         load_trace(path)
+
+
+def test_the_command_and_explain_take_the_same_options_and_draw_the_same(tmp_path, capsys):
+    from report.trace import explain_cli
+
+    given = {a.dest for a in explain_cli.parser()._actions} - {"help", "trace"}
+    path = str(FIXTURES / "flash.json.gz")
+    assert given == {"format", "svg"}
+    assert explain_cli.main([path, "--svg", str(tmp_path / "a.svg")]) == 0
+    doctor = capsys.readouterr().out
+    assert build_tables.main(["--explain", path, "--svg", str(tmp_path / "b.svg")]) == 0
+    assert capsys.readouterr().out == doctor
+    assert (tmp_path / "a.svg").read_text(encoding="utf-8") == (tmp_path / "b.svg").read_text(encoding="utf-8")
 
 
 # --- beyond what the reader holds: one line, before the explaining -------------------------

@@ -266,6 +266,28 @@ def test_the_command_and_explain_take_the_same_options_and_draw_the_same(tmp_pat
     assert (tmp_path / "a.svg").read_text(encoding="utf-8") == (tmp_path / "b.svg").read_text(encoding="utf-8")
 
 
+def test_a_launch_delay_is_never_negative(tmp_path, capsys):
+    """2,000 launch calls and kernels on one correlation id: each kernel is paired with the
+    call of that id that began last before it (each 6 µs late), not with the last call of
+    the trace (-199,900 µs); a kernel that starts before its call returns overlaps it: 0."""
+    events = []
+    for i in range(2000):
+        events += [ev("cuda_runtime", "cudaLaunchKernel", 100.0 * i, 4.0, correlation=1), kernel("k", 100.0 * i + 10, 1)]
+    events += [ev("cuda_runtime", "cudaGraphLaunch", 300_000.0, 50.0, correlation=2), kernel("g", 300_010.0, 2),
+               kernel("g", 300_020.0, 2)]
+    found = explain(load_trace(write(tmp_path / "t.json", {"traceEvents": events})))
+    stream = found["streams"][0]
+    assert stream["launch_delay_us"] == 6.0 and found["ranges"][0]["launch_delay_us"] == 6.0
+    code, out, _ = command(tmp_path / "t.json", capsys)
+    assert code == 0 and not re.search(r"-\d[\d,.]* µs", out)
+    from report.trace.explain_read import from_dict
+    from report.trace.explain_timeline import Timeline
+
+    acts = Timeline(from_dict({"traceEvents": events}).events).acts
+    assert [a.delay for a in acts if a.e.name == "g"] == [0.0, None]  # the graph's first kernel: 40 µs in its call
+    assert {a.delay for a in acts if a.e.name == "k"} == {6.0}
+
+
 # --- beyond what the reader holds: one line, before the explaining -------------------------
 
 def test_more_events_than_the_reader_holds_is_refused_before_explaining(tmp_path, capsys, monkeypatch):

@@ -302,6 +302,37 @@ def test_more_events_than_the_reader_holds_is_refused_before_explaining(tmp_path
     assert "more than 1,000 events of the kinds --explain reads" in err
 
 
+@pytest.mark.parametrize("value", ["string", "number", "spaces"])
+def test_one_value_beyond_the_cap_is_refused_while_it_is_read(value, tmp_path, capsys, monkeypatch):
+    """A 1.9 GB string in a 2 MB gzip took 4 GB of memory and ended in a MemoryError: one
+    value beyond MAX_VALUE_CHARS (1 MB here, 40 MB in the file) is refused as it is read."""
+    monkeypatch.setattr(explain_read, "CHUNK", 1 << 16)
+    monkeypatch.setattr(explain_read, "MAX_VALUE_CHARS", 1 << 20)
+    big = {"string": '"' + "x" * (40 << 20) + '"', "number": "1." + "0" * (40 << 20),
+           "spaces": "1" + " " * (40 << 20)}[value]
+    path = tmp_path / "t.json.gz"
+    path.write_bytes(gzip.compress(b'{"traceEvents": [{"ph": "X", "cat": "kernel", "name": ' + big.encode()
+                                   + b', "ts": 1, "dur": 1}]}', compresslevel=1))
+    tracemalloc.start()
+    code, out, err = command(path, capsys)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert code == 2 and out == "" and err.count("\n") == 1 and "one JSON value of more than 1 MB" in err
+    assert peak < 12 << 20  # a few times the cap, not the 40 MB value
+
+
+def test_running_out_of_memory_is_one_line(tmp_path, capsys, monkeypatch):
+    def no_memory(*_):
+        raise MemoryError
+    monkeypatch.setattr(explain_open, "_read_stream", no_memory)
+    code, out, err = command(FIXTURES / "flash.json.gz", capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "more than this machine's free memory" in err
+    monkeypatch.undo()
+    monkeypatch.setattr(explain_module, "_explain", no_memory)
+    code, out, err = command(FIXTURES / "flash.json.gz", capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "more than this machine's free memory" in err
+
+
 # --- linear in the trace ------------------------------------------------------------------
 
 def explain_cost(shape, n, folder, memory):

@@ -21,6 +21,9 @@ MAX_TRACE_BYTES = 2 * 2**30  # of JSON: a trace of a few profiled steps is tens 
 CHUNK = 2**20
 
 
+OUT_OF_MEMORY = "more than this machine's free memory holds of a trace; record fewer steps"
+
+
 class TraceError(ValueError):
     """The file is not a torch.profiler trace with GPU activity; the message is one line."""
 
@@ -107,5 +110,7 @@ def read_trace(path):
             return _read_stream(path, MAX_TRACE_BYTES, MAX_EVENTS)
     except ReadError as err:
         raise TraceError(error_line(path, str(err))) from None
+    except MemoryError:  # below every cap, but more than this machine (or the browser) holds
+        raise TraceError(error_line(path, OUT_OF_MEMORY)) from None
     except OSError as err:
         raise TraceError(error_line(path, f"cannot be read ({err.strerror or err})")) from None

@@ -35,6 +35,10 @@ CHUNK = 1 << 23  # characters decoded at a time
 # 194 MB), so 5 million take about 3 GB; in the browser (Pyodide, sys.platform "emscripten"),
 # whose WebAssembly memory ends at 4 GB, fewer
 MAX_EVENTS = 1_500_000 if sys.platform == "emscripten" else 5_000_000
+# one JSON value (an event, deviceProperties) is read whole: torch.profiler's largest are an
+# event's recorded inputs, a few KB; beyond this many characters the value is refused while it
+# is read (a 1.9 GB string packs into 2 MB of gzip, and reading it whole took 4 GB of memory)
+MAX_VALUE_CHARS = 1 << 28
 _WS = re.compile(r"[ \t\n\r]*")
 _NEXT = re.compile(r"[ \t\n\r]*,[ \t\n\r]*\{")  # after an event's "}": the next one's "{"
 _DECODER = json.JSONDecoder()
@@ -232,15 +236,25 @@ class _Stream:
                 # token of the end): read on, twice as much each time, so one value of any
                 # size costs its length; any other fault is the text's own
                 cut = err.msg.startswith("Unterminated string") or err.pos >= len(self.buf) - 16
-                if cut and not self.eof and self.grow(max(2 * (len(self.buf) - self.pos), CHUNK)):
+                if cut and not self.eof and self.grow(self.need()):
                     continue
                 raise ReadError(f"not JSON ({_json_fault(err)} at character {self.offset + err.pos:,})") from None
             except RecursionError:
                 raise ReadError(DEEP) from None
-            if end == len(self.buf) and not self.eof and self.more():
+            if end == len(self.buf) and not self.eof and self.grow(self.need()):
                 continue  # a number may go on in the next chunk
             self.pos = end
             return found
+
+    def need(self):
+        """Twice what the buffer holds of the value being read, at most MAX_VALUE_CHARS and
+        one; ReadError where it holds more than MAX_VALUE_CHARS already."""
+        held = len(self.buf) - self.pos
+        if held > MAX_VALUE_CHARS:
+            raise ReadError(f"one JSON value of more than {MAX_VALUE_CHARS // 2**20:,} MB at character "
+                            f"{self.offset + self.pos:,}, so not a trace written by torch.profiler (its events "
+                            "are a few KB each)")
+        return min(max(2 * held, CHUNK), MAX_VALUE_CHARS + 1)
 
     def take(self, char):
         if self.peek() != char:

@@ -266,6 +266,28 @@ def test_the_command_and_explain_take_the_same_options_and_draw_the_same(tmp_pat
     assert (tmp_path / "a.svg").read_text(encoding="utf-8") == (tmp_path / "b.svg").read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("fast", [True, False], ids=["msgspec", "pure-python"])
+def test_a_duration_under_a_nanosecond_is_no_time(fast, tmp_path, capsys, monkeypatch):
+    """Kineto writes whole nanoseconds: a kernel of 5e-324 µs printed 330 zeros; a duration
+    above 0 and below 0.001 µs is malformed (the event is not kept), 0 stays a time."""
+    monkeypatch.setattr(explain_read, "FAST_DECODER", explain_read.FAST_DECODER and fast)
+    trace = with_text("k")
+    trace["traceEvents"] += [kernel("tiny", 20.0, 1), kernel("zero", 30.0, 1)]
+    trace["traceEvents"][-2]["dur"], trace["traceEvents"][-1]["dur"] = 5e-324, 0
+    trace["traceEvents"][3]["dur"] = 4e-4
+    found = read_trace(write(tmp_path / "t.json", trace))
+    assert sorted(e.name for e in found.events if e.cat == "kernel") == ["zero"]
+    code, out, _ = command(tmp_path / "t.json", capsys)
+    assert code == 0 and "0000000" not in out and "tiny" not in out
+
+
+def test_a_derived_time_is_shown_to_the_nanosecond():
+    from report.trace.explain_format import sig_us
+
+    assert [sig_us(v) for v in (5e-324, 4e-4, 0.0123, 16.16, 172_296.4)] == [
+        "0 µs", "0 µs", "0.012 µs", "16.2 µs", "172,300 µs"]
+
+
 def test_a_launch_delay_is_never_negative(tmp_path, capsys):
     """2,000 launch calls and kernels on one correlation id: each kernel is paired with the
     call of that id that began last before it (each 6 µs late), not with the last call of

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..limits import MAX_DEPTH, too_deep
 from . import explain_kineto, explain_msgspec
-from .explain_events import CAT_ALIASES, GPU_ARGS, INPUT_OPS, MAX_TIME_US, Event, hashable, inputs, shared
+from .explain_events import CAT_ALIASES, GPU_ARGS, INPUT_OPS, MAX_TIME_US, MIN_DUR_US, Event, hashable, inputs, shared
 from .names import GPU_CATS, LAUNCH_CATS
 
 CHUNK = 1 << 23  # characters decoded at a time
@@ -85,7 +85,7 @@ class Trace:
                 continue
             ts, dur, name = e.get("ts"), e.get("dur"), e.get("name")
             if (type(ts) not in numbers or type(dur) not in numbers or type(name) is not str
-                    or not -MAX_TIME_US <= ts <= MAX_TIME_US or not 0 <= dur <= MAX_TIME_US):
+                    or not -MAX_TIME_US <= ts <= MAX_TIME_US or not (MIN_DUR_US <= dur <= MAX_TIME_US or dur == 0)):
                 continue  # NaN fails both comparisons; an int too large for a float fails too
             args = e.get("args")
             if type(args) is not dict:
@@ -116,7 +116,7 @@ class Trace:
                 continue
             ts, dur, name = e.ts, e.dur, e.name
             if (type(ts) not in numbers or type(dur) not in numbers or type(name) is not str
-                    or not -MAX_TIME_US <= ts <= MAX_TIME_US or not 0 <= dur <= MAX_TIME_US):
+                    or not -MAX_TIME_US <= ts <= MAX_TIME_US or not (MIN_DUR_US <= dur <= MAX_TIME_US or dur == 0)):
                 continue
             a, pid, tid = e.args, e.pid, e.tid
             kept, corr = None, None

@@ -320,13 +320,14 @@ def draw(paths, lang, count=1):
     from pathlib import Path
 
     from .explain import TraceError, read_trace
+    from .explain_safe import error_line
 
     found = []
     for path in paths:
         try:
             found.append((Path(path).name, pieces(read_trace(path))))
         except ValueError:
-            raise TraceError(f"{path}: no GPU activity (kernels, memcpy, memset) to draw") from None
+            raise TraceError(error_line(path, "no GPU activity (kernels, memcpy, memset) to draw")) from None
     short = namer(f for _, f in found)
     panels = []
     for name, f in found:

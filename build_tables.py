@@ -24,7 +24,6 @@ from report.output import checks, signals
 from report.output.arguments import (
     Parser,
     given_options,
-    new_svg,
     out_folder,
     seconds,
     slug_name,
@@ -34,6 +33,7 @@ from report.output.arguments import (
 from report.output.write import publish_run, render_only, short_error
 from report.paths import DEFAULT_OUT, SCRATCH_OUT
 from report.results import UsageError
+from report.trace import explain_cli
 from report.variants import DTYPES, EXTRA_VARIANTS, SWEEP_SEQ_LENS, VARIANTS
 
 MAX_HEAD_DIM = 512  # larger than any attention kernel supports
@@ -127,11 +127,10 @@ def _parser():
                    help="read a trace that torch.profiler wrote (.json or .json.gz): kernels "
                         "with occupancy, GPU idle gaps and a verdict per range; no GPU, no "
                         "other option but --format and --svg")
-    p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="with --explain: text (default) or the JSON result (report/trace/explain_result.py)")
-    p.add_argument("--svg", metavar="PATH", type=new_svg,
-                   help="with --explain: also draw the trace's median profiled step (or its first "
-                        "window of GPU activities) as an SVG timeline into PATH, a new file")
+    # --explain's options are trace-doctor's (report/trace/explain_cli.py: the one entry of both)
+    p.add_argument("--format", choices=explain_cli.FORMATS, default="text",
+                   help=f"with --explain: {explain_cli.FORMAT_HELP}")
+    p.add_argument("--svg", metavar="PATH", type=explain_cli.new_svg, help=f"with --explain: {explain_cli.SVG_HELP}")
     return p
 
 
@@ -191,36 +190,14 @@ def measure(args, argv):
     publish_run(results, trace_tmp, out, slug, started)
 
 
-def explain(path, form="text", svg=None):
-    """Print what report/trace/explain.py reads off one trace (text or JSON), and with svg,
-    write its timeline there (report/render/timelines.py: draw, the pages' drawing); needs no torch."""
-    from report.trace.explain import TraceError, explain_file
-
-    try:
-        text = explain_file(path, form)  # the trace's text made inert (report/trace/explain_safe.py)
-        if svg is not None:
-            from report.render.timelines import draw
-
-            drawn = draw([path], "en")[0]
-            with open(svg, "x", encoding="utf-8") as f:  # "x": never over a file made meanwhile
-                f.write(drawn)
-    except TraceError as err:  # one line that names the file
-        raise UsageError(str(err)) from None
-    except OSError as err:
-        raise UsageError(f"{svg}: cannot be written ({err.strerror or err})") from None
-    if hasattr(sys.stdout, "reconfigure"):  # a terminal that cannot write µ or … gets \xb5, never a traceback
-        sys.stdout.reconfigure(errors="backslashreplace")
-    sys.stdout.write(text)
-
-
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
     signals.install()
     try:
-        if args.explain is not None:
-            explain(args.explain, args.format, args.svg)
-        elif args.render_only:
+        if args.explain is not None:  # trace-doctor's entry, its stdout set up there
+            return explain_cli.run(args.explain, args.format, args.svg, prog="build_tables.py")
+        if args.render_only:
             render_only(args.out, args.slug)
         else:
             measure(args, argv)

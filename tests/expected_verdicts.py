@@ -188,7 +188,7 @@ def facts(trace):
         if launch is not None and id(launch) not in started:  # a graph's later kernels wait on its earlier ones
             started.add(id(launch))
             delays.setdefault(f"{args.get('device')}/{args.get('stream')}", []).append(
-                e["ts"] - (launch["ts"] + launch["dur"]))
+                max(0.0, e["ts"] - (launch["ts"] + launch["dur"])))  # one that starts before its call returns: no wait
     cats = {e.get("cat") for e in trace["traceEvents"] if isinstance(e, dict) and isinstance(e.get("cat"), str)}
     activity = "gpu" if gpu else "mtia" if any("mtia" in c.lower() for c in cats) else "cpu only"
     return {"verdicts": verdicts(trace), "busy_us": round(union, 1), "streams": len(streams),

@@ -80,16 +80,6 @@ def out_folder(text):
     return Path(text)
 
 
-def new_svg(text):
-    """--svg's PATH: a new file in a folder that exists (a drawing never replaces a file)."""
-    path = out_folder(text)
-    if path.exists():
-        raise argparse.ArgumentTypeError(f"{text} exists: give a new file (the drawing replaces nothing)")
-    if not path.parent.is_dir():
-        raise argparse.ArgumentTypeError(f"{text}: no folder {path.parent} to write it in")
-    return path
-
-
 class Parser(argparse.ArgumentParser):
     def error(self, message):
         """One line and exit 2, instead of argparse's usage block."""

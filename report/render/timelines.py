@@ -5,7 +5,7 @@ draws as a table (tables/<name>.<lang>.md), its text alternative.
 
     FIGURES                     name -> the traces drawn on one time scale, and how many
                                 steps in a row each panel draws (from the median one)
-    draw(paths, lang, count)    the SVG and its panels, for any trace files
+    draw(paths, lang, count)    the SVG and its panels, for any trace files (explain_svg.py's)
     render_timelines(...)       every figure of FIGURES for one GPU folder
 """
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 from ..text.catalog import t
 from ..text.format import fmt_sig
 from ..trace.explain import TraceError, read_trace
-from ..trace.explain_svg import CAUSE_WORD, CHAR, WORDS, escape, ident_of, svg
-from ..trace.explain_svg_pieces import namer, panel, pieces
+from ..trace.explain_svg import CAUSE_WORD, CHAR, WORDS, draw, escape
+from ..trace.explain_svg_pieces import pieces
 from .header import header
 from .markdown import code_safe, markdown_safe, md_table
 
@@ -27,24 +27,6 @@ FIGURES = {
     # unpinned SDPA at the small shape, eager and replayed from a CUDA graph (an --overhead run on a GPU)
     "timeline-gpu-waits": (("small_auto", "small_auto_graph"), 3),
 }
-
-
-def draw(paths, lang, count=1):
-    """(the SVG, its panels) of the median step of each trace file (count
-    steps in a row from it), labelled with the file's name, on one time scale; TraceError
-    where a file is no trace with GPU activity."""
-    found = []
-    for path in paths:
-        try:
-            found.append((Path(path).name, pieces(read_trace(path))))
-        except ValueError:
-            raise TraceError(f"{path}: no GPU activity (kernels, memcpy, memset) to draw") from None
-    short = namer(f for _, f in found)
-    panels = []
-    for name, f in found:
-        first = max(0, min(f.default - (count - 1) // 2, len(f.items) - count)) if f.steps else f.default
-        panels.append(panel(f, first, name, count, short))
-    return svg(panels, lang, ident_of(*(n for n, _ in found))), panels
 
 
 def timeline_figure(paths, lang, count):

@@ -45,7 +45,7 @@ from .explain_diagnose import diagnose
 from .explain_events import MAX_TIME_US
 from .explain_format import us as _us
 from .explain_kernels import add_occupancy, devices, kernel_rows
-from .explain_open import TraceError, collector_paused, load_trace, read_trace
+from .explain_open import OUT_OF_MEMORY, TraceError, collector_paused, load_trace, read_trace
 from .explain_read import Trace, from_dict
 from .explain_result import BUSY_SHARE, HOST_SHARE, STEP_NAME, WHOLE_TRACE, Result, to_json
 from .explain_safe import error_line, inert
@@ -233,6 +233,8 @@ def explain_path(path):
         return explain(trace)
     except TraceError as err:
         raise TraceError(error_line(path, str(err))) from None
+    except MemoryError:
+        raise TraceError(error_line(path, OUT_OF_MEMORY)) from None
     except (TypeError, KeyError, AttributeError, ArithmeticError, ValueError) as err:
         raise TraceError(error_line(path, f"a trace this reader cannot use ({type(err).__name__}: "
                                           f"{str(err)[:100]})")) from None

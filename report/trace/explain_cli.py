@@ -1,45 +1,83 @@
-"""The trace reader as a command of its own: what `pip install .` installs as `trace-doctor`,
-also `python -m report.trace.explain_cli`; standard library only (no torch).
+"""The trace reader's one entry: what `pip install .` installs as `trace-doctor`, also
+`python -m report.trace.explain_cli`, and what `build_tables.py --explain TRACE` runs
+(run(), with its own name in the error line); standard library only (no torch).
 
-    trace-doctor TRACE [--format text|json]
+    trace-doctor TRACE [--format text|json] [--svg PATH]
 
-Prints the diagnosis and the detail (text, the same as `build_tables.py --explain TRACE`)
-or the JSON result (explain_result.py's schema). A file that is no trace: one line on
-stderr and exit status 2.
+Prints the diagnosis and the detail (text) or the JSON result (explain_result.py's schema),
+and with --svg also draws the trace's median profiled step into PATH, a new file. A file that
+is no trace: one line on stderr and exit status 2. The output is written on any stdout: where
+its encoding lacks µ or … (PYTHONIOENCODING=ascii, an old console) they are written \\xb5,
+never a traceback.
 """
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from .explain import TraceError, explain_file
+from .explain_safe import error_line
 
 PROG = "trace-doctor"
 FORMATS = ("text", "json")
+FORMAT_HELP = "text (default) or the JSON result (report/trace/explain_result.py)"
+SVG_HELP = ("also draw the trace's median profiled step (or its first window of GPU activities) "
+            "as an SVG timeline into PATH, a new file")
+
+
+def new_svg(text):
+    """--svg's PATH: a new file in a folder that exists (a drawing never replaces a file)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty: name a new file, e.g. step.svg")
+    if not text.isprintable():
+        raise argparse.ArgumentTypeError(f"{text!r} holds a line break or a control character")
+    path = Path(text)
+    if path.exists():
+        raise argparse.ArgumentTypeError(f"{text} exists: give a new file (the drawing replaces nothing)")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: no folder {path.parent} to write it in")
+    return path
 
 
 def parser(prog=PROG):
     p = argparse.ArgumentParser(prog=prog, description="Read a torch.profiler trace (.json or .json.gz): "
                                 "what paces it, attention per backend and why, findings with remedies.")
     p.add_argument("trace", help="a trace that torch.profiler wrote")
-    p.add_argument("--format", choices=FORMATS, default="text", help="text (default) or the JSON result")
+    p.add_argument("--format", choices=FORMATS, default="text", help=FORMAT_HELP)
+    p.add_argument("--svg", metavar="PATH", type=new_svg, help=SVG_HELP)
     return p
 
 
-def run(path, form, prog=PROG):
-    """Print the reading of one trace; 0, or 2 with one line on stderr."""
+def run(path, form="text", svg=None, prog=PROG):
+    """Print the reading of one trace (and with svg, write its timeline there); 0, or 2 with
+    one line on stderr."""
     try:
-        out = explain_file(path, form)
-    except TraceError as err:
-        print(f"{prog}: error: {err}", file=sys.stderr)
-        return 2
+        out = explain_file(path, form)  # the trace's text made inert (explain_safe.py)
+        if svg is not None:
+            from .explain_svg import draw
+
+            drawn = draw([path], "en")[0]
+            with open(svg, "x", encoding="utf-8") as f:  # "x": never over a file made meanwhile
+                f.write(drawn)
+    except TraceError as err:  # one line that names the file
+        return _refuse(prog, str(err))
+    except OSError as err:
+        return _refuse(prog, error_line(svg, f"cannot be written ({err.strerror or err})"))
+    if hasattr(sys.stdout, "reconfigure"):  # a terminal that cannot write µ or … gets \xb5, never a traceback
+        sys.stdout.reconfigure(errors="backslashreplace")
     sys.stdout.write(out)
     return 0
 
 
+def _refuse(prog, line):
+    print(f"{prog}: error: {line}", file=sys.stderr)
+    return 2
+
+
 def main(argv=None):
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
-    return run(args.trace, args.format)
+    return run(args.trace, args.format, args.svg)
 
 
 if __name__ == "__main__":

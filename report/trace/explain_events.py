@@ -11,13 +11,18 @@ The categories kept: GPU activities (kernels, memory copies and sets), the launc
 with them by correlation id, and the host's ops and ranges; older Kineto's and ROCm's
 names for them (CAT_ALIASES) are read as today's; Kineto's own work (category overhead, e.g.
 Activity Buffer Request) is kept to be told apart from the host's. The recorded inputs of
-INPUT_OPS (INPUT_ARGS) are kept as their args. A ts or dur beyond MAX_TIME_US is no time.
+INPUT_OPS (INPUT_ARGS) are kept as their args. A ts or dur beyond MAX_TIME_US is no time, nor a
+dur between 0 and MIN_DUR_US.
 """
 from __future__ import annotations
 
 # 3,170 years in µs: any ts or dur beyond it is not a time (1e308 would overflow sums). Older
 # Kineto writes ts as µs since 1970 (1.7e15 in 2023, HTA's test traces): the bound lies well above
 MAX_TIME_US = 1e17
+# Kineto writes ts and dur in µs with three decimals, whole nanoseconds (libkineto/src/output_json.cpp,
+# ChromeTraceLogger: "ts": {}.{:03}): a dur above 0 and below 1 ns is no profiler's, and one of
+# 5e-324 µs printed 330 zeros and divided into a queue of 10^300 kernels; 0 stays a time
+MIN_DUR_US = 1e-3
 
 # older Kineto (and ROCm builds) name the same categories differently; matched lower-cased
 CAT_ALIASES = {"kernel": "kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset",

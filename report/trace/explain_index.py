@@ -5,6 +5,7 @@ no step costs the product of two of a trace's dimensions (issue 27).
     LastAtLeast(values).last(i, x)    the last index <= i whose value is >= x, or -1
     Cover(intervals)                  time of [s, t] that sorted, disjoint intervals cover
     Spans(spans).holds(x)             whether any (s, t) of spans, in any order, has s <= x <= t
+    LaunchOf(launches).get(corr, ts)  the launch call of a GPU activity (its correlation id, its start)
 
 A scan from i that stops at the first match gives the same index: these only skip, in
 O(log n), the values that do not match.
@@ -99,3 +100,32 @@ class Spans:
     def holds(self, x):
         i = bisect.bisect_right(self.starts, x) - 1
         return i >= 0 and self.reach[i] >= x
+
+
+class LaunchOf:
+    """The launch call of a GPU activity, by its correlation id. Kineto gives each launch call
+    an id of its own; where a trace repeats one (ids merged from two traces, or made up), the
+    activity belongs to the last call of that id that began by its own start (the first call,
+    where none did), found by bisection: never to a call that began after it ran, which gave
+    the delay of 2,000 launches on one id as -199,900 µs."""
+
+    def __init__(self, launches):
+        self.one, repeated = {}, {}
+        for e in launches:
+            if e.corr is None:
+                continue
+            if e.corr in self.one:
+                repeated.setdefault(e.corr, [self.one[e.corr]]).append(e)
+            else:
+                self.one[e.corr] = e
+        self.repeated = {}
+        for corr, calls in repeated.items():
+            calls.sort(key=lambda e: e.ts)
+            self.repeated[corr] = ([e.ts for e in calls], calls)
+
+    def get(self, corr, ts):
+        found = self.repeated.get(corr)
+        if found is None:
+            return self.one.get(corr)
+        starts, calls = found
+        return calls[max(bisect.bisect_right(starts, ts) - 1, 0)]

@@ -28,8 +28,10 @@ SMALL_GRID = 1.0  # a grid with fewer blocks than this many per SM leaves SMs id
 
 
 # launch resources and device properties are C ints in CUDA and HIP (a grid's x is at most
-# 2**31 - 1): a larger value is malformed, not a number to print 61 digits of
+# 2**31 - 1): a larger value is malformed, not a number to print 61 digits of; so is a float
+# (32.0, 1e400 read as inf, NaN), a bool or a text
 MAX_COUNT = 2**31 - 1
+RESOURCES = ("grid", "block", "registers_per_thread", "shared_memory")
 
 
 def _count(value, least=1):
@@ -96,10 +98,21 @@ def _row(rows, a):
             "shared_memory": args.get("shared memory"), "block": args.get("block"),
             "grid": args.get("grid"), "kineto": Counter(), "ops": Counter(),
             "launch_calls": Counter()}
-        if not (_dims(row["block"]) and _dims(row["grid"] or [1])
-                and _count(row["registers_per_thread"]) and _count(row["shared_memory"], 0)):
+        valid = {"grid": _dims(row["grid"] or [1]), "block": _dims(row["block"]),
+                 "registers_per_thread": _count(row["registers_per_thread"]),
+                 "shared_memory": _count(row["shared_memory"], 0)}
+        for k in RESOURCES:  # a malformed one is none: never a value to print or write as JSON
+            if not valid[k]:
+                row[k] = None
+        if not all(valid.values()):
             row["block"] = None  # launch resources missing or malformed: no calculation
     return row
+
+
+def _percent(value):
+    """Kineto's occupancy estimate where it is a finite percentage, else None."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 100
+    return value if ok else None  # NaN fails the comparison
 
 
 def kernel_rows(acts):
@@ -112,8 +125,8 @@ def kernel_rows(acts):
             row = seen[(e.cat, e.name, id(args))] = _row(rows, a)
         row["calls"] += 1
         row["total_us"] += e.dur
-        occ = args.get("est. achieved occupancy %")
-        if isinstance(occ, (int, float)) and not isinstance(occ, bool):
+        occ = _percent(args.get("est. achieved occupancy %"))
+        if occ is not None:
             row["kineto"][occ] += 1
         row["ops"][a.op or "(no ATen op)"] += 1
         if a.launch is not None:

@@ -16,7 +16,7 @@ import json
 import re
 import sys
 
-from .explain_events import CAT_ALIASES, GPU_ARGS, INPUT_OPS, MAX_TIME_US, Event, hashable, inputs, shared
+from .explain_events import CAT_ALIASES, GPU_ARGS, INPUT_OPS, MAX_TIME_US, MIN_DUR_US, Event, hashable, inputs, shared
 from .names import GPU_CATS, LAUNCH_CATS
 
 _DECODER = json.JSONDecoder()
@@ -53,7 +53,7 @@ def read(text, found):
         if cat is None:
             continue
         ts, dur = float(ts), float(dur)  # digits only: a huge one is inf, never an error
-        if not 0 <= dur <= MAX_TIME_US or not -MAX_TIME_US <= ts <= MAX_TIME_US:
+        if not (MIN_DUR_US <= dur <= MAX_TIME_US or dur == 0) or not -MAX_TIME_US <= ts <= MAX_TIME_US:
             continue
         if "\\" in name:
             name = json.loads('"' + name + '"')

@@ -13,12 +13,15 @@ import zlib
 from pathlib import Path
 
 from ..limits import parse_json
-from .explain_read import MAX_EVENTS, ReadError
+from .explain_read import LONG_NUMBER, MAX_EVENTS, ReadError, long_number
 from .explain_read import read_trace as _read_stream
 from .explain_safe import error_line
 
 MAX_TRACE_BYTES = 2 * 2**30  # of JSON: a trace of a few profiled steps is tens of MB
 CHUNK = 2**20
+
+
+OUT_OF_MEMORY = "more than this machine's free memory holds of a trace; record fewer steps"
 
 
 class TraceError(ValueError):
@@ -56,7 +59,9 @@ def load_trace(path):
     except json.JSONDecodeError as err:
         raise TraceError(error_line(path, f"not JSON ({err.msg.removesuffix(' at')} at line {err.lineno}, "
                                           f"column {err.colno})")) from None
-    except ValueError as err:  # too deep
+    except ValueError as err:  # too deep, or a number of thousands of digits
+        if long_number(err):
+            raise TraceError(error_line(path, LONG_NUMBER)) from None
         raise TraceError(error_line(path, f"JSON {err}, so not a trace written by torch.profiler")) from None
     if not isinstance(trace, dict) or not isinstance(trace.get("traceEvents"), list):
         raise TraceError(error_line(path, "JSON without a traceEvents list, so not a trace "
@@ -105,5 +110,7 @@ def read_trace(path):
             return _read_stream(path, MAX_TRACE_BYTES, MAX_EVENTS)
     except ReadError as err:
         raise TraceError(error_line(path, str(err))) from None
+    except MemoryError:  # below every cap, but more than this machine (or the browser) holds
+        raise TraceError(error_line(path, OUT_OF_MEMORY)) from None
     except OSError as err:
         raise TraceError(error_line(path, f"cannot be read ({err.strerror or err})")) from None

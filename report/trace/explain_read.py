@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..limits import MAX_DEPTH, too_deep
 from . import explain_kineto, explain_msgspec
-from .explain_events import CAT_ALIASES, GPU_ARGS, INPUT_OPS, MAX_TIME_US, Event, hashable, inputs, shared
+from .explain_events import CAT_ALIASES, GPU_ARGS, INPUT_OPS, MAX_TIME_US, MIN_DUR_US, Event, hashable, inputs, shared
 from .names import GPU_CATS, LAUNCH_CATS
 
 CHUNK = 1 << 23  # characters decoded at a time
@@ -35,6 +35,10 @@ CHUNK = 1 << 23  # characters decoded at a time
 # 194 MB), so 5 million take about 3 GB; in the browser (Pyodide, sys.platform "emscripten"),
 # whose WebAssembly memory ends at 4 GB, fewer
 MAX_EVENTS = 1_500_000 if sys.platform == "emscripten" else 5_000_000
+# one JSON value (an event, deviceProperties) is read whole: torch.profiler's largest are an
+# event's recorded inputs, a few KB; beyond this many characters the value is refused while it
+# is read (a 1.9 GB string packs into 2 MB of gzip, and reading it whole took 4 GB of memory)
+MAX_VALUE_CHARS = 1 << 28
 _WS = re.compile(r"[ \t\n\r]*")
 _NEXT = re.compile(r"[ \t\n\r]*,[ \t\n\r]*\{")  # after an event's "}": the next one's "{"
 _DECODER = json.JSONDecoder()
@@ -81,7 +85,7 @@ class Trace:
                 continue
             ts, dur, name = e.get("ts"), e.get("dur"), e.get("name")
             if (type(ts) not in numbers or type(dur) not in numbers or type(name) is not str
-                    or not -MAX_TIME_US <= ts <= MAX_TIME_US or not 0 <= dur <= MAX_TIME_US):
+                    or not -MAX_TIME_US <= ts <= MAX_TIME_US or not (MIN_DUR_US <= dur <= MAX_TIME_US or dur == 0)):
                 continue  # NaN fails both comparisons; an int too large for a float fails too
             args = e.get("args")
             if type(args) is not dict:
@@ -112,7 +116,7 @@ class Trace:
                 continue
             ts, dur, name = e.ts, e.dur, e.name
             if (type(ts) not in numbers or type(dur) not in numbers or type(name) is not str
-                    or not -MAX_TIME_US <= ts <= MAX_TIME_US or not 0 <= dur <= MAX_TIME_US):
+                    or not -MAX_TIME_US <= ts <= MAX_TIME_US or not (MIN_DUR_US <= dur <= MAX_TIME_US or dur == 0)):
                 continue
             a, pid, tid = e.args, e.pid, e.tid
             kept, corr = None, None
@@ -232,15 +236,25 @@ class _Stream:
                 # token of the end): read on, twice as much each time, so one value of any
                 # size costs its length; any other fault is the text's own
                 cut = err.msg.startswith("Unterminated string") or err.pos >= len(self.buf) - 16
-                if cut and not self.eof and self.grow(max(2 * (len(self.buf) - self.pos), CHUNK)):
+                if cut and not self.eof and self.grow(self.need()):
                     continue
                 raise ReadError(f"not JSON ({_json_fault(err)} at character {self.offset + err.pos:,})") from None
             except RecursionError:
                 raise ReadError(DEEP) from None
-            if end == len(self.buf) and not self.eof and self.more():
+            if end == len(self.buf) and not self.eof and self.grow(self.need()):
                 continue  # a number may go on in the next chunk
             self.pos = end
             return found
+
+    def need(self):
+        """Twice what the buffer holds of the value being read, at most MAX_VALUE_CHARS and
+        one; ReadError where it holds more than MAX_VALUE_CHARS already."""
+        held = len(self.buf) - self.pos
+        if held > MAX_VALUE_CHARS:
+            raise ReadError(f"one JSON value of more than {MAX_VALUE_CHARS // 2**20:,} MB at character "
+                            f"{self.offset + self.pos:,}, so not a trace written by torch.profiler (its events "
+                            "are a few KB each)")
+        return min(max(2 * held, CHUNK), MAX_VALUE_CHARS + 1)
 
     def take(self, char):
         if self.peek() != char:
@@ -308,9 +322,29 @@ DEEP = f"JSON nested deeper than {MAX_DEPTH} levels, so not a trace written by t
 NO_EVENTS = "JSON without a traceEvents list, so not a trace written by torch.profiler"
 
 
+# Python parses no integer of more than sys.get_int_max_str_digits() digits (4,300; CVE-2020-10735)
+# and json, msgspec's fallback and explain_kineto raise a plain ValueError there, anywhere in the file
+LONG_NUMBER = (f"an integer of more than {sys.get_int_max_str_digits():,} digits, so not a trace written by "
+               "torch.profiler")
+
+
+def long_number(err):
+    """True where err is Python's refusal to parse an integer of too many digits."""
+    return type(err) is ValueError and "integer string conversion" in str(err)
+
+
 def read_trace(path, max_chars=2 * 2**30, max_events=MAX_EVENTS):
     """The Trace in the file (at most max_chars of text and max_events kept events);
     ReadError (one line) if it is none."""
+    try:
+        return _read(path, max_chars, max_events)
+    except ValueError as err:
+        if long_number(err):
+            raise ReadError(LONG_NUMBER) from None
+        raise
+
+
+def _read(path, max_chars, max_events):
     stream, found, seen = _Stream(_chunks(Path(path), max_chars)), Trace(), False
     if stream.peek() != "{":
         stream.value()  # not JSON at all, or JSON of another shape

@@ -16,11 +16,14 @@ The JSON document (version 1), every time in µs, every share a fraction of 1:
     attention_note         a line where the trace lacks what attention needs (shapes), else null
     findings               [{rule, title, time_us, share, evidence, remedy, source}], largest first
     detail                 explain.py's dict made JSON-ready (tuples as lists, keys as text)
+A float that is not finite is written as null: the readers keep none of the trace's as a
+figure (a launch resource of 1e400 is malformed, explain_kernels.py), and this is the last guard.
 A new field raises no version; a field renamed, removed or changed in meaning raises VERSION.
 """
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -99,6 +102,8 @@ def _ready(value):
         return {str(k) if not isinstance(k, tuple) else " ".join(map(str, k)): _ready(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
         return [_ready(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # JSON has no inf or NaN: a figure that is none is null, never a failed write
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return str(value)

@@ -4,6 +4,8 @@ draws (pieces, Panels: lanes, events, gaps) is explain_svg_pieces.py's; this mod
 out and writes it.
 
     svg(panels, lang, ident)   the SVG of one or more panels on one time scale
+    draw(paths, lang, count)   (the SVG, its panels) of the median step of trace files: the
+                               pages' figures (report/render/timelines.py) and `--svg`
     reader_pieces, reader_view the page's reader: a trace file's pieces, kept, and one drawn
 
 The lanes, top to bottom: the CPU ops and record_function ranges of the launching thread,
@@ -311,6 +313,29 @@ def _legend(out, y, w, fans=False):
     return y + 20
 
 
+def draw(paths, lang, count=1):
+    """(the SVG, its panels) of the median step of each trace file (count
+    steps in a row from it), labelled with the file's name, on one time scale; TraceError
+    where a file is no trace with GPU activity."""
+    from pathlib import Path
+
+    from .explain import TraceError, read_trace
+    from .explain_safe import error_line
+
+    found = []
+    for path in paths:
+        try:
+            found.append((Path(path).name, pieces(read_trace(path))))
+        except ValueError:
+            raise TraceError(error_line(path, "no GPU activity (kernels, memcpy, memset) to draw")) from None
+    short = namer(f for _, f in found)
+    panels = []
+    for name, f in found:
+        first = max(0, min(f.default - (count - 1) // 2, len(f.items) - count)) if f.steps else f.default
+        panels.append(panel(f, first, name, count, short))
+    return svg(panels, lang, ident_of(*(n for n, _ in found))), panels
+
+
 def reader_pieces(path):
     """The page's reader: the Pieces of the trace file at path, kept while the reader moves
     between them; None where it holds no GPU activity (TraceError where it is no trace)."""
@@ -335,4 +360,4 @@ def ident_of(*names):
     return "tl-" + "-".join(s for s in stems if s)
 
 
-__all__ = ["WORDS", "ident_of", "namer", "panel", "pieces", "reader_pieces", "reader_view", "svg"]
+__all__ = ["WORDS", "draw", "ident_of", "namer", "panel", "pieces", "reader_pieces", "reader_view", "svg"]

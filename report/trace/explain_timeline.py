@@ -21,7 +21,7 @@ import bisect
 import operator
 from collections import Counter
 
-from .explain_index import Cover, FirstAtMost, LastAtLeast
+from .explain_index import Cover, FirstAtMost, LastAtLeast, LaunchOf
 from .names import GPU_CATS, LAUNCH_CATS
 
 # CPU calls that wait for the GPU: their time is not work the CPU had to do
@@ -160,8 +160,8 @@ class Activity:
         """From the end of its launch call to its start: of the first activity of each launch
         call only (None for the others, and without a launch call). A CUDA graph's replay is
         one cudaGraphLaunch for all its kernels: the later ones start after the earlier ones
-        ran, not after a queue."""
-        return None if self.launch is None or not self.first else self.e.ts - self.launch.end
+        ran, not after a queue. One that starts before its call returns overlaps it: 0, no wait."""
+        return None if self.launch is None or not self.first else max(0.0, self.e.ts - self.launch.end)
 
 
 class Timeline:
@@ -182,14 +182,14 @@ class Timeline:
                     host_reads.append((e.ts, e.end, HOST_READS[e.name], e.tid))
             elif cat == "user_annotation" and e.name.startswith("ProfilerStep#"):
                 steps.append(e.ts)
-        by_corr = {e.corr: e for e in launches if e.corr is not None}
+        by_corr = LaunchOf(launches)
         stacks = _op_stacks(events, launches)
         gpu.sort(key=_start_end)
         self.acts = acts = []
         streams = {}  # (args, pid, tid) -> the stream: equal launch resources share one args dict
         launched = set()  # the launch calls with an activity so far (by start)
         for e in gpu:
-            launch = by_corr.get(e.corr) if e.corr is not None else None
+            launch = by_corr.get(e.corr, e.ts) if e.corr is not None else None
             key = (id(e.args), e.pid, e.tid)
             stream = streams.get(key)
             if stream is None:

@@ -1,0 +1,127 @@
+"""--explain's cost on made-up hostile traces (issue 27; moved from test_hostile_trace.py, which
+holds the hostile values): linear in the trace whatever its shape (many streams, devices,
+nested ranges, syncs, hand-written attention), and the O(log n) searches of explain_index.py
+finding what a scan finds.
+"""
+import time
+import tracemalloc
+
+import pytest
+from test_hostile_trace import ev, kernel
+
+from benchmarks import explain_stress
+from report.trace import explain as explain_module
+from report.trace.explain import explain_file
+from report.trace.explain_index import Cover, FirstAtMost, LastAtLeast, Spans
+
+# --- linear in the trace ------------------------------------------------------------------
+
+def explain_cost(shape, n, folder, memory):
+    """(best of two seconds, peak traced MB or None, MB of JSON) of explain_file on the
+    benchmark's trace of that shape with n activities."""
+    w = explain_stress.Writer()
+    devices = explain_stress.SHAPES[shape](w, n) or 1
+    path = folder / f"{shape}-{n}.json"
+    w.write(path, devices=devices)
+    best = float("inf")
+    for _ in range(2):
+        started = time.perf_counter()
+        explain_file(path)
+        best = min(best, time.perf_counter() - started)
+    peak = None
+    if memory:
+        tracemalloc.start()
+        explain_file(path)
+        peak = tracemalloc.get_traced_memory()[1] / 1e6
+        tracemalloc.stop()
+    return best, peak, path.stat().st_size / 1e6
+
+
+@pytest.fixture(scope="module")
+def plain_cost(tmp_path_factory):
+    folder, found = tmp_path_factory.mktemp("plain"), {}
+    return lambda n: found.get(n) or found.setdefault(n, explain_cost("plain", n, folder, memory=True))
+
+
+# the sizes at which the product each shape cost was several times a plain trace's (before:
+# 3,000 streams 13 s and 811 MB traced, the plain trace 0.2 s and 12 MB; ranges nested 2,500
+# deep 6.9 s; 10,000 syncs 7.5 s, hand-written attention 2.9 s, the plain trace 0.4 s); the
+# memory of the shapes that held a product in memory
+@pytest.mark.parametrize("shape, n, memory", [("streams", 3000, True), ("devices", 3000, True),
+                                              ("nesting", 5000, False), ("syncs", 10000, False),
+                                              ("chains", 10000, False)])
+def test_each_shape_costs_what_a_plain_trace_of_its_size_does(shape, n, memory, plain_cost, tmp_path):
+    """Many streams or devices (each stream a merged copy of all the others: 6 GB at 8,000),
+    ranges nested thousands deep, a host gap after each sync, hand-written attention beside
+    SDPA calls: time and memory per MB as a plain trace's, within a margin for a shared
+    machine."""
+    plain_s, plain_mb, plain_size = plain_cost(n)
+    seconds, mb, size = explain_cost(shape, n, tmp_path, memory)
+    scale = max(size / plain_size, 1.0)
+    assert seconds < 3 * scale * plain_s + 0.3, (seconds, plain_s)
+    assert mb is None or mb < 3 * scale * plain_mb + 10, (mb, plain_mb)
+
+
+def test_ops_nested_thousands_deep_keep_the_innermost():
+    from report.trace.explain_read import from_dict
+    from report.trace.explain_timeline import MAX_STACK, Timeline
+
+    depth = 5000
+    events = [ev("cpu_op", f"op_{k}", float(k), 2.0 * depth - k) for k in range(depth)]
+    events += [ev("cuda_runtime", "cudaLaunchKernel", depth + 1.0, 1.0, correlation=1),
+               kernel("k", depth + 5.0, 1)]
+    tracemalloc.start()
+    timeline = Timeline(from_dict({"traceEvents": events}).events)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    stack = timeline.acts[0].stack
+    assert len(stack) == MAX_STACK and stack[-1] == f"op_{depth - 1}" and peak < 20e6
+
+
+# --- the sweeps find what the scans found -------------------------------------------------
+
+def test_the_searches_find_what_a_scan_finds():
+    import random
+
+    rng = random.Random(3)
+    for _ in range(500):
+        values = [rng.randint(0, 9) for _ in range(rng.randint(0, 20))]
+        first, last = FirstAtMost(values), LastAtLeast(values)
+        for i in range(-1, len(values) + 1):
+            for x in range(-1, 11):
+                assert first.first(i, x) == next((k for k in range(max(i, 0), len(values)) if values[k] <= x), -1)
+                assert last.last(i, x) == next((k for k in range(min(i, len(values) - 1), -1, -1)
+                                                if values[k] >= x), -1)
+        spans = [(rng.randint(0, 30), rng.randint(0, 30)) for _ in range(rng.randint(0, 6))]
+        spans = [(s, s + d) for s, d in spans]
+        inside = Spans(spans)
+        merged, cover = [], None
+        for s, t in sorted(spans):
+            if merged and s <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], t)
+            else:
+                merged.append([s, t])
+        cover = Cover(merged)
+        for x in range(-2, 70):
+            assert inside.holds(x) == any(s <= x <= t for s, t in spans)
+            for y in range(x, x + 10):
+                assert cover.covered(x, y) == sum(max(0, min(t, y) - max(s, x)) for s, t in merged)
+
+
+def test_each_launch_belongs_to_the_innermost_range_that_holds_it():
+    import random
+
+    rng = random.Random(5)
+    for _ in range(2000):
+        ranges = sorted(({"ts": float(rng.randint(0, 20)), "dur": float(rng.randint(0, 10))}
+                         for _ in range(rng.randint(1, 8))), key=lambda r: r["ts"])
+        launch_ts = sorted(float(rng.randint(0, 30)) for _ in range(rng.randint(0, 15)))
+        expected = [[] for _ in ranges]
+        nested = any(ranges[i]["ts"] < ranges[i - 1]["ts"] + ranges[i - 1]["dur"] for i in range(1, len(ranges)))
+        for j, ts in enumerate(launch_ts):
+            holding = [i for i, r in enumerate(ranges) if r["ts"] <= ts <= r["ts"] + r["dur"]]
+            if nested and holding:  # the shortest, the later of equal ones
+                expected[min(holding, key=lambda i: (ranges[i]["dur"], -i))].append(j)
+            for i in holding if not nested else ():
+                expected[i].append(j)
+        assert explain_module._instances(list(range(len(launch_ts))), launch_ts, ranges) == expected

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..text.catalog import t
 from ..text.format import fmt_pct, fmt_ratio, fmt_us_sig
-from .findings.ask_common import conditions, cost, kernel_time, refused, section
+from .findings.ask_common import conditions, cost, kernel_time, raised, refused, section, skipped
 from .keyed import ASK_FIXES, keyed
 from .markdown import code_safe, markdown_safe, md_table
 from .prose import backend
@@ -27,8 +27,9 @@ def _reasons(c, lang):
     if c.get("can_use") is None and c.get("can_use_error"):
         parts.append(t("ask.not_asked", lang, why=markdown_safe(c["can_use_error"])))
     parts += [markdown_safe(w) for w in c.get("call_warnings") or ()]
-    if c.get("error"):
-        parts.append(f"**{t('ask.raised', lang)}**: {markdown_safe(c['error'])}")
+    for key in ("error", "profile_error", "check_error"):  # the call's error; the profile's or check's
+        if c.get(key):
+            parts.append(f"**{t('ask.error', lang)}**: {markdown_safe(c[key])}")
     return "<br>".join(parts) or t("value.none", lang)
 
 
@@ -50,9 +51,13 @@ def _fix(c, lang):
 
 
 def _ran(c, lang):
+    if c.get("ran") == "other":
+        return t("ask.ran_other", lang)
     if c.get("ran"):
         return backend(c["ran"])
-    return t("ask.raised", lang) if c.get("error") else t("value.none", lang)
+    if skipped(c):
+        return t("ask.skipped", lang)
+    return t("ask.raised", lang) if raised(c) else t("value.none", lang)
 
 
 def ask_table(results, lang):
@@ -75,7 +80,7 @@ def _yes_no(value, lang):
 
 
 def _versions(v, lang):
-    safe = {k: markdown_safe(v.get(k) if v.get(k) is not None else "?")
+    safe = {k: markdown_safe(v[k]) if v.get(k) is not None else t("value.none", lang)
             for k in ("gpu_name", "torch", "cuda", "cudnn", "compute_capability")}
     return t("ask.versions", lang, flash=_yes_no(v.get("flash_built"), lang),
              cudnn_sdpa=_yes_no(v.get("cudnn_sdpa_enabled"), lang), **safe)

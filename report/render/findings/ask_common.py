@@ -49,9 +49,21 @@ def point(c) -> dict:
 
 def refused(c) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """((backend, PyTorch's reasons, word for word), ...) for each asked backend can_use_*
-    answered False for, in ASKED's order."""
+    answered False for, in ASKED's order; a check that raised instead of answering gives
+    its error as the reason."""
     asked = c.get("can_use") or {}
-    return tuple((b, tuple(asked[b].get("reasons") or ())) for b in ASKED if b in asked and not asked[b].get("ok"))
+    return tuple((b, (*(asked[b].get("reasons") or ()), *([asked[b]["error"]] if asked[b].get("error") else [])))
+                 for b in ASKED if b in asked and not asked[b].get("ok"))
+
+
+def skipped(c) -> bool:
+    """The phase's time ran out before this condition: it holds only its setting and why."""
+    return "can_use" not in c and "ran" not in c
+
+
+def raised(c) -> bool:
+    """The condition's call raised (not: it was skipped)."""
+    return bool(c.get("error")) and not skipped(c)
 
 
 def _plain(c, shape) -> bool:

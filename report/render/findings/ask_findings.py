@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ...variants import FUSED
 from ..prose import Data
-from .ask_common import conditions, cost, kernel_time, section
+from .ask_common import conditions, cost, kernel_time, raised, section
 from .registry import finding
 from .shape_common import Compare
 
@@ -34,15 +34,15 @@ class AskAnswer:
 @finding("answer-why-not-flash")
 def answer_ask(results, ref) -> AskAnswer | None:
     found = section(results)
-    if found is None:
-        return None
     cs = conditions(results)
+    if found is None or not any(c.get("ran") for c in cs):  # a run without a GPU records no kernel
+        return None
     versions = found.get("versions") or {}
     return AskAnswer(Data(versions.get("gpu_name") or results["provenance"]["gpu_name"]),
                      Data(versions.get("torch") or results["provenance"]["torch"]), len(cs),
                      tuple((b, k) for b in FUSED if (k := sum(c.get("ran") == b for c in cs))),
                      tuple(Data(c["id"]) for c in cs if c.get("ran") == "math"),
-                     tuple(Data(c["id"]) for c in cs if c.get("error")))
+                     tuple(Data(c["id"]) for c in cs if raised(c)))
 
 
 @dataclass(frozen=True)
@@ -68,13 +68,25 @@ def answer_ask_cost(results, ref) -> Costs | None:
 
 @dataclass(frozen=True)
 class Alignment:
-    """A causal condition with fewer queries than keys, and the check the run recorded on
-    its output (`checks`: (name, value), as measured)."""
+    """A causal condition with fewer queries (`seq_q`) than keys (`seq_k`): how it said
+    causal (`how`: "is_causal", or the mask it passed), what ran, and the check the run
+    recorded on its output: the largest difference from the first key's value alone
+    (`vs_first`: 0 where the query saw that key alone, as top-left alignment does) and
+    from the output with no mask (`vs_all`: 0 where it saw every key); None where not
+    recorded, `error` where the check failed."""
     id: Data
+    how: str
     ran: str | None
     seq_q: int
     seq_k: int
-    checks: tuple[tuple[Data, float], ...]
+    vs_first: float | None
+    vs_all: float | None
+    error: Data | None
+
+
+def _figure(check, key):
+    value = check.get(key)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 @finding("findings-why-not-flash")
@@ -82,12 +94,16 @@ def ask_causal_alignment(results, ref) -> tuple[Alignment, ...] | None:
     shapes = (section(results) or {}).get("shapes") or {}
     out = []
     for c in conditions(results):
-        shape = shapes.get(c.get("shape")) or {}
+        shape, s = shapes.get(c.get("shape")) or {}, c.get("setting") or {}
         fewer = shape.get("seq_q", 0) < shape.get("seq_k", 0)  # fewer queries than keys
-        if (c.get("setting") or {}).get("is_causal") and c.get("check") and fewer:
-            checks = tuple((Data(k), float(v)) for k, v in c["check"].items()
-                           if isinstance(v, int | float) and not isinstance(v, bool))
-            out.append(Alignment(Data(c["id"]), c.get("ran"), shape["seq_q"], shape["seq_k"], checks))
+        causal = s.get("is_causal") or "causal" in str(s.get("mask"))
+        if fewer and causal and (c.get("check") or c.get("check_error")):
+            check = c.get("check") or {}
+            out.append(Alignment(Data(c["id"]), "is_causal" if s.get("is_causal") else str(s.get("mask")),
+                                 c.get("ran"), shape["seq_q"], shape["seq_k"],
+                                 _figure(check, "max_abs_diff_vs_first_value"),
+                                 _figure(check, "max_abs_diff_vs_not_causal"),
+                                 Data(c["check_error"]) if c.get("check_error") else None))
     return tuple(out) or None
 
 

@@ -154,3 +154,10 @@ def test_a_reason_cannot_inject_markup():
     table = ask_table.ask_table(run_with(section), "en")
     row = next(line for line in table.splitlines() if line.startswith("| `odd`"))
     assert "<b>" not in row and "](" not in row.replace("\\](", "") and "\\|" in row
+
+
+def test_a_cpu_run_recommends_nothing_it_did_not_see_run():
+    section = eligibility()
+    for c in section["conditions"]:
+        c.update(ran=None, kernels=[], kernel_time_us=None, trace=None)
+    assert found(ask_findings.rec_ask_rules, run_with(section)) is None

@@ -58,7 +58,7 @@ def refused(c) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 def skipped(c) -> bool:
     """The phase's time ran out before this condition: it holds only its setting and why."""
-    return "can_use" not in c and "ran" not in c
+    return "setting" in c and "can_use" not in c and "ran" not in c
 
 
 def raised(c) -> bool:

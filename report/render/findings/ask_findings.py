@@ -141,7 +141,7 @@ def rec_ask_rules(results, ref) -> tuple[Rule, ...] | None:
     for kind, applies in RULES:
         c = next((c for c in conditions(results) if (c.get("setting") or {}).get("api") == "sdpa"
                   and c.get("shape") == "seed" and applies(c.get("setting") or {})), None)
-        if c is None:
+        if c is None or not (c.get("ran") or c.get("error")):  # nothing recorded of what ran (a CPU run)
             continue
         found = cost(results, c) if kernel_time(c) else None
         against = found[0] if found else None

@@ -11,11 +11,12 @@ After the build, the index of both languages is split into one per language
 for theirs in en/: a page loads only its own language's index, and a search finds pages
 in the reader's language.
 
-Collapsed blocks (`??? note`, `<details>`) are left out the same way: they hold what a
-reader opens for detail (every measured point, the profiler's own tables, PyTorch's raw
-messages), the same numbers in both languages, which weighed on every page's load
-(tests/test_browser.py: test_heaviest_page); what they show is summed up in the open text.
-A table cell's collapsed kernel name (class sdpa-kernel) is the exception: it is searched for.
+Collapsed blocks (`??? note`, `<details>`) are searched like the open text: a reader who
+pastes PyTorch's words ("attn_mask", a warning) must find the note that explains them. Only
+their tables are left out: every measured point and the profiler's own tables, the same
+numbers in both languages, which weighed on every page's load (tests/test_browser.py:
+test_heaviest_page) and which the open text sums up. A table outside a collapsed block (the
+refusals of "When SDPA refuses a backend", with PyTorch's warnings) stays in.
 """
 
 from __future__ import annotations
@@ -35,14 +36,39 @@ _CODE_BLOCK = re.compile(
 )
 
 
-# a long kernel name in a table cell (report/render/kernel_names.py: kernel_cell) stays in:
-# its full name is what a reader searches for
-_DETAILS = re.compile(r"<details\b(?![^>]*data-search-exclude)(?![^>]*\bsdpa-kernel\b)")
+# the bounds of collapsed blocks, and the tables inside them
+_DETAILS_TAG = re.compile(r"<details\b|</details>")
+_TABLE = re.compile(r"<table\b(?![^>]*data-search-exclude)")
+
+
+def _collapsed(html):
+    """(start, end) of each outermost <details> block of the page (nested ones inside it)."""
+    spans, depth, start = [], 0, 0
+    for m in _DETAILS_TAG.finditer(html):
+        if m.group().startswith("</"):
+            depth -= 1
+            if depth == 0:
+                spans.append((start, m.end()))
+            depth = max(depth, 0)
+        else:
+            if depth == 0:
+                start = m.start()
+            depth += 1
+    return spans
+
+
+def exclude_collapsed_tables(html):
+    """The page with every table inside a collapsed block marked data-search-exclude; the
+    block's prose, its summary and the rest of the page are left as they are."""
+    out, at = [], 0
+    for start, end in _collapsed(html):
+        out += [html[at:start], _TABLE.sub("<table data-search-exclude", html[start:end])]
+        at = end
+    return "".join(out) + html[at:]
 
 
 def on_page_content(html, page, config, files):
-    html = _CODE_BLOCK.sub(r"\1 data-search-exclude", html)
-    return _DETAILS.sub("<details data-search-exclude", html)
+    return exclude_collapsed_tables(_CODE_BLOCK.sub(r"\1 data-search-exclude", html))
 
 
 # --------------------------------------------------------------------------- one index per language

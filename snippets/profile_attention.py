@@ -14,7 +14,9 @@ from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
 
 def profile_forward(fn, *inputs, name="attention_fwd", steps=10, trace_path=None):
-    """Profile `steps` forward passes of fn(*inputs), each in a record_function range."""
+    """Profile `steps` forward passes of fn(*inputs), each in a record_function range.
+    record_shapes=True keeps each op's input shapes, dtypes and strides in the trace: what
+    the trace doctor reads its reasons off (why a call ran math, not a fused backend)."""
     activities = [ProfilerActivity.CPU]
     if torch.cuda.is_available():
         activities.append(ProfilerActivity.CUDA)
@@ -22,7 +24,7 @@ def profile_forward(fn, *inputs, name="attention_fwd", steps=10, trace_path=None
         for _ in range(3):  # warm-up outside the profiler: allocator, cuBLAS, plans
             fn(*inputs)
         plan = schedule(wait=1, warmup=1, active=steps)
-        with profile(activities=activities, schedule=plan) as prof:
+        with profile(activities=activities, schedule=plan, record_shapes=True) as prof:
             for _ in range(steps + 2):  # wait + warm-up steps first, then the active ones
                 with record_function(name):
                     fn(*inputs)

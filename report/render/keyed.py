@@ -17,6 +17,12 @@ OVERHEAD_SHAPES = ("seed", "small")  # measure/overhead.py: the shapes of the la
 # the parts of issuing one call (measure/pair_groups.py: _issue_entries), in the order a call goes through them
 ISSUE_PARTS = ("python_call", "no_kernel_op", "empty_launch", "small_op", "choose_backend",
                "aten_flash", "aten_efficient", "aten_cudnn", "auto", "flash", "efficient", "cudnn")
+# the conditions of results.json's "eligibility" with hand-written advice (ask_fix.<id>; render/ask_table.py):
+# the ids the measurement writes (tasks/ELIGIBILITY-FORMAT-CHANGES.md); a condition not listed shows the fix
+# the data names
+ASK_FIXES = ("causal_mask", "bool_padding_mask", "float_additive_mask", "float_bias_grad", "float32", "float32_gqa",
+             "head_dim_512", "head_dim_100", "five_d", "last_dim_strided", "mha_need_weights", "pinned_flash_float32",
+             "decode_causal")
 
 NAMES = {
     "variant.": tuple(dict.fromkeys((*VARIANTS, *EXTRA_VARIANTS, *SHAPE_VARIANTS))),
@@ -28,6 +34,7 @@ NAMES = {
     "page.shape_": OVERHEAD_SHAPES,
     "issue.": ISSUE_PARTS,  # findings/pairs_findings.py: waits_issue
     # render/shape_tables.py: REFUSAL_SUMMARIES, and "other" for a line no pattern matches
+    "ask_fix.": ASK_FIXES,
     "refusal.": ("oom", "same_heads", "head_dim", "causal", "mask", "dtype", "other"),
 }
 

@@ -8,7 +8,18 @@ from ..text.catalog import t
 from ..text.display import LANGS
 from ..trace.explain import TraceError, explain, load_trace, report
 from ..variants import FUSED
-from . import attribution, extra_tables, figures, findings, prose, shape_figures, shape_tables, tables, timelines
+from . import (
+    ask_table,
+    attribution,
+    extra_tables,
+    figures,
+    findings,
+    prose,
+    shape_figures,
+    shape_tables,
+    tables,
+    timelines,
+)
 from .downloads import trace_links
 from .header import call_writers, header
 from .kernel_names import kernel_names
@@ -105,6 +116,8 @@ def extra(results, ref, lang):
         "model-training-check": (training_check, results, lang),
     }))
     out.update(shape_tables.render_tables(results, ref, lang))  # every file, measured or not
+    # "When SDPA refuses a backend": the table, or the "not measured" line
+    out.update(call_writers({"ask-why": (ask_table.ask_table, results, lang)}))
     return out
 
 

@@ -13,6 +13,7 @@ from ...text.catalog import t
 from .. import prose
 from . import (
     answers,
+    ask_findings,
     compiled,
     decode_findings,
     first_call_findings,
@@ -31,9 +32,12 @@ from . import (
 from .registry import FINDINGS, files_of
 
 FILES = files_of(naive_math, fused, occupancy_findings, recommendations, home)
-EXTRA_FILES = files_of(scaling, first_call_findings, overhead_findings, training, compiled,
-                        decode_findings, shape_findings, pairs_findings, ncu_findings)
-ANSWER_FILES = files_of(answers)  # answer-<page>: the answer each main page opens with, one paragraph
+_ASK = files_of(ask_findings)  # "When SDPA refuses a backend": its answer, its findings, a recommendation
+EXTRA_FILES = {**files_of(scaling, first_call_findings, overhead_findings, training, compiled,
+                          decode_findings, shape_findings, pairs_findings, ncu_findings),
+               **{f: n for f, n in _ASK.items() if not f.startswith("answer-")}}
+# answer-<page>: the answer each main page opens with, one paragraph
+ANSWER_FILES = {**files_of(answers), **{f: n for f, n in _ASK.items() if f.startswith("answer-")}}
 
 
 def writers(file, names, lang):

@@ -1,0 +1,101 @@
+"""What results.json's "eligibility" section (measure's "ask PyTorch why" phase) holds, read
+for the page "When SDPA refuses a backend": its conditions, the backends PyTorch refused with
+its own reasons, and what a condition costs against its reference.
+
+A condition's reference is the condition its "fix" names, where that one has a kernel time;
+else the fastest fused backend pinned at the plain setting of the same shape (`best_pinned`).
+Two conditions' kernel times (one run each, a few profiled steps) are compared by
+report/verdict's `by_points` (shape_common.compare_times), the rule of every one-run point.
+Nothing here names a condition: which conditions exist, what ran and why come from the data.
+"""
+from __future__ import annotations
+
+from ...variants import FUSED
+from .shape_common import Compare, compare_times
+
+ASKED = ("flash", "efficient", "cudnn")  # the backends PyTorch is asked about, in can_use's order
+PLAIN = {"mask": "none", "layout": "contiguous", "enable_gqa": False, "is_causal": False, "api": "sdpa"}
+
+
+def section(results) -> dict | None:
+    """results["eligibility"] where it has conditions, else None (a run without the phase,
+    or one whose phase recorded only its error)."""
+    found = results.get("eligibility")
+    return found if isinstance(found, dict) and found.get("conditions") else None
+
+
+def conditions(results) -> list[dict]:
+    found = section(results)
+    return list(found["conditions"]) if found else []
+
+
+def by_id(results) -> dict[str, dict]:
+    return {c["id"]: c for c in conditions(results)}
+
+
+def kernel_time(c) -> float | None:
+    """A condition's median kernel time, µs, or None where it has none."""
+    k = c.get("kernel_time_us") or {}
+    return k.get("median") or None
+
+
+def point(c) -> dict:
+    """The condition as a point report/verdict's by_points reads: its median and the range
+    of its profiled steps."""
+    k = c["kernel_time_us"]
+    steps = k.get("steps") or [k["median"]]
+    return {"kernel_sum_us": {"median": k["median"], "min": min(steps), "max": max(steps)}}
+
+
+def refused(c) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """((backend, PyTorch's reasons, word for word), ...) for each asked backend can_use_*
+    answered False for, in ASKED's order; a check that raised instead of answering gives
+    its error as the reason."""
+    asked = c.get("can_use") or {}
+    return tuple((b, (*(asked[b].get("reasons") or ()), *([asked[b]["error"]] if asked[b].get("error") else [])))
+                 for b in ASKED if b in asked and not asked[b].get("ok"))
+
+
+def skipped(c) -> bool:
+    """The phase's time ran out before this condition: it holds only its setting and why."""
+    return "setting" in c and "can_use" not in c and "ran" not in c
+
+
+def raised(c) -> bool:
+    """The condition's call raised (not: it was skipped)."""
+    return bool(c.get("error")) and not skipped(c)
+
+
+def _plain(c, shape) -> bool:
+    s = c.get("setting") or {}
+    return (all(s.get(k) == v for k, v in PLAIN.items()) and not s.get("dropout")
+            and s.get("head_dim") == (shape or {}).get("head_dim"))
+
+
+def best_pinned(results, shape_name) -> dict | None:
+    """The fastest condition of the shape pinned to a fused backend that ran it, at the
+    plain setting (no mask, contiguous 4-D, no dropout, no GQA, not causal, the shape's head
+    dimension) in the dtype of the shape's plain unpinned condition; None without one."""
+    shape = ((section(results) or {}).get("shapes") or {}).get(shape_name)
+    here = [c for c in conditions(results) if c.get("shape") == shape_name and _plain(c, shape)]
+    dtypes = {c["setting"].get("dtype") for c in here if c["setting"].get("pinned") is None}
+    pinned = [c for c in here if c["setting"].get("pinned") in FUSED and c.get("ran") == c["setting"]["pinned"]
+              and not c.get("error") and kernel_time(c) and (not dtypes or c["setting"].get("dtype") in dtypes)]
+    return min(pinned, key=kernel_time, default=None)
+
+
+def reference(results, c) -> dict | None:
+    """What condition c is compared with: its fix where that has a kernel time, else the
+    best pinned fused backend of its shape; None where it is that one itself, or has none."""
+    fix = by_id(results).get(c.get("fix"))
+    ref = fix if fix is not None and kernel_time(fix) else best_pinned(results, c.get("shape"))
+    return None if ref is None or ref["id"] == c["id"] else ref
+
+
+def cost(results, c) -> tuple[dict, Compare] | None:
+    """(the reference, c's kernel time against it by by_points: c over the reference), or
+    None where either has no kernel time."""
+    ref = reference(results, c)
+    if ref is None or not kernel_time(c):
+        return None
+    return ref, compare_times(point(c), point(ref))

@@ -281,12 +281,13 @@ def test_the_json_schema_is_documented_field_by_field():
     from report.trace import explain_result
 
     doc = explain_result.__doc__
-    for cls in (explain_result.Pace, explain_result.AttentionRow, explain_result.Finding):
+    for cls in (explain_result.Pace, explain_result.AttentionRow, explain_result.Finding,
+                explain_result.GraphReplay, explain_result.CommStream):
         for f in dataclasses.fields(cls):
             assert re.search(rf"\b{f.name}\b", doc), f"{cls.__name__}.{f.name} is not documented"
     result = explain(read_trace(CORPUS / "sdpa_train.json.gz"))
     assert set(json.loads(explain_json(result))) == {"schema", "version", "pace", "attention", "attention_note",
-                                                     "findings", "detail"}
+                                                     "findings", "graphs", "communication", "detail"}
 
 
 def test_with_stack_is_named_in_the_evidence_and_a_queueing_gpu_gets_no_launch_bound_rule():

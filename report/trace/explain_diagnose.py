@@ -16,7 +16,7 @@ import bisect
 from .explain_format import pct as _pct
 from .explain_format import sig_us as _us
 from .explain_remedies import findings as _findings
-from .explain_result import BUSY_SHARE, HOST_SHARE, STEP_NAME, WHOLE_TRACE, AttentionRow, Pace, Result
+from .explain_result import STEP_NAME, WHOLE_TRACE, AttentionRow, Pace, Result, pace_verdict
 from .stats import stats
 
 OPTIMIZER = "Optimizer.step#"  # torch.optim's record_function around each step: "Optimizer.step#AdamW.step"
@@ -109,8 +109,7 @@ def _pace(scope, kernel_median, overhead_us, with_stack=False):
     if overhead_us and window:
         # the profiler's own work kept out of the host wait: the verdict on what is left
         host_share = max(0.0, host_idle - overhead_us) / window
-        verdict = ("CPU-bound" if host_share >= HOST_SHARE else
-                   "GPU-bound" if scope["busy_share"] >= BUSY_SHARE else "stalled")
+        verdict = pace_verdict(host_share, scope["busy_share"], scope.get("launch_delay_us"))
         if verdict != scope["verdict"]:
             scope["verdict"] = verdict
             scope["why"] = (f"with Kineto's own work ({_us(overhead_us)} per range, category overhead) counted "

@@ -9,7 +9,7 @@ import textwrap
 from .explain_format import pct as _pct
 from .explain_format import sig_us
 from .explain_format import us as _us
-from .explain_result import BUSY_SHARE, HOST_SHARE, WHOLE_TRACE
+from .explain_result import BUSY_SHARE, HOST_SHARE, QUEUE_US, WHOLE_TRACE
 from .explain_safe import shown
 from .explain_words import WORDS, unit
 
@@ -291,7 +291,8 @@ def detail(found):
     lines += _attention_lines(found["attention"], found["platform"])
     lines += _stream_lines(found)
     lines += ["", f"Ranges (record_function). CPU-bound: the GPU waits for the host for at least "
-              f"{HOST_SHARE:.0%} of the range's time; GPU-bound: otherwise, with the GPU busy for at "
+              f"{HOST_SHARE:.0%} of the range's time, its launches not queued (GPU-bound where the median "
+              f"launch delay is {QUEUE_US:g} µs or more); GPU-bound: otherwise, with the GPU busy for at "
               f"least {BUSY_SHARE:.0%} of it; stalled: otherwise (idle with its work launched):"]
     for r in found["ranges"]:
         lines += [""] + _range_lines(r)

@@ -233,12 +233,24 @@ def first_screen(result):
     lines = _wrap(f"Paced by {PACED.get(p.paced_by, p.paced_by)} ({p.verdict}, over {p.scope})" if p.scope
                   else f"Paced by {PACED['none']}")
     lines += _wrap(p.evidence, "  ")
+    g = result.graphs
+    if g is not None:
+        per = (f"; {g.per_range:,.1f} per range, beside {g.other_launches_per_range:,.1f} other launches"
+               if g.per_range is not None else "")
+        lines += _wrap(f"{WORDS[on]['graphs']} replay here: {_plural(g.replays, 'replay', 'replays')} of "
+                       f"{_plural(g.activities, 'GPU activity', 'GPU activities')}, {sig_us(g.gpu_us)} "
+                       f"({_pct(100 * g.share, 0)} of GPU time){per}", "  ")
+    for c in result.communication[:2]:
+        lines += _wrap(f"{WORDS[on]['collectives']} on device {shown(c.device, 20)} stream {shown(c.stream, 20)}: "
+                       f"{sig_us(c.comm_us)}, {_pct(100 * c.share, 0)} of its GPU busy time; compute runs during "
+                       f"{_pct(100 * c.overlap_share, 1)} of it", "  ")
     att = [r for r in result.attention if r.direction != "call"]
     calls = [r for r in result.attention if r.direction == "call"]
     if att or calls or result.attention_note:
         lines.append("Attention:")
     for r in att[:4]:
-        what = "chain" if r.backend == "hand_written" else "call"
+        what = ("chain" if r.backend == "hand_written" else
+                "kernel" if r.direction in ("replayed", "compiled") else "call")
         lines += _wrap(f"{_backend_name(r, on)}, {r.direction}: {_plural(r.calls, what, what + 's')}, "
                        f"{sig_us(r.gpu_us)} "
                        f"({_pct(100 * r.share)} of GPU time)" + (": fell back to math" if r.fallback else "")

@@ -1,6 +1,6 @@
 """Communication on the GPU (NCCL/RCCL kernels) and how much of it compute hides.
 
-    communication(timeline)   [CommStream] (explain_result.py): per stream with collectives,
+    communication(timeline)   [CommStream] (explain_result.py): per stream with collectives, most first,
                               their busy time, its share of the device's busy time, and the
                               share of it during which compute kernels run on the device
     collectives(timeline)     the kinds of collective the kernels' names say ran (all_reduce,
@@ -68,7 +68,7 @@ def communication(timeline):
         hidden = _common(mine, merged[dev]["compute"])
         rows.append(CommStream(dev, stream, comm_us, comm_us / busy if busy else 0.0,
                                hidden / comm_us if comm_us else 0.0))
-    return rows
+    return sorted(rows, key=lambda c: -c.comm_us)
 
 
 def collectives(timeline):

@@ -62,8 +62,9 @@ def _gemm(f):
     tags = ", ".join(f.alignments)
     if not f.dims:
         return ("A matmul runs a narrow-alignment kernel",
-                f"{f.kernel} ({tags}); the trace records no shapes (record_shapes=True), so this is read "
-                "off the kernel's name only: an operand is aligned to fewer than 8 elements",
+                f"{f.kernel} ({tags}); no shapes are recorded for the op that launched it "
+                "(record_shapes=True), so this is read off the kernel's name only: an operand is aligned "
+                "to fewer than 8 elements",
                 "record with record_shapes=True to see the sizes; where one is not a multiple of 8, pad it "
                 "(a vocabulary, a head dim) to a multiple of 8, better 64",
                 "CUTLASS's kernel names (alignN: operands aligned to N elements)")

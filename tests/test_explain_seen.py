@@ -142,3 +142,14 @@ def test_alignment_without_shapes_says_it_read_the_name_only():
     found = explain(gemm_trace(None, shapes=False))
     fact = next(f.fact for f in found.findings if f.rule == "gemm_alignment")
     assert fact.dims == () and fact.alignments == ("align1",)
+
+
+def test_kernels_a_graph_replayed_are_named_as_its_replay():
+    from report.trace.explain import report
+    from report.trace.explain_words import WORDS
+
+    found = explain(graph_steps())
+    row = next(k for k in found["kernels"] if k["name"] == FLASH)
+    assert row["launch_calls"] == {"cudaGraphLaunch": 6}
+    line = next(x for x in report(found).splitlines() if "pytorch_flash::flash_fwd_kernel" in x)
+    assert WORDS["cuda"]["graph"] in line

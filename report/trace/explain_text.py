@@ -12,6 +12,7 @@ from .explain_format import us as _us
 from .explain_result import BUSY_SHARE, HOST_SHARE, QUEUE_US, WHOLE_TRACE
 from .explain_safe import shown
 from .explain_words import WORDS, unit
+from .names import GRAPH_LAUNCHES
 
 MAX_STREAMS, MAX_KERNELS, MAX_GAPS = 8, 10, 5
 MAX_DEVICES = 8  # kinds of device on the GPU line (a made-up trace can list 20,000)
@@ -50,19 +51,22 @@ def _launch(k):
             f"{smem / 1024:,.1f} KiB shared memory/block")
 
 
-def _ops(k):
+def _ops(k, on="cuda"):
+    """The ops that launched a row's activities, and a graph's replay where one replayed them."""
     ops = k["ops"].most_common()
+    replay = WORDS[on]["graph"] if any(n in GRAPH_LAUNCHES for n in k.get("launch_calls", ())) else ""
     if len(ops) == 1:
-        return "" if ops[0][0] == "(no ATen op)" else f" ({shown(ops[0][0])})"
+        named = [] if ops[0][0] == "(no ATen op)" else [shown(ops[0][0])]
+        return f" ({', '.join(named + ([replay] if replay else []))})" if named or replay else ""
     listed = ", ".join(f"{shown(op)} ×{n:,}" for op, n in ops[:3])
-    return f" ({listed}{', …' if len(ops) > 3 else ''})"
+    return f" ({listed}{', …' if len(ops) > 3 else ''}{'; ' + replay if replay else ''})"
 
 
 def _kernel_lines(i, k, activity_us, on):
     words = WORDS[on]
     configs = f", one of {k['configs_of_name']} launch configurations" if k["configs_of_name"] > 1 else ""
     collectives = f" ({words['collectives']} communication)" if k["work"] == "communication" else ""
-    lines = [f"{i:>2}. {shown(k['short_name'])}{_ops(k)}",
+    lines = [f"{i:>2}. {shown(k['short_name'])}{_ops(k, on)}",
              f"    {k['kind']}{collectives}, "
              f"{_plural(k['calls'], 'call', 'calls')}, {_us(k['avg_us'])} per call, {_us(k['total_us'])} in all "
              f"({_pct(100 * k['total_us'] / activity_us, 0)} of GPU activity time){configs}"]

@@ -153,3 +153,16 @@ def test_kernels_a_graph_replayed_are_named_as_its_replay():
     assert row["launch_calls"] == {"cudaGraphLaunch": 6}
     line = next(x for x in report(found).splitlines() if "pytorch_flash::flash_fwd_kernel" in x)
     assert WORDS["cuda"]["graph"] in line
+
+
+def test_one_host_wait_for_the_stream_and_the_range():
+    # no ranges, one stream, each kernel launched after the last ended: the host's 18 µs waits,
+    # and the 500 µs before the first kernel (the host's start) no wait at all
+    events = [ev("cpu_op", "aten::empty", 0, 1)]
+    for i in range(30):
+        events += [launch(500.0 + 20.0 * i, i + 1), kernel("k", 503.0 + 20.0 * i, 2.0, i + 1)]
+    found = explain(trace_of(*events))
+    r, stream = found["ranges"][0], found["streams"][0]
+    assert stream["idle_us"]["host"] == pytest.approx(29 * 18.0)
+    assert r["idle_by_cause_us"]["host"] == pytest.approx(stream["idle_us"]["host"])
+    assert found.pace.host_wait_share == pytest.approx(29 * 18.0 / (29 * 20.0 + 2.0))

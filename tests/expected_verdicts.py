@@ -9,8 +9,10 @@ to the end of its last): a range's time runs from its start on the CPU (or its
 first GPU activity, if earlier) to its last GPU activity's end (or the end of its CPU time
 less synchronize calls, if later). The GPU is idle where no GPU activity at all runs; an
 idle stretch is a wait for the host when the next activity to start was launched after the
-stretch began, or when none follows. Medians over the range's instances with GPU work:
-CPU-bound if the host waits take at least 10 % of the time, else GPU-bound if the GPU runs
+GPU ran out of work, or when none follows; before the trace's first GPU activity the GPU
+waits for nothing (a range's time starts there at the earliest). Medians over the range's
+instances with GPU work: CPU-bound if the host waits take at least 10 % of the time (GPU-bound
+where the launches queue: a median launch delay of 50 µs or more), else GPU-bound if the GPU runs
 something for at least 90 % of it, else stalled. Of three or more profiler steps the first is
 left out (it holds the profiler's start); Kineto's own events (category overhead) do not
 start the whole trace.
@@ -111,7 +113,7 @@ def verdicts(trace):
     for name, instances in names.items():
         if name == "ProfilerStep#*" and len(instances) >= FIRST_STEP_OUT:
             instances = sorted(instances, key=lambda r: r["ts"])[1:]  # the first step holds the profiler's start
-        hosts, busies = [], []
+        hosts, busies, delays = [], [], []
         for r in instances:
             start, end = r["ts"], r["ts"] + r["dur"]
             mine = list(gpu) if whole else []  # the whole trace holds every activity
@@ -122,7 +124,7 @@ def verdicts(trace):
             if not mine:
                 continue
             cpu = r["dur"] - sum(s["dur"] for s in syncs if start <= s["ts"] <= end)
-            lo = min(start, min(e["ts"] for e in mine))
+            lo = max(min(start, min(e["ts"] for e in mine)), busy[0][0])  # nothing to wait for before the first
             hi = max(max(e["ts"] + e["dur"] for e in mine), start + cpu)
             host = idle = 0.0
             for s, t in _idle_parts(busy, lo, hi):
@@ -130,14 +132,21 @@ def verdicts(trace):
                 i = bisect.bisect_left(starts, t)  # the first activity to start at t or later
                 first = gpu[i] if i < len(gpu) else None
                 launch = launch_of.get((first.get("args") or {}).get("correlation")) if first else None
-                if first is None or launch is None or launch["ts"] > s:
+                ran_out = max((b[1] for b in busy if b[1] <= s), default=s)  # where the GPU ran out of work
+                if first is None or launch is None or launch["ts"] > ran_out:
                     host += t - s
             hosts.append(host / (hi - lo) if hi > lo else 0.0)
             busies.append(1 - idle / (hi - lo) if hi > lo else 1.0)
+            done = set()
+            for e in sorted(mine, key=lambda e: e["ts"]):  # each launch call's first activity
+                launch = launch_of.get((e.get("args") or {}).get("correlation"))
+                if launch is not None and id(launch) not in done:
+                    done.add(id(launch))
+                    delays.append(e["ts"] - launch["ts"] - launch["dur"])
         if not hosts:
             continue
-        if statistics.median(hosts) >= 0.1:
-            out[name] = "CPU-bound"
+        if statistics.median(hosts) >= 0.1:  # a deep queue (a median launch delay of 50 µs): the GPU's pace
+            out[name] = "GPU-bound" if delays and statistics.median(delays) >= 50.0 else "CPU-bound"
         elif statistics.median(busies) >= 0.9:
             out[name] = "GPU-bound"
         else:

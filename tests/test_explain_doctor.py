@@ -131,7 +131,9 @@ def test_a_launch_bound_step_gets_cuda_graphs_and_decoding_gets_a_static_cache()
 
 def test_no_remedy_without_its_evidence():
     found = explain(step_trace(100, gap=2.5, kernel_us=2.4))  # the GPU is busy: no launch-bound rule
-    assert found.pace.verdict == "GPU-bound" and found.findings == []
+    # only the pace's own finding: the GPU's work, its longest kernel named (issue 38, item 4)
+    assert found.pace.verdict == "GPU-bound" and [f.rule for f in found.findings] == ["pace"]
+    assert found.findings[0].fact.paced_by == "gpu" and found.findings[0].fact.top_share == pytest.approx(1.0)
 
 
 def test_an_optimizer_loop_without_foreach():
@@ -281,12 +283,13 @@ def test_the_json_schema_is_documented_field_by_field():
     from report.trace import explain_result
 
     doc = explain_result.__doc__
-    for cls in (explain_result.Pace, explain_result.AttentionRow, explain_result.Finding):
+    for cls in (explain_result.Pace, explain_result.AttentionRow, explain_result.Finding,
+                explain_result.GraphReplay, explain_result.CommStream):
         for f in dataclasses.fields(cls):
             assert re.search(rf"\b{f.name}\b", doc), f"{cls.__name__}.{f.name} is not documented"
     result = explain(read_trace(CORPUS / "sdpa_train.json.gz"))
     assert set(json.loads(explain_json(result))) == {"schema", "version", "pace", "attention", "attention_note",
-                                                     "findings", "detail"}
+                                                     "findings", "graphs", "communication", "detail"}
 
 
 def test_with_stack_is_named_in_the_evidence_and_a_queueing_gpu_gets_no_launch_bound_rule():
@@ -326,7 +329,10 @@ def test_long_waits_for_the_host_are_its_own_work_not_many_short_kernels():
     assert work[0].time_us == pytest.approx(299 * 198.0)  # every wait between two launches, all over HOST_GAP_US
     # HTA's DDP step: a median kernel of 16 µs, but the median wait is 106 µs and the longest 16 ms
     nccl = explain(read_trace(CORPUS / "hta" / "a100_nccl.json.gz"))
-    assert [f.rule for f in nccl.findings] == ["host_work"] and nccl.pace.median_kernel_us < LAUNCH_BOUND_KERNEL_US
+    assert [f.rule for f in nccl.findings] == ["host_work", "communication"]
+    assert nccl.pace.median_kernel_us < LAUNCH_BOUND_KERNEL_US
+    comm = nccl.findings[1].fact  # its all-reduce: a quarter of the GPU's busy time, compute beside 15 % of it
+    assert comm.collectives[0] == "all_reduce" and comm.ddp and 0.2 < comm.share < 0.3 and comm.overlap_share < 0.2
     # the corpus's transformers traces that are launch-bound stay so
     for name in ("decode", "generate", "sdpa_infer", "sdpa_train", "stacks_train"):
         assert explain(read_trace(CORPUS / f"{name}.json.gz")).findings[0].rule == "launch_bound", name

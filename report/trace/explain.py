@@ -21,10 +21,13 @@ The verdict, per range name (medians over the ranges with GPU work, every figure
 same ones). A range's window runs from its start on the CPU to its last GPU activity's end,
 or to the end of its profiled CPU time (its time less the CPU's synchronize calls) if that
 comes later. The GPU's idle time in the window is split by cause (explain_timeline.py):
-waiting for the host (the next launch was not yet issued), waiting on another stream, other.
-    CPU-bound  the GPU waits for the host for at least 10 % of the window
-    GPU-bound  otherwise, when the GPU is busy for at least 90 % of the window: the
-               launches queue ahead of the GPU (the launch delay says by how much)
+waiting for the host (the next launch was issued after the GPU ran out of work: the same
+wait the stream lines count; before the trace's first activity the GPU waits for nothing),
+waiting on another stream, other.
+    CPU-bound  the GPU waits for the host for at least 10 % of the window, its launches
+               not queued: GPU-bound where they queue (a median launch delay of 50 µs or
+               more, QUEUE_US: the GPU is behind the host, whatever waits elsewhere)
+    GPU-bound  otherwise, when the GPU is busy for at least 90 % of the window
     stalled    otherwise: the GPU is idle with its work already launched (waiting on other
                streams or events, or the launch latency of many small kernels)
 Of three or more profiler steps (ProfilerStep#*) the first is left out: it holds the
@@ -47,7 +50,7 @@ from .explain_format import us as _us
 from .explain_kernels import add_occupancy, devices, kernel_rows
 from .explain_open import OUT_OF_MEMORY, TraceError, collector_paused, load_trace, read_trace
 from .explain_read import Trace, from_dict
-from .explain_result import BUSY_SHARE, HOST_SHARE, STEP_NAME, WHOLE_TRACE, Result, to_json
+from .explain_result import BUSY_SHARE, HOST_SHARE, QUEUE_US, STEP_NAME, WHOLE_TRACE, Result, pace_verdict, to_json
 from .explain_safe import error_line, inert
 from .explain_text import report as _text
 from .explain_timeline import HIP_SYNC_CALLS, SYNC_CALLS, Timeline, busy_by, idle_causes, window
@@ -199,14 +202,19 @@ def _gaps(wins, timeline, instances):
 def _verdict(r):
     share, delay = r["idle_share"], r["launch_delay_us"]
     queued = f"activities start a median {_us(delay)} after their launch call returned" if delay is not None else ""
-    if share["host"] >= HOST_SHARE:
+    verdict = pace_verdict(share["host"], r["busy_share"], delay)
+    if verdict == "GPU-bound" and delay is not None and delay >= QUEUE_US:
+        return verdict, (f"{queued}: the launches queue ahead of the GPU, which is behind the host; the GPU "
+                         f"runs work for {100 * r['busy_share']:.0f}% of the range's time and waits for the "
+                         f"host for {100 * share['host']:.0f}%")
+    if verdict == "CPU-bound":
         why = (f"the GPU waits for the host for {100 * share['host']:.0f}% of the range's time "
                f"({_us(r['idle_by_cause_us']['host'])} per range): the next launch was not yet issued")
         if r["openers"]:
             by, us = max(r["openers"].items(), key=lambda kv: kv[1])
             why += f"; the largest waits follow {by} ({_us(us)} per range)"
         return "CPU-bound", why
-    if r["busy_share"] >= BUSY_SHARE:
+    if verdict == "GPU-bound":
         return "GPU-bound", (f"the GPU runs work for {100 * r['busy_share']:.0f}% of the range's time and "
                              f"waits for the host for {100 * share['host']:.0f}%" + (f"; {queued}" if queued else ""))
     return "stalled", (f"the GPU is idle for {100 * share['other']:.0f}% of the range's time with its "
@@ -220,9 +228,7 @@ def _stream_verdict(row):
     span = row["span_us"]
     if not span:
         return "GPU-bound"
-    if row["idle_us"]["host"] / span >= HOST_SHARE:
-        return "CPU-bound"
-    return "GPU-bound" if row["busy_us"] / span >= BUSY_SHARE else "stalled"
+    return pace_verdict(row["idle_us"]["host"] / span, row["busy_us"] / span, row["launch_delay_us"])
 
 
 def explain_path(path):

@@ -205,7 +205,8 @@ def attention(timeline, events, activity_us, platform="cuda", devices_cc=None):
         g["kernels"][a.e.name] += a.e.dur
         if cause:
             g["causes"][cause] += a.e.dur
-    compiled = _kernel_backend([a.e.name for a in timeline.acts if not a.stack])
+    # kernels no ATen op launched (compiled code), and a captured graph's, whatever op replays it
+    compiled = _kernel_backend([a.e.name for a in timeline.acts if not a.stack or a.graph])
     rows = []
     for (backend, direction), g in sorted(groups.items(), key=lambda kv: -kv[1]["gpu_us"]):
         calls = len(sdpa_calls) if backend == "preparation" else _calls(op_names, backend, direction)

@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import bisect
 
+from .explain_comm import collectives, communication
 from .explain_format import pct as _pct
 from .explain_format import sig_us as _us
+from .explain_gemm import gemm_inputs
+from .explain_remedies import ALIGNED
 from .explain_remedies import findings as _findings
-from .explain_result import BUSY_SHARE, HOST_SHARE, STEP_NAME, WHOLE_TRACE, AttentionRow, Pace, Result
+from .explain_result import STEP_NAME, WHOLE_TRACE, AttentionRow, GraphReplay, Pace, Result, pace_verdict
+from .names import backend_of_kernels
 from .stats import stats
 
 OPTIMIZER = "Optimizer.step#"  # torch.optim's record_function around each step: "Optimizer.step#AdamW.step"
@@ -109,8 +113,7 @@ def _pace(scope, kernel_median, overhead_us, with_stack=False):
     if overhead_us and window:
         # the profiler's own work kept out of the host wait: the verdict on what is left
         host_share = max(0.0, host_idle - overhead_us) / window
-        verdict = ("CPU-bound" if host_share >= HOST_SHARE else
-                   "GPU-bound" if scope["busy_share"] >= BUSY_SHARE else "stalled")
+        verdict = pace_verdict(host_share, scope["busy_share"], scope.get("launch_delay_us"))
         if verdict != scope["verdict"]:
             scope["verdict"] = verdict
             scope["why"] = (f"with Kineto's own work ({_us(overhead_us)} per range, category overhead) counted "
@@ -143,6 +146,37 @@ def _pace(scope, kernel_median, overhead_us, with_stack=False):
                 host_wait_share=host_share, launches_per_range=scope["launches_per_range"],
                 median_kernel_us=kernel_median, launch_delay_us=scope.get("launch_delay_us"),
                 sync_wait_us=syncs, profiler_us=overhead_us)
+
+
+def _graphs(timeline, spans, ranges, activity_us, launches_per_range):
+    """GraphReplay where captured graphs replay: per range of the pace's scope, the replays
+    and the other launch calls with GPU work (the scope's launches less the replays)."""
+    mine = [a for a in timeline.acts if a.graph]
+    if not mine:
+        return None
+    replays = {id(a.launch): a.launch.ts for a in mine}
+    per = None
+    if ranges and spans:
+        ts = sorted(replays.values())
+        inside = sum(bisect.bisect_right(ts, t) - bisect.bisect_left(ts, s) for s, t in spans)
+        per = inside / len(spans)
+    gpu = sum(a.e.dur for a in mine)
+    return GraphReplay(len(replays), len(mine), gpu, gpu / activity_us if activity_us else 0.0, per,
+                       max(0.0, (launches_per_range or 0.0) - per) if per is not None else None)
+
+
+def _replayed(att, timeline, activity_us):
+    """The attention kernels of compiled code or a graph's replay (no SDPA op around them), as
+    one row: replayed where a graph launched them."""
+    backend = att.get("compiled_backend")
+    if not backend:
+        return []
+    mine = [a for a in timeline.acts if (not a.stack or a.graph) and backend_of_kernels([a.e.name]) == backend]
+    if not mine:
+        return []
+    gpu = sum(a.e.dur for a in mine)
+    return [AttentionRow(backend, "replayed" if any(a.graph for a in mine) else "compiled", len(mine), gpu,
+                         gpu / activity_us if activity_us else 0.0)]
 
 
 def _attention_rows(att):
@@ -192,9 +226,20 @@ def diagnose(found, timeline, events):
                   host_gaps=[g for g in gaps if timeline.opener(g[2], g[1].launch) is None],
                   decode_calls=sum(g["calls"] for g in calls if g["parsed"] and g["parsed"].lengths
                                    and g["parsed"].lengths[0] == 1))
+    facts.graphs = _graphs(timeline, spans, ranges, found["activity_us"], pace.launches_per_range)
+    facts.communication = communication(timeline)
+    facts.collectives = collectives(timeline) if facts.communication else ()
+    names = {e.name for e in events if e.cat in ("cpu_op", "user_annotation")} if facts.communication else ()
+    facts.fsdp = any("FullyShardedDataParallel" in n or "FSDP" in n for n in names)
+    facts.ddp = any("DistributedDataParallel" in n for n in names)
+    facts.gemm_inputs = gemm_inputs(timeline, events, [k["name"] for k in found["kernels"]
+                                                       if any(a in k["name"] for a in ALIGNED)])
+    facts.other_idle_share = scope["idle_share"]["other"] if ranges else None
     found_list = _findings(facts)
     total = (scope.get("window_us") or 0.0) * ranges if ranges else 0.0
     for x in found_list:
         if not x.share and total:
             x.share = min(1.0, x.time_us / total)
-    return Result(pace=pace, attention=_attention_rows(att), attention_note=note, findings=found_list, detail=found)
+    rows = _attention_rows(att) + _replayed(att, timeline, found["activity_us"])
+    return Result(pace=pace, attention=rows, attention_note=note, findings=found_list, detail=found,
+                  graphs=facts.graphs, communication=facts.communication)

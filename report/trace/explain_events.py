@@ -32,14 +32,16 @@ CAT_ALIASES = {"kernel": "kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset
                "operator": "cpu_op", "cpu_op": "cpu_op", "user_annotation": "user_annotation",
                "overhead": "overhead"}
 # the ops whose recorded inputs (record_shapes=True) are kept: SDPA's entry, its backends' ops and
-# their backward, as the dispatcher names them (explain_sdpa_inputs.py reads them)
+# their backward, as the dispatcher names them (explain_sdpa_inputs.py reads them), and the matmuls
 INPUT_OPS = frozenset(("aten::scaled_dot_product_attention", "aten::_scaled_dot_product_flash_attention",
                        "aten::_scaled_dot_product_efficient_attention", "aten::_scaled_dot_product_cudnn_attention",
                        "aten::_scaled_dot_product_attention_math", "aten::_flash_attention_forward",
                        "aten::_efficient_attention_forward",
                        "aten::_scaled_dot_product_flash_attention_backward",
                        "aten::_scaled_dot_product_efficient_attention_backward",
-                       "aten::_scaled_dot_product_cudnn_attention_backward"))
+                       "aten::_scaled_dot_product_cudnn_attention_backward",
+                       # the matmuls whose sizes say a GEMM kernel's alignment (explain_gemm.py)
+                       "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul", "aten::linear"))
 # what Kineto records of an op's inputs with record_shapes=True (torch/csrc/profiler/util.cpp names them)
 INPUT_ARGS = ("Input Dims", "Input type", "Input Strides", "Concrete Inputs")
 # the launch resources and placement of a GPU activity, as Kineto's args name them

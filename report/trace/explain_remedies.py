@@ -12,11 +12,12 @@ The thresholds are this tool's conventions, stated beside each rule.
 """
 from __future__ import annotations
 
+from .explain_facts import ExposedComm, GemmAlignment, PaceOnly
 from .explain_format import sig_us as _us
 from .explain_result import Finding
+from .explain_said import said
 
-LAUNCH_BOUND_KERNEL_US = 20.0  # a median kernel shorter than this: launches, not work, set the pace
-LAUNCH_BOUND_LAUNCHES = 200  # per range: many launches
+LAUNCH_BOUND_KERNEL_US = 20.0  # a median kernel shorter than this: short kernels (the tests' made-up steps)
 LAUNCH_BOUND_DELAY_US = 50.0  # a median launch delay under this: the launches do not queue ahead of the GPU
 # the median of the GPU's idle gaps that wait for the host: at most this, each is the host path
 # of an op or two (Python, dispatch, the launch), and short kernels cannot cover it; longer,
@@ -27,6 +28,13 @@ HOST_GAP_US = 50.0
 ALIGN_SHARE = 0.05  # a GEMM kernel with a narrow alignment over this share of GPU time
 ALIGNED = ("align1", "align2")  # CUTLASS kernel names carry their operands' alignment in elements
 OPTIMIZER_LAUNCHES = 100  # per optimizer step: launches of a per-parameter loop
+COMM_SHARE = 0.1  # communication over this share of a device's GPU busy time
+COMM_OVERLAP = 0.5  # ... and compute beside it for less than this share of it: exposed
+# the findings that answer each pace the first screen names; where none is found, PaceOnly says why
+ANSWERS = {"host": ("launch_bound", "host_work", "optimizer_foreach", "host_sync", "communication"),
+           "sync": ("host_sync",), "waiting": ("communication",),
+           "gpu": ("hand_written_attention", "math_fallback", "efficient_not_flash", "gemm_alignment", "bool_mask",
+                   "head_dim", "bias_in_training", "communication")}
 
 
 def _median_gap(f):
@@ -37,15 +45,20 @@ def _median_gap(f):
 def _launch_bound(f):
     p = f.pace
     gap = _median_gap(f)
-    if (p.verdict != "CPU-bound" or p.median_kernel_us is None or p.median_kernel_us >= LAUNCH_BOUND_KERNEL_US
-            or (p.launches_per_range or 0) < LAUNCH_BOUND_LAUNCHES
+    if (p.verdict != "CPU-bound" or p.paced_by != "host" or p.median_kernel_us is None
             or p.launch_delay_us is None or p.launch_delay_us >= LAUNCH_BOUND_DELAY_US
             or gap is None or gap > HOST_GAP_US):
         return None
     decode = f.decode_calls
-    remedy = ("capture the step in a CUDA graph: torch.compile(model, mode=\"reduce-overhead\"), "
-              "or torch.cuda.graphs")
-    if decode:
+    g = f.graphs
+    if g is not None and g.per_range:  # graphs replay already: never prescribe them again
+        remedy = (f"CUDA graphs replay here already ({g.per_range:,.0f} per range): the waits are for the "
+                  f"{g.other_launches_per_range or 0:,.0f} launches per range outside them; capture those "
+                  "too (a graph break in torch.compile leaves them out), or launch fewer")
+    else:
+        remedy = ("capture the step in a CUDA graph: torch.compile(model, mode=\"reduce-overhead\"), "
+                  "or torch.cuda.graphs")
+    if decode and not (g is not None and g.per_range):
         remedy += ("; for generate(), a static KV cache (cache_implementation=\"static\") so the decode "
                    "step has fixed shapes to capture")
     host = f.host_wait_us or 0.0
@@ -176,15 +189,32 @@ def _slow_backend(f):
 
 
 def _narrow_gemm(f):
+    """A GEMM kernel whose name says narrow alignment: the sizes its op recorded say which is
+    not a multiple of 8 (none: no finding, the kernel chose its alignment for another reason,
+    a float32 SIMT kernel's align1); without recorded shapes, the name alone, said so."""
     rows = [k for k in f.kernels if any(a in k["name"] for a in ALIGNED)]
     time = sum(k["total_us"] for k in rows)
     if not rows or not f.activity_us or time / f.activity_us < ALIGN_SHARE:
         return None
-    return Finding("gemm_alignment", "A matmul runs a narrow-alignment kernel", time, time / f.activity_us,
-                   f"{rows[0]['short_name']} ({', '.join(a for a in ALIGNED if a in rows[0]['name'])}): "
-                   "a dimension is not a multiple of 8",
-                   "pad the dimension (a vocabulary, a head dim) to a multiple of 8, better 64 "
-                   "(e.g. 50,257 -> 50,304)", "CUTLASS's kernel names (alignN: operands aligned to N elements)")
+    for k in rows:
+        op, dims = f.gemm_inputs.get(k["name"], (None, ()))
+        unaligned = tuple(sorted({n for d in dims for n in d[-2:] if n % 8}))
+        if not dims or unaligned:
+            return GemmAlignment(k["short_name"], tuple(a for a in ALIGNED if a in k["name"]), op,
+                                 tuple(tuple(d) for d in dims), unaligned), time, time / f.activity_us
+    return None
+
+
+def _communication(f):
+    """A stream's communication that compute does not hide, where it is a large share of the
+    device's GPU time (COMM_SHARE) and overlaps compute for under COMM_OVERLAP of it."""
+    rows = [c for c in f.communication if c.share >= COMM_SHARE and c.overlap_share < COMM_OVERLAP]
+    if not rows:
+        return None
+    c = max(rows, key=lambda c: c.comm_us * (1 - c.overlap_share))
+    exposed = c.comm_us * (1 - c.overlap_share)
+    return (ExposedComm(c.device, c.stream, c.comm_us, c.share, c.overlap_share, f.collectives,
+                        f.fsdp, f.ddp), exposed, c.share * (1 - c.overlap_share))
 
 
 def _host_sync(f):
@@ -212,9 +242,33 @@ def _bias_in_training(f):
 
 
 RULES = (_launch_bound, _host_work, _optimizer_loop, _hand_written, _bool_mask, _head_dim, _fallback, _slow_backend,
-         _narrow_gemm, _host_sync, _bias_in_training)
+         _host_sync, _bias_in_training)
+# the rules that return (typed fact, time at stake, share), worded by explain_said.py
+FACT_RULES = (("gemm_alignment", _narrow_gemm), ("communication", _communication))
+
+
+def _pace_only(f):
+    """The pace's own finding where no other answers it: what to change, or why nothing applies."""
+    p = f.pace
+    top = max(f.kernels, key=lambda k: k["total_us"], default=None)
+    fact = PaceOnly(p.paced_by, top["short_name"] if top else None,
+                    top["total_us"] / f.activity_us if top and f.activity_us else None,
+                    f.graphs is not None, _median_gap(f), f.other_idle_share)
+    wait = ((f.host_wait_us or 0.0) * f.ranges if p.paced_by in ("host", "sync") else
+            top["total_us"] if top and p.paced_by == "gpu" else 0.0)
+    title, evidence, remedy, source = said(fact)
+    return Finding("pace", title, wait, 0.0, evidence, remedy, source, fact=fact)
 
 
 def findings(facts):
     found = [x for rule in RULES if (x := rule(facts)) is not None]
+    for name, rule in FACT_RULES:
+        got = rule(facts)
+        if got is not None:
+            fact, time, share = got
+            title, evidence, remedy, source = said(fact)
+            found.append(Finding(name, title, time, share, evidence, remedy, source, fact=fact))
+    answers = ANSWERS.get(facts.pace.paced_by)
+    if answers is not None and not any(x.rule in answers for x in found):
+        found.append(_pace_only(facts))
     return sorted(found, key=lambda x: -x.time_us)

@@ -14,7 +14,12 @@ The JSON document (version 1), every time in µs, every share a fraction of 1:
     attention              [{backend, direction, calls, gpu_us, share, fallback, inputs,
                            why, remedy, shapes}]: per backend and per group of calls with equal inputs
     attention_note         a line where the trace lacks what attention needs (shapes), else null
-    findings               [{rule, title, time_us, share, evidence, remedy, source}], largest first
+    findings               [{rule, title, time_us, share, evidence, remedy, source, fact}], largest
+                           first; fact: the rule's typed fact as a dict (its fields), or null
+    graphs                 {replays, activities, gpu_us, share, per_range, other_launches_per_range}
+                           where captured graphs replay, else null
+    communication          [{device, stream, comm_us, share, overlap_share}]: per stream with
+                           NCCL/RCCL kernels
     detail                 explain.py's dict made JSON-ready (tuples as lists, keys as text)
 A float that is not finite is written as null: the readers keep none of the trace's as a
 figure (a launch resource of 1e400 is malformed, explain_kernels.py), and this is the last guard.
@@ -30,6 +35,18 @@ from dataclasses import dataclass, field
 SCHEMA, VERSION = "sdpa-trace-doctor", 1
 BUSY_SHARE = 0.9  # GPU-bound needs the GPU busy for at least this share of the window
 HOST_SHARE = 1 - BUSY_SHARE  # CPU-bound: the GPU waits for the host for this share or more
+# a median launch delay of this or more: the launches queue ahead of the GPU, which is behind
+# the host (HTA's queue length per stream, read off the delay); the GPU sets the pace even where
+# the host waits elsewhere in the range (after a synchronize, say): the host_sync rule names those
+QUEUE_US = 50.0
+
+
+def pace_verdict(host_share, busy_share, launch_delay_us):
+    """CPU-bound, GPU-bound or stalled: the range rule (explain.py), one place for its users.
+    A wait for the host beside a deep queue is not the host's pace: GPU-bound."""
+    if host_share >= HOST_SHARE:
+        return "GPU-bound" if launch_delay_us is not None and launch_delay_us >= QUEUE_US else "CPU-bound"
+    return "GPU-bound" if busy_share >= BUSY_SHARE else "stalled"
 STEP_NAME = "ProfilerStep#*"
 WHOLE_TRACE = "(whole trace)"
 
@@ -72,6 +89,32 @@ class Finding:
     evidence: str
     remedy: str
     source: str
+    fact: object = None  # the typed fact a rule found (explain_facts.py), where it gives one
+
+
+@dataclass
+class GraphReplay:
+    """Captured graphs replayed in the trace (cudaGraphLaunch, hipGraphLaunch): the replays
+    with GPU work, their activities and time, and in the pace's scope per range the replays
+    and the other launch calls (None without ranges)."""
+    replays: int
+    activities: int
+    gpu_us: float
+    share: float
+    per_range: float | None = None
+    other_launches_per_range: float | None = None
+
+
+@dataclass
+class CommStream:
+    """One stream's communication (NCCL/RCCL kernels): their busy time, its share of the
+    device's GPU busy time, and the share of it during which compute kernels run on the
+    device (HTA's communication-computation overlap)."""
+    device: object
+    stream: object
+    comm_us: float
+    share: float
+    overlap_share: float
 
 
 @dataclass
@@ -81,6 +124,8 @@ class Result(Mapping):
     attention_note: str | None
     findings: list[Finding]
     detail: dict = field(repr=False)
+    graphs: GraphReplay | None = None
+    communication: list[CommStream] = field(default_factory=list)
     schema: str = SCHEMA
     version: int = VERSION
 
@@ -113,4 +158,5 @@ def to_json(result):
     """The result as JSON-ready values (the schema above)."""
     return {"schema": result.schema, "version": result.version, "pace": _ready(result.pace),
             "attention": [_ready(r) for r in result.attention], "attention_note": result.attention_note,
-            "findings": [_ready(f) for f in result.findings], "detail": _ready(result.detail)}
+            "findings": [_ready(f) for f in result.findings], "graphs": _ready(result.graphs),
+            "communication": [_ready(c) for c in result.communication], "detail": _ready(result.detail)}

@@ -9,9 +9,10 @@ import textwrap
 from .explain_format import pct as _pct
 from .explain_format import sig_us
 from .explain_format import us as _us
-from .explain_result import BUSY_SHARE, HOST_SHARE, WHOLE_TRACE
+from .explain_result import BUSY_SHARE, HOST_SHARE, QUEUE_US, WHOLE_TRACE
 from .explain_safe import shown
 from .explain_words import WORDS, unit
+from .names import GRAPH_LAUNCHES
 
 MAX_STREAMS, MAX_KERNELS, MAX_GAPS = 8, 10, 5
 MAX_DEVICES = 8  # kinds of device on the GPU line (a made-up trace can list 20,000)
@@ -50,19 +51,22 @@ def _launch(k):
             f"{smem / 1024:,.1f} KiB shared memory/block")
 
 
-def _ops(k):
+def _ops(k, on="cuda"):
+    """The ops that launched a row's activities, and a graph's replay where one replayed them."""
     ops = k["ops"].most_common()
+    replay = WORDS[on]["graph"] if any(n in GRAPH_LAUNCHES for n in k.get("launch_calls", ())) else ""
     if len(ops) == 1:
-        return "" if ops[0][0] == "(no ATen op)" else f" ({shown(ops[0][0])})"
+        named = [] if ops[0][0] == "(no ATen op)" else [shown(ops[0][0])]
+        return f" ({', '.join(named + ([replay] if replay else []))})" if named or replay else ""
     listed = ", ".join(f"{shown(op)} ×{n:,}" for op, n in ops[:3])
-    return f" ({listed}{', …' if len(ops) > 3 else ''})"
+    return f" ({listed}{', …' if len(ops) > 3 else ''}{'; ' + replay if replay else ''})"
 
 
 def _kernel_lines(i, k, activity_us, on):
     words = WORDS[on]
     configs = f", one of {k['configs_of_name']} launch configurations" if k["configs_of_name"] > 1 else ""
     collectives = f" ({words['collectives']} communication)" if k["work"] == "communication" else ""
-    lines = [f"{i:>2}. {shown(k['short_name'])}{_ops(k)}",
+    lines = [f"{i:>2}. {shown(k['short_name'])}{_ops(k, on)}",
              f"    {k['kind']}{collectives}, "
              f"{_plural(k['calls'], 'call', 'calls')}, {_us(k['avg_us'])} per call, {_us(k['total_us'])} in all "
              f"({_pct(100 * k['total_us'] / activity_us, 0)} of GPU activity time){configs}"]
@@ -233,12 +237,24 @@ def first_screen(result):
     lines = _wrap(f"Paced by {PACED.get(p.paced_by, p.paced_by)} ({p.verdict}, over {p.scope})" if p.scope
                   else f"Paced by {PACED['none']}")
     lines += _wrap(p.evidence, "  ")
+    g = result.graphs
+    if g is not None:
+        per = (f"; {g.per_range:,.1f} per range, beside {g.other_launches_per_range:,.1f} other launches"
+               if g.per_range is not None else "")
+        lines += _wrap(f"{WORDS[on]['graphs']} replay here: {_plural(g.replays, 'replay', 'replays')} of "
+                       f"{_plural(g.activities, 'GPU activity', 'GPU activities')}, {sig_us(g.gpu_us)} "
+                       f"({_pct(100 * g.share, 0)} of GPU time){per}", "  ")
+    for c in result.communication[:2]:
+        lines += _wrap(f"{WORDS[on]['collectives']} on device {shown(c.device, 20)} stream {shown(c.stream, 20)}: "
+                       f"{sig_us(c.comm_us)}, {_pct(100 * c.share, 0)} of its GPU busy time; compute runs during "
+                       f"{_pct(100 * c.overlap_share, 1)} of it", "  ")
     att = [r for r in result.attention if r.direction != "call"]
     calls = [r for r in result.attention if r.direction == "call"]
     if att or calls or result.attention_note:
         lines.append("Attention:")
     for r in att[:4]:
-        what = "chain" if r.backend == "hand_written" else "call"
+        what = ("chain" if r.backend == "hand_written" else
+                "kernel" if r.direction in ("replayed", "compiled") else "call")
         lines += _wrap(f"{_backend_name(r, on)}, {r.direction}: {_plural(r.calls, what, what + 's')}, "
                        f"{sig_us(r.gpu_us)} "
                        f"({_pct(100 * r.share)} of GPU time)" + (": fell back to math" if r.fallback else "")
@@ -291,7 +307,8 @@ def detail(found):
     lines += _attention_lines(found["attention"], found["platform"])
     lines += _stream_lines(found)
     lines += ["", f"Ranges (record_function). CPU-bound: the GPU waits for the host for at least "
-              f"{HOST_SHARE:.0%} of the range's time; GPU-bound: otherwise, with the GPU busy for at "
+              f"{HOST_SHARE:.0%} of the range's time, its launches not queued (GPU-bound where the median "
+              f"launch delay is {QUEUE_US:g} µs or more); GPU-bound: otherwise, with the GPU busy for at "
               f"least {BUSY_SHARE:.0%} of it; stalled: otherwise (idle with its work launched):"]
     for r in found["ranges"]:
         lines += [""] + _range_lines(r)

@@ -22,7 +22,7 @@ import operator
 from collections import Counter
 
 from .explain_index import Cover, FirstAtMost, LastAtLeast, LaunchOf
-from .names import GPU_CATS, LAUNCH_CATS
+from .names import GPU_CATS, GRAPH_LAUNCHES, LAUNCH_CATS
 
 # CPU calls that wait for the GPU: their time is not work the CPU had to do
 SYNC_CALLS = ("cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
@@ -154,6 +154,11 @@ class Activity:
     @property
     def op(self):
         return self.stack[-1] if self.stack else None
+
+    @property
+    def graph(self):
+        """Replayed from a captured graph (launched by GRAPH_LAUNCHES)."""
+        return self.launch is not None and self.launch.name in GRAPH_LAUNCHES
 
     @property
     def delay(self):
@@ -393,8 +398,9 @@ def window(acts, timeline, start, host_end):
     """One range's GPU figures. acts: its activities; start: the range's start on the CPU;
     host_end: where the CPU's own work in it ends (its end less its synchronize time).
 
-    The window runs from the range's start (or its first activity, if earlier) to its last
-    activity's end (or host_end, if later). The GPU is idle in it where it runs nothing at
+    The window runs from the range's start (or its first activity, if earlier; or, where
+    the GPU ran nothing before, the trace's first activity) to its last activity's end (or
+    host_end, if later). The GPU is idle in it where it runs nothing at
     all (no activity of any range, on any stream); each idle interval is "host" when the
     activity that ends it was launched after the interval began (or none comes: the CPU
     is still working in the range), "other" when it had been launched in time."""
@@ -413,8 +419,14 @@ def window(acts, timeline, start, host_end):
     cursor, gaps = lo, []
     if first_in <= last_in:
         head = union[first_in]
-        if head[0] > cursor:  # the window opens idle: from its start
-            idle[_gap_cause(head[2], cursor)] += head[0] - cursor
+        if head[0] > cursor:
+            # the window opens idle: the host wait there is the wait the stream line counts,
+            # the GPU idle since its earlier work ran out and the next launch issued after that
+            # (timeline.gap_causes); before the trace's first activity the GPU waits for nothing
+            if first_in == 0:
+                lo = cursor = head[0]
+            else:
+                idle[timeline.gap_causes[first_in]] += head[0] - cursor
         # the idle time between the stretches, by cause, from the timeline's running sums;
         # the range's own gaps: those its activities end
         for c, before in timeline.idle_before.items():

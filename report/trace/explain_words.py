@@ -51,10 +51,10 @@ ROCM_META = ("hip_runtime_version", "hip_driver_version", "rocprofiler-sdk_versi
 ROCM_CATEGORIES = frozenset(("hip_runtime", "hip_driver"))
 
 WORDS = {
-    "cuda": {"warps": "warps", "graph": "a CUDA graph's replay", "collectives": "NCCL",
+    "cuda": {"warps": "warps", "graph": "a CUDA graph's replay", "graphs": "CUDA graphs", "collectives": "NCCL",
              "efficient": "efficient (memory-efficient, xFormers/CUTLASS)",
              "backends": "EFFICIENT_ATTENTION, CUDNN_ATTENTION", "gpu": "a CUDA GPU"},
-    "rocm": {"warps": "wavefronts", "graph": "a HIP graph's replay", "collectives": "RCCL",
+    "rocm": {"warps": "wavefronts", "graph": "a HIP graph's replay", "graphs": "HIP graphs", "collectives": "RCCL",
              "efficient": "efficient (memory-efficient)",
              "backends": "EFFICIENT_ATTENTION", "gpu": "an AMD GPU"},
 }

@@ -4,6 +4,11 @@
 KINDS = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
 GPU_CATS = tuple(KINDS)
 LAUNCH_CATS = ("cuda_runtime", "cuda_driver")
+# the calls that replay a captured graph: every kernel of the replay carries the launch's
+# correlation id (CUPTI gives a graph's kernels the cudaGraphLaunch's; Kineto built with
+# CUDA 12 adds "graph id" and "graph node id" to them: libkineto/src/CuptiActivity.cpp,
+# getGraphNodeMetadata); a ROCm build replays with hipGraphLaunch (explain_words.py)
+GRAPH_LAUNCHES = frozenset(("cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"))
 
 
 def kernel_kind(event):

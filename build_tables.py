@@ -100,11 +100,13 @@ def _parser():
     p.add_argument("--host-calls", type=whole_number(MOST["host_calls"]), default=400,
                    help="calls per variant timed on the host, without the profiler, in slices of "
                         f"{PER_SLICE}, each after {WARM} untimed ones (default 400)")
-    p.add_argument("--rounds", type=whole_number(MOST["rounds"]), default=3,
-                   help="independent rounds of the figures findings compare, every variant in "
-                        "turn per round: kernel time from a short profile, wall time, host "
-                        "overhead, the small shape, and (with --first-calls) first calls, each "
-                        "in a fresh process (default 3)")
+    p.add_argument("--rounds", type=whole_number(MOST["rounds"]), default=4,
+                   help="independent rounds of the figures findings compare, each in a fresh "
+                        "process, one after another: every variant in turn (kernel time from a "
+                        "short profile, wall time, host overhead, the small shape), then the "
+                        "paired comparisons; with --first-calls also each backend's first calls "
+                        "in a fresh process per round (default 4: the processes are what a "
+                        "verdict is decided on)")
     p.add_argument("--pairs", type=whole_number(MOST["pairs"]), default=PAIRS,
                    help="alternating blocks of calls per paired comparison and round: every "
                         "variant compared on wall time or host overhead is timed in blocks, "

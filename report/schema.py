@@ -117,7 +117,7 @@ class VariantRow(TypedDict, total=False):
     tflops: Number | None  # measure/seed.py: _gpu_figures
     label: str
     host_time_us: HostStats | None  # measure/host.py: host_overheads, stored by measure/seed.py: measure_host
-    rounds: list[Round]  # measure/rounds.py: measure_rounds, the compared figures again per round
+    rounds: list[Round]  # measure/rounds.py: measure_round, the compared figures again per round (process)
 
 
 class FreshProcess(TypedDict, total=False):
@@ -336,7 +336,8 @@ class PairGroup(TypedDict, total=False):
 
 
 class Pairs(TypedDict, total=False):
-    """measure/pair_groups.py: measure_pairs, paired and interleaved timing."""
+    """measure/pair_groups.py: settings and measure_round, paired and interleaved timing (one
+    round per fresh process: measure/round_processes.py)."""
     pairs: int
     seed: Whole
     block_ms: Time
@@ -350,14 +351,29 @@ class Pairs(TypedDict, total=False):
     groups: dict[str, PairGroup]
 
 
+class RoundProcess(TypedDict, total=False):
+    """measure/round_child.py: one round's fresh process, its parts' seconds (warm_s: each
+    variant's first calls, Flex's compile among them); "error" where it gave no figures."""
+    seconds: Number
+    import_torch_s: Number
+    setup_s: Number
+    warm_s: dict[str, Number]
+    warm_errors: dict[str, str]
+    rounds_s: Number
+    pairs_s: Number
+    error: str
+
+
 class Rounds(TypedDict, total=False):
     """measure/rounds.py: settings, what each round measured per variant, and its seconds."""
     count: int
     profile_steps: int
     timer_seconds: Number
     host_calls: int
+    unit: str  # "process": each round in a fresh process (runs before December 2026: one process)
     order: str
     seconds: list[Number]
+    processes: list[RoundProcess]
     small_error: str
 
 

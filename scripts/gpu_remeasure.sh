@@ -6,7 +6,9 @@
 #                                        # (python build_tables.py, into a temporary folder) for its time
 #   bash scripts/gpu_remeasure.sh tests  # the GPU test pass alone (when a's time ran out before it)
 #   bash scripts/gpu_remeasure.sh b      # rerun B: only its results.json, to data/reruns/h200/b/
-#   bash scripts/gpu_remeasure.sh c      # rerun C: the same, to data/reruns/h200/c/
+#   bash scripts/gpu_remeasure.sh c      # rerun C, D, E (c, d, e): the same, to data/reruns/h200/<x>/
+#                                        # (issue 39: four reruns with each round in a fresh process
+#                                        # replace the old b and c, made by code with in-process rounds)
 #
 # Each call leaves ONE file under $OUT (the device returns at most 8): run-<arg>.tar.gz with
 # what the run wrote, its log and status.txt (each command's exit status and seconds).
@@ -24,7 +26,7 @@
 #   run(command="bash scripts/gpu_remeasure.sh a", carry=[".whl"], timeout_s=600)
 set -u
 ARG="${1:-}"
-case "$ARG" in a|tests|b|c) ;; *) echo "usage: bash scripts/gpu_remeasure.sh a|tests|b|c" >&2; exit 2;; esac
+case "$ARG" in a|tests|b|c|d|e) ;; *) echo "usage: bash scripts/gpu_remeasure.sh a|tests|b|c|d|e" >&2; exit 2;; esac
 cd "$(dirname "$0")/.." || exit 1
 PY="${PYTHON:-python3}"
 OUT="${OUT:-/tmp/remeasure-out}"
@@ -65,7 +67,7 @@ fi
 PATHS=(remeasure-logs)
 case "$ARG" in
   a)
-    step run-a 420 "$PY" build_tables.py --all --ncu
+    step run-a 480 "$PY" build_tables.py --all --ncu  # about 6.5 minutes with 4 round processes
     PATHS+=(docs/generated/h200 docs/generated/compare)
     tmp=$(mktemp -d)
     step run-default "$(left)" "$PY" build_tables.py --out "$tmp"
@@ -75,7 +77,7 @@ case "$ARG" in
     step gpu-tests "$(left)" "$PY" -m pytest -q -p no:cacheprovider tests/test_snippets.py tests/test_shapes.py \
       tests/test_cli.py tests/test_pages.py
     ;;
-  b|c)
+  b|c|d|e)
     tmp=$(mktemp -d)
     if step "run-$ARG" 480 "$PY" build_tables.py --all --ncu --out "$tmp"; then
       dest=data/reruns/h200/$ARG

@@ -112,22 +112,25 @@ def test_cpu_run_writes_results_tables_and_traces(cpu_run):
 
 def test_every_variant_that_ran_keeps_its_rounds_and_the_run_its_phase_times(cpu_run):
     results = load_results(cpu_run / "results.json")
-    assert results["rounds"]["count"] == 3 and len(results["rounds"]["seconds"]) == 3
+    assert results["rounds"]["count"] == 4 and len(results["rounds"]["seconds"]) == 4  # the default
     for name in ("naive", "math", "auto"):
         row = results["variants"][name]
-        assert len(row["rounds"]) == 3, name
+        assert len(row["rounds"]) == 4, name
         assert all(r["cpu_time_us"]["n"] == 3 and r["wall_time_us"]["median"] > 0
                    and r["host_time_us"]["median"] > 0 for r in row["rounds"])
         assert row["wall_time_us"]["median"] > 0  # the full measurement's keys stay as they were
     assert "rounds" not in results["variants"]["efficient"]
-    assert {"setup", "variants", "host_overhead", "rounds", "pairs"} <= set(results["phase_seconds"])
+    assert {"setup", "variants", "host_overhead", "rounds"} <= set(results["phase_seconds"])
+    # each round in a fresh process of its own, its figures and its pairs
+    assert results["rounds"]["unit"] == "process" and len(results["rounds"]["processes"]) == 4
+    assert all("error" not in p and p["import_torch_s"] > 0 for p in results["rounds"]["processes"])
 
 
 def test_the_seed_shapes_variants_are_also_timed_in_pairs_in_every_round(cpu_run):
     pairs = load_results(cpu_run / "results.json")["pairs"]
     assert list(pairs["groups"]) == ["seed_wall", "seed_host"]  # no --overhead, --shapes, --backward
     for group in pairs["groups"].values():
-        assert len(group["rounds"]) == 3
+        assert len(group["rounds"]) == 4
         for r in group["rounds"]:
             assert set(r["ratio"]) == {"naive", "math"}  # efficient refused on the CPU: not compared
             assert all(len(v) == pairs["pairs"] for v in [*r["ratio"].values(), *r["blocks_us"].values()])

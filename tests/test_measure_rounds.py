@@ -25,39 +25,42 @@ def setup(monkeypatch, names=("naive", "math")):
     return torch, results, made, make_inputs(TINY, torch.float32, "cpu")
 
 
-def test_every_round_keeps_each_variants_figures_and_the_small_shapes(monkeypatch):
+def one_round(torch, results, made, inputs, a):
+    """One round in this process, as round_child.py measures it."""
+    cfg = rounds.settings(a)
+    small, small_error = rounds.make_small(torch, results, a)
+    return cfg, small_error, rounds.measure_round(torch, results, made, inputs, a, cfg, small)
+
+
+def test_a_round_keeps_each_variants_figures_and_the_small_shapes(monkeypatch):
     torch, results, made, inputs = setup(monkeypatch)
-    found = rounds.measure_rounds(torch, results, made, inputs, args(), lambda line: None)
-    assert found["count"] == 2 and len(found["seconds"]) == 2 and found["profile_steps"] == 3
-    for name in ("naive", "math"):
-        rs = results["variants"][name]["rounds"]
-        assert len(rs) == 2
-        for r in rs:
-            assert r["kernel_sum_us"] is None and r["cpu_time_us"]["n"] == 3  # no GPU: no kernel time
-            assert r["wall_time_us"]["median"] > 0 and r["host_time_us"]["median"] > 0
-            assert r["host_time_us"]["per_small_op"]["median"] > 0
-    assert "rounds" not in results["variants"]["flash"]  # refused in the seed: nothing to repeat
-    small = results["overhead"]["rows"]["small"]
-    assert len(small["math"]["rounds"]) == 2 and "rounds" not in small["naive"]
-    assert all(r["eager_wall_us"]["median"] > 0 and "graph_wall_us" not in r for r in small["math"]["rounds"])
+    cfg, small_error, found = one_round(torch, results, made, inputs, args())
+    assert cfg["count"] == 2 and cfg["profile_steps"] == 3 and cfg["unit"] == "process" and small_error is None
+    assert list(found["variants"]) == ["naive", "math"]  # flash refused in the seed: nothing to repeat
+    for r in found["variants"].values():
+        assert r["kernel_sum_us"] is None and r["cpu_time_us"]["n"] == 3  # no GPU: no kernel time
+        assert r["wall_time_us"]["median"] > 0 and r["host_time_us"]["median"] > 0
+        assert r["host_time_us"]["per_small_op"]["median"] > 0
+    assert list(found["small"]) == ["math"]  # naive ran out of memory at the small shape
+    assert found["small"]["math"]["eager_wall_us"]["median"] > 0 and "graph_wall_us" not in found["small"]["math"]
 
 
-def test_rounds_visit_every_variant_before_the_next_round(monkeypatch):
+def test_a_round_visits_every_variant_then_the_small_shapes(monkeypatch):
     torch, results, made, inputs = setup(monkeypatch)
     order = []
     monkeypatch.setattr(rounds, "_profile_and_wall", lambda torch, name, *a: order.append(name) or {})
-    rounds.measure_rounds(torch, results, made, inputs, args(rounds=3), lambda line: None)
-    assert order == ["naive", "math", "math"] * 3  # seed variants, then the small shape's, per round
+    one_round(torch, results, made, inputs, args(rounds=3))
+    assert order == ["naive", "math", "math"]  # seed variants, then the small shape's
 
 
-def test_a_round_that_fails_is_recorded_and_the_others_stand(monkeypatch):
-    torch, results, made, inputs = setup(monkeypatch, names=("math",))
+def test_a_figure_that_fails_is_recorded_and_the_others_stand(monkeypatch):
+    torch, results, made, inputs = setup(monkeypatch, names=("math", "naive"))
     calls = []
     real = rounds.profile_short
 
     def second_fails(*a, **kw):
         calls.append(1)
-        if len(calls) == 2:  # round 2's seed profile (no small shape: its inputs failed)
+        if len(calls) == 2:  # the second variant's profile
             raise ValueError("trace unreadable")
         return real(*a, **kw)
 
@@ -70,10 +73,9 @@ def test_a_round_that_fails_is_recorded_and_the_others_stand(monkeypatch):
     monkeypatch.setattr(rounds, "profile_short", second_fails)
     monkeypatch.setattr(rounds, "host_overheads", host_fails)
     monkeypatch.setattr(rounds, "make_inputs", no_memory)
-    found = rounds.measure_rounds(torch, results, made, inputs, args(), lambda line: None)
-    assert found["small_error"] == "MemoryError: small shape"
-    assert "rounds" not in results["overhead"]["rows"]["small"]["math"]
-    first, second = results["variants"]["math"]["rounds"]
+    _, small_error, found = one_round(torch, results, made, inputs, args())
+    assert small_error == "MemoryError: small shape" and found["small"] == {}
+    first, second = found["variants"]["math"], found["variants"]["naive"]
     assert first["cpu_time_us"]["n"] == 3 and second["error"] == "ValueError: trace unreadable"
     assert first["host_error"] == second["host_error"] == "RuntimeError: no sleep today"
 

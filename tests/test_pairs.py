@@ -114,16 +114,26 @@ def _args(**kw):
                                  "shapes": False, "backward": True, **kw})
 
 
+def measure_pairs(torch, args, results, made, inputs):
+    """Every round of every group, in this process (round_processes.py runs each round's
+    pair_groups.measure_round in a fresh process and appends the rows the same way)."""
+    groups = pair_groups.plan(torch, args, results, made, inputs)
+    out = pair_groups.settings(args, groups)
+    for r in range(args.rounds):
+        for name, row in pair_groups.measure_round(torch, args, groups, r).items():
+            out["groups"][name]["rounds"].append(row)
+    return out
+
+
 def test_every_round_of_every_group_is_stored_with_the_schema(torch, monkeypatch):
     monkeypatch.setattr(pair_groups, "SMALL_SHAPE", TINY)
     monkeypatch.setattr(pairs, "BLOCK_MS", 0.2)
     monkeypatch.setattr(pair_groups, "TRAINING_BLOCK_MS", 0.6)
     made = {n: make_variant(n, TINY, "cpu") for n in ("naive", "math", "flash", "auto")}
     results = {"config": TINY, "variants": {n: {"status": "ok"} for n in made} | {"flash": {"status": "unsupported"}}}
-    found = pair_groups.measure_pairs(torch, _args(), results, made, make_inputs(TINY, torch.float32, "cpu"),
-                                      lambda line: None)
+    found = measure_pairs(torch, _args(), results, made, make_inputs(TINY, torch.float32, "cpu"))
     assert list(found["groups"]) == ["seed_wall", "seed_host", "small", "issue", "training"]
-    assert found["pairs"] == 3 and len(found["seconds"]) == 2 and found["reference"] == "auto"
+    assert found["pairs"] == 3 and found["rounds"] == 2 and found["reference"] == "auto"
     for name, group in found["groups"].items():
         check(group, PairGroup, name)
         assert len(group["rounds"]) == 2 and all("error" not in r for r in group["rounds"]), name
@@ -151,8 +161,8 @@ def test_a_group_that_fails_says_why_and_the_others_still_run(torch, monkeypatch
 
     monkeypatch.setattr(pair_groups, "_training_entries", broken)
     monkeypatch.setattr(pairs, "BLOCK_MS", 0.2)
-    found = pair_groups.measure_pairs(torch, _args(rounds=1, overhead=False, variants=["math", "auto"]),
-                                      results, made, make_inputs(TINY, torch.float32, "cpu"), lambda line: None)
+    found = measure_pairs(torch, _args(rounds=1, overhead=False, variants=["math", "auto"]),
+                          results, made, make_inputs(TINY, torch.float32, "cpu"))
     assert list(found["groups"]) == ["seed_wall", "seed_host", "training"]
     assert found["groups"]["training"]["rounds"][0]["error"] == "ValueError: a broken group"
     assert set(found["groups"]["seed_wall"]["rounds"][0]["ratio"]) == {"math"}

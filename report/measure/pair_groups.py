@@ -213,7 +213,7 @@ def _round(torch, args, group, r, count):
     return row
 
 
-def _line(name, row):
+def line(name, row):
     if "error" in row:
         return f"  pairs {name:<18} failed: {row['error'][:100]}"
     from statistics import median
@@ -223,22 +223,21 @@ def _line(name, row):
             + (f" (+{more} more)" if more > 0 else "") + f" ({row['seconds']:.1f} s)")
 
 
-def measure_pairs(torch, args, results, made, inputs, progress):
-    """results["pairs"]: the settings, and per group its rounds (pairs.measure_group)."""
+def settings(args, groups):
+    """results["pairs"] before its rounds: the settings, and per group its timer, shape
+    and (filled in round by round, round_processes.py) its rounds."""
     count = getattr(args, "pairs", pairs.PAIRS)
     out = {**pairs.settings(count), "rounds": args.rounds, "reference": REFERENCE,
            "seconds": [], "groups": {}}
-    groups = plan(torch, args, results, made, inputs)
     for g in groups:
         out["groups"][g.name] = {"metric": g.metric, "shape": g.shape, "rounds": []}
         if g.block_ms is not None:  # a block aim of its own (results["pairs"]["block_ms"] otherwise)
             out["groups"][g.name]["block_ms"] = g.block_ms
-    for r in range(args.rounds):
-        t0 = time.perf_counter()
-        for g in groups:
-            row = _round(torch, args, g, r, count)
-            out["groups"][g.name]["rounds"].append(row)
-            progress(_line(g.name, row))
-        out["seconds"].append(time.perf_counter() - t0)
-        progress(f"  pairs round {r + 1}/{args.rounds}: {out['seconds'][-1]:.1f} s")
     return out
+
+
+def measure_round(torch, args, groups, r):
+    """Round r of every group, in this process: {group name: its round (pairs.measure_group)
+    or {"error": why}}."""
+    count = getattr(args, "pairs", pairs.PAIRS)
+    return {g.name: _round(torch, args, g, r, count) for g in groups}

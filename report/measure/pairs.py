@@ -25,8 +25,8 @@ from contextlib import nullcontext
 from .guard import Refused, first_line, guarded, sync
 from .host import MIN_SLEEP_US, SLEEP_MARGIN, sleep_cycles_per_us
 
-PAIRS = 30        # blocks of each entry per group and round: 90 ratios over 3 rounds reach a 95.5 % interval
-                  # (the H200 check decided every ratio in 40 of 40; 30 keep --all --ncu under 6 minutes)
+PAIRS = 30        # blocks of each entry per group and round (= process): their median is the
+                  # round's ratio, which the verdict (report/verdict/paired.py) compares across processes
 SEED = 29         # the shuffle's seed: with the group's name and the round, the same order every run
 BLOCK_MS = 3.0    # a block's aim: calls per block = BLOCK_MS over one call's wall time ...
 MIN_CALLS = 1     # ... at least this many (a call of 3 ms or more is a block of its own) ...

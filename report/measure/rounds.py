@@ -1,18 +1,17 @@
 """The figures findings compare, measured again in independent rounds (--rounds N).
 
 The full measurement (seed.py: 50 profiled steps, kernels, traces; the --all sections)
-runs once. Then each round measures, for every variant in turn, only the short, cheap
-figures a finding compares: kernel time, GPU span and profiled CPU time from a short
-profile, wall time per call, host overhead (host.py, every variant in one interleaved
-pass), and at the small shape of overhead.py kernel time and wall time, eager and from a
-CUDA graph. Round 1 visits every variant, then round 2 does, ...: a machine that drifts
-during the run shows up as spread between rounds, not as an order between variants.
-Each round is stored in its row's "rounds" list; a round that fails records
-{"error": why} and the run goes on.
+runs once. Then each round, in a fresh process of its own (round_processes.py starts
+them one after another, round_child.py is one), measures for every variant in turn only
+the short, cheap figures a finding compares: kernel time, GPU span and profiled CPU time
+from a short profile, wall time per call, host overhead (host.py, every variant in one
+interleaved pass), and at the small shape of overhead.py kernel time and wall time, eager
+and from a CUDA graph. The process is the unit: what differs between processes (a
+compiled kernel, the CPU's pace) shows up as spread between rounds, not as an order
+between variants. Each round is stored in its row's "rounds" list; a round that fails
+records {"error": why} and the run goes on.
 """
 from __future__ import annotations
-
-import time
 
 from .. import snippets
 from ..variants import SMALL_SHAPE
@@ -31,7 +30,9 @@ def settings(args):
     return {"count": args.rounds, "profile_steps": min(args.steps, ROUND_STEPS),
             "timer_seconds": args.timer_seconds / args.rounds,
             "host_calls": max(PER_SLICE, args.host_calls // args.rounds),
-            "order": "interleaved: round 1 every variant, then round 2, ..."}
+            "unit": "process",
+            "order": "one fresh process per round, one after another: in each, every variant "
+                     "in turn, then the pair groups (pair_groups.py)"}
 
 
 def _failed(err):
@@ -89,44 +90,42 @@ class _Small:
         return row
 
 
-def measure_rounds(torch, results, made, inputs, args, progress):
-    """Append each round to row["rounds"] of every variant that ran (and of the small
-    shape's overhead rows); return the settings with each round's seconds."""
-    cfg, device = settings(args), args.device
-    variants = results["variants"]
-    ok = [n for n in made if variants[n]["status"] == "ok"]
+def make_small(torch, results, args):
+    """(the small shape's calls, or None, why not): a failure here leaves the seed shape's
+    rounds standing."""
     try:
-        small = _Small(torch, results, args)
-    except Exception as err:  # the seed shape's rounds still run; this says what broke
-        cfg["small_error"] = _failed(err)["error"]
-        small = _Small(torch, {}, args)
+        return _Small(torch, results, args), None
+    except Exception as err:  # noqa: BLE001 - the seed shape's rounds still run; this says what broke
+        return _Small(torch, {}, args), _failed(err)["error"]
+
+
+def measure_round(torch, results, made, inputs, args, cfg, small):
+    """One round in this process: {"variants": {name: row}, "small": {name: row}} for
+    every variant of `made` that ran in the seed measurement (results["variants"]) and
+    every small-shape row that ran in overhead.py."""
+    variants, device = results["variants"], args.device
+    ok = [n for n in made if variants[n]["status"] == "ok"]
+    found = {"variants": {}, "small": {}}
+    for name in ok:
+        fn, ctx = made[name]
+        found["variants"][name] = _profile_and_wall(torch, name, fn, ctx, inputs, cfg, device, "wall_time_us")
     calls = {n: ((lambda fn=made[n][0]: fn(*inputs)), made[n][1]) for n in ok}
-    cfg["seconds"] = []
-    for r in range(cfg["count"]):
-        t0 = time.perf_counter()
-        for name in ok:
-            fn, ctx = made[name]
-            variants[name].setdefault("rounds", []).append(
-                _profile_and_wall(torch, name, fn, ctx, inputs, cfg, device, "wall_time_us"))
-        for name, host in _host_round(torch, device, calls, small_op(torch, device, inputs[0].dtype),
-                                      cfg["host_calls"]).items():
-            last = variants[name]["rounds"][-1]
-            if "error" in host:
-                last["host_error"] = host["error"]
-            else:
-                last["host_time_us"] = host
-        for name in small.made:
-            small.rows[name].setdefault("rounds", []).append(small.measure(torch, name, cfg))
-        cfg["seconds"].append(time.perf_counter() - t0)
-        progress(f"  round {r + 1}/{cfg['count']}: {_summary_line(variants, ok)} ({cfg['seconds'][-1]:.1f} s)")
-    return cfg
+    for name, host in _host_round(torch, device, calls, small_op(torch, device, inputs[0].dtype),
+                                  cfg["host_calls"]).items():
+        row = found["variants"][name]
+        if "error" in host:
+            row["host_error"] = host["error"]
+        else:
+            row["host_time_us"] = host
+    for name in small.made:
+        found["small"][name] = small.measure(torch, name, cfg)
+    return found
 
 
-def _summary_line(variants, names):
-    """Each variant's figure of the round just measured, for the progress line."""
+def summary_line(rows):
+    """Each variant's figure of one round ({name: row}), for the progress line."""
     parts = []
-    for name in names:
-        last = variants[name]["rounds"][-1]
+    for name, last in rows.items():
         own = (last.get("kernel_sum_us") or last.get("cpu_time_us") or {}).get("median")
         host = (last.get("host_time_us") or {}).get("median")
         if own is None:

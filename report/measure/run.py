@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..results import SCHEMA_VERSION, UsageError
 from ..variants import EXTRA_VARIANTS, FUSED
-from . import ask, backward, first_calls, ncu, overhead, pair_groups, rounds, seed, shape_runs, sweep
+from . import ask, backward, first_calls, ncu, overhead, round_processes, seed, shape_runs, sweep
 from .callables import make_inputs, reference_output
 from .guard import first_line
 from .provenance import gpu_slug, provenance
@@ -140,23 +140,16 @@ def _seed_shape(cfg):
 
 
 def _rounds(torch, results, made, inputs, args, progress):
-    progress(f"rounds: {args.rounds} x every variant's kernel time, wall time and host overhead"
-             + (", and the small shape" if (results.get("overhead") or {}).get("rows") else ""))
+    progress(f"rounds: {args.rounds} fresh process(es), one after another, each: every variant's kernel "
+             f"time, wall time and host overhead"
+             + (", the small shape" if (results.get("overhead") or {}).get("rows") else "")
+             + f", then {getattr(args, 'pairs', None)} alternating blocks per paired comparison")
     try:
-        results["rounds"] = rounds.measure_rounds(torch, results, made, inputs[:3], args, progress)
+        results["rounds"], results["pairs"] = round_processes.measure_rounds(
+            torch, results, made, inputs[:3], args, progress)
     except Exception as err:  # the full measurement stands; this says what broke
-        results["rounds_error"] = f"{type(err).__name__}: {str(err).strip()[:500]}"
+        results["rounds_error"] = results["pairs_error"] = f"{type(err).__name__}: {str(err).strip()[:500]}"
         progress(f"  rounds failed: {results['rounds_error']}")
-
-
-def _pairs(torch, results, made, inputs, args, progress):
-    progress(f"pairs: {args.rounds} round(s) of {getattr(args, 'pairs', None)} alternating blocks per "
-             "comparison (wall time and host overhead, paired)")
-    try:
-        results["pairs"] = pair_groups.measure_pairs(torch, args, results, made, inputs[:3], progress)
-    except Exception as err:  # the rest of the run stands; this says what broke
-        results["pairs_error"] = f"{type(err).__name__}: {str(err).strip()[:500]}"
-        progress(f"  pairs failed: {results['pairs_error']}")
 
 
 def _sections(torch, results, args, progress, phases, fresh=None, trace_dir=None):
@@ -220,8 +213,6 @@ def run_measurements(args, argv, out_dir, progress=print, check=None):
         _sections(torch, results, args, progress, phases, fresh, tmp)
         _rounds(torch, results, made, inputs, args, progress)
         phases.done("rounds")
-        _pairs(torch, results, made, inputs, args, progress)
-        phases.done("pairs")
         results["phase_seconds"] = phases.seconds
         progress(phases.summary())
         return slug, results, tmp

@@ -19,6 +19,7 @@ import tracemalloc
 
 import pytest
 from factory import FIXTURES
+from hostile_events import ev, kernel
 
 import build_tables
 from benchmarks import explain_stress
@@ -42,16 +43,6 @@ HOSTILE = {"csi-clear-screen": ("\x1b[2J\x1b[H", "\\x1b[2J"),
            "lone-surrogate": ("\ud800", "\\ud800"),
            "line-separator": ("a\u2028b", "a\\u2028b")}
 PROPS = dict(json.loads(json.dumps(load_trace(FIXTURES / "flash.json.gz")["deviceProperties"][0])))
-
-
-def ev(cat, name, ts, dur, tid=1, pid=1, **args):
-    return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur, "args": args}
-
-
-def kernel(name, ts, corr, stream=7, **launch):
-    resources = {"grid": [256, 1, 1], "block": [128, 1, 1], "registers per thread": 32, "shared memory": 0}
-    resources.update(launch)
-    return ev("kernel", name, ts, 5.0, tid=stream, pid=0, correlation=corr, device=0, stream=stream, **resources)
 
 
 def with_text(text):

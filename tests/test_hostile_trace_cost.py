@@ -7,7 +7,7 @@ import time
 import tracemalloc
 
 import pytest
-from test_hostile_trace import ev, kernel
+from hostile_events import ev, kernel
 
 from benchmarks import explain_stress
 from report.trace import explain as explain_module

@@ -70,6 +70,8 @@ def test_the_cost_is_against_the_fix_where_it_has_a_time_and_by_the_one_run_rule
     assert cmp.even
     assert cost(run, by_id(run, "pinned_flash_float32")) is None  # raised: no kernel time
     assert cost(run, by_id(run, "baseline_pinned_cudnn")) is None  # the reference itself
+    assert cost(run, by_id(run, "mha_need_weights"))[0]["id"] == "mha_no_weights"  # its fix
+    assert cost(run, by_id(run, "mha_no_weights")) is None  # its time holds the projections: no SDPA call to compare
 
 
 def test_steps_far_apart_make_a_gap_the_same_within_noise():

@@ -86,9 +86,16 @@ def best_pinned(results, shape_name) -> dict | None:
 
 def reference(results, c) -> dict | None:
     """What condition c is compared with: its fix where that has a kernel time, else the
-    best pinned fused backend of its shape; None where it is that one itself, or has none."""
+    best pinned fused backend of its shape, for a plain SDPA call only (nn.MultiheadAttention's
+    time holds its projections, a compiled function's whatever Inductor fused); None where it
+    is that one itself, or has none."""
     fix = by_id(results).get(c.get("fix"))
-    ref = fix if fix is not None and kernel_time(fix) else best_pinned(results, c.get("shape"))
+    if fix is not None and kernel_time(fix):
+        ref = fix
+    elif (c.get("setting") or {}).get("api") == "sdpa":
+        ref = best_pinned(results, c.get("shape"))
+    else:
+        return None
     return None if ref is None or ref["id"] == c["id"] else ref
 
 

@@ -244,12 +244,13 @@ def test_the_first_of_three_profiler_steps_is_left_out_and_the_independent_readi
 
 
 def test_the_dtype_checks_follow_the_gpus_compute_capability():
-    from report.trace.explain_sdpa_inputs import blocked, sdpa_inputs
+    from report.trace.explain_sdpa_inputs import sdpa_inputs
+    from report.trace.explain_why import reasons
 
     x = sdpa_inputs(sdpa_args((2, 4, 128, 64), (2, 4, 128, 64)))  # bfloat16
-    assert blocked(x, (9, 0))["flash"] == []
-    assert [c for c, _ in blocked(x, (7, 5))["flash"]] == ["check_dtypes_flash_attention"]
-    assert [c for c, _ in blocked(x, (7, 5))["efficient"]] == ["can_use_mem_efficient_attention (check_tensor_dtype)"]
+    assert [r.key for r in reasons(x, "math", (9, 0))] == ["not_first"]  # nothing the inputs show stops flash
+    old = [(r.key, r.backends) for r in reasons(x, "math", (7, 5))]  # flash, efficient, math, cudnn before sm90
+    assert old == [("dtype", ("flash",)), ("dtype", ("efficient",))]
 
 
 def test_the_independent_reading_names_nested_jagged_calls_too():

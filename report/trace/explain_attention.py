@@ -14,8 +14,10 @@ from __future__ import annotations
 import bisect
 from collections import Counter
 
+from . import explain_asked
+from .explain_call_why import bias_grad_of, why_group
 from .explain_index import Spans
-from .explain_sdpa_inputs import explain_call, sdpa_inputs
+from .explain_sdpa_inputs import sdpa_inputs
 from .explain_words import WORDS
 from .names import backend_of_kernels
 
@@ -95,10 +97,12 @@ def _backend(stack, name):
     return None, None, None
 
 
-def call_groups(events, sdpa_calls, cc=None):
+def call_groups(events, sdpa_calls, cc=None, tables=None):
     """SDPA's calls grouped by the backend each ran (its op inside the call) and its recorded
-    inputs: [{backend, calls, inputs (words), why, remedy, shapes}]; a call without recorded
-    inputs is grouped with shapes False."""
+    inputs: [{backend, calls, inputs (words), why, remedy, shapes, reasons, fixes, warnings,
+    source, asked}] (explain_call_why.py); a call without recorded inputs is grouped with
+    shapes False. tables: the recorded eligibility tables (explain_asked.load())."""
+    bias_grad = bias_grad_of(events)
     inner = {}
     for e in events:
         if e.cat == "cpu_op" and e.name in FORWARD_OPS:
@@ -117,9 +121,10 @@ def call_groups(events, sdpa_calls, cc=None):
         key = (ran, x)
         g = groups.get(key)
         if g is None:
-            why, remedy = explain_call(x, ran, cc or (9, 0)) if x is not None and ran else (None, None)
+            told = (why_group(x, ran, cc or (9, 0), tables, bias_grad) if x is not None and ran
+                    else {"why": None, "remedy": None})
             g = groups[key] = {"backend": ran, "calls": 0, "inputs": x.describe() if x else None,
-                               "why": why, "remedy": remedy, "shapes": x is not None, "parsed": x}
+                               "shapes": x is not None, "parsed": x, **told}
         g["calls"] += 1
     return sorted(groups.values(), key=lambda g: -g["calls"])
 
@@ -229,7 +234,7 @@ def attention(timeline, events, activity_us, platform="cuda", devices_cc=None):
     backward = {r["backend"]: r["calls"] for r in rows if r["direction"] == "backward"}
     matched = {b: (forward.get(b, 0), n) for b, n in backward.items()}
     return {"sdpa_calls": len(sdpa_calls), "backends": rows, "hand_written": hand,
-            "calls": call_groups(events, sdpa_calls, devices_cc),
+            "calls": call_groups(events, sdpa_calls, devices_cc, explain_asked.load()),
             "bias_backward": _bias_backward(events),
             "compiled_backend": compiled if not rows else None,
             "math_fallback": any(r["backend"] == "math" for r in rows),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from expected_verdicts import facts
-from madeup import ev, kernel, launch, trace_of
+from madeup import call, ev, kernel, launch, sdpa_args, trace_of
 
 from report.text.format import fmt_sig
 from report.trace import explain_kineto, explain_msgspec, explain_read
@@ -19,25 +19,6 @@ from report.trace.explain_text import SCREEN, WIDTH, first_screen
 
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 SDPA = "aten::scaled_dot_product_attention"
-
-
-def sdpa_args(q, k, dtype="c10::BFloat16", mask=None, mask_type="", causal="False", gqa="False", dropout="0."):
-    return {"Input Dims": [list(q), list(k), list(k), list(mask or []), [], [], [], []],
-            "Input type": [dtype, dtype, dtype, mask_type, "Scalar", "Scalar", "", "Scalar"],
-            "Input Strides": [[1, 1, 1, 1]] * 3 + [[], [], [], [], []],
-            "Concrete Inputs": ["", "", "", "", dropout, causal, "", gqa]}
-
-
-def call(t0, backend_op, prep_ops=(), args=None, tid=1, corr0=1, backend_kernel="fmha_kernel", step=None):
-    """One SDPA call at t0: its preparation ops (each a kernel under SDPA, outside the backend's
-    op), then the backend's op with one kernel. Returns its events."""
-    out = [ev("cpu_op", SDPA, t0, 100, tid=tid, **(args or {}))]
-    t, corr = t0 + 1, corr0
-    for op, kname in prep_ops:
-        out += [ev("cpu_op", op, t, 10, tid=tid), launch(t + 1, corr), kernel(kname, t + 50, 5, corr)]
-        t, corr = t + 12, corr + 1
-    out += [ev("cpu_op", backend_op, t, 20, tid=tid), launch(t + 1, corr), kernel(backend_kernel, t + 60, 40, corr)]
-    return out
 
 
 def test_a_bool_mask_converted_before_the_backend_is_sdpas_preparation_not_math():

@@ -17,6 +17,7 @@ from collections import Counter
 from . import explain_asked
 from .explain_call_why import bias_grad_of, why_group
 from .explain_index import Spans
+from .explain_mha import need_weights_chains
 from .explain_sdpa_inputs import sdpa_inputs
 from .explain_words import WORDS
 from .names import backend_of_kernels
@@ -161,7 +162,7 @@ def _kernel_backend(names):
 
 def _chains(events, sdpa_spans):
     """Hand-written attention: matmul, softmax, matmul on one thread, outside SDPA calls.
-    Returns [(start, end, tid, masked_fill copy seen)]."""
+    Returns [(start, end, tid, masked_fill copy seen, (first matmul's op, last matmul's op))]."""
     by_tid = {}
     for e in events:
         if e.cat == "cpu_op" and (e.name in MATMULS or e.name in SOFTMAXES or e.name in MASK_COPIES):
@@ -181,7 +182,7 @@ def _chains(events, sdpa_spans):
             after = next((o for o in top[i + 1:i + 3] if o.name in MATMULS), None)
             if before and after is not None:
                 masked = any(o.name in MASK_COPIES for o in top[max(0, i - 3):i])
-                chains.append((before[-1].ts, after.end, tid, masked))
+                chains.append((before[-1].ts, after.end, tid, masked, (before[-1].name, after.name)))
     return chains
 
 
@@ -223,13 +224,14 @@ def attention(timeline, events, activity_us, platform="cuda", devices_cc=None):
     hand = None
     if chains:
         by_tid = {}
-        for s, t, tid, _ in chains:
+        for s, t, tid, *_ in chains:
             by_tid.setdefault(tid, []).append((s, t))
         by_tid = {tid: Spans(spans) for tid, spans in by_tid.items()}
         gpu = sum(a.e.dur for a in timeline.acts if a.launch is not None
                   and a.launch.tid in by_tid and by_tid[a.launch.tid].holds(a.launch.ts))
         hand = {"chains": len(chains), "masked_fill_copies": sum(1 for c in chains if c[3]),
-                "gpu_us": gpu, "share": gpu / activity_us if activity_us else 0.0}
+                "gpu_us": gpu, "share": gpu / activity_us if activity_us else 0.0,
+                "mha_need_weights": need_weights_chains(events, chains)}
     forward = {r["backend"]: r["calls"] for r in rows if r["direction"] == "forward"}
     backward = {r["backend"]: r["calls"] for r in rows if r["direction"] == "backward"}
     matched = {b: (forward.get(b, 0), n) for b, n in backward.items()}

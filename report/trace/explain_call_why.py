@@ -14,10 +14,8 @@ from __future__ import annotations
 from . import explain_asked
 from .explain_why import FIXES, Reason, order, reasons
 
-RULE_NOTE = ("no condition of the recorded table matches these inputs: the reasons are the doctor's "
-             "reading of sdp_utils.cpp (PyTorch 2.11), not PyTorch's answer")
-NO_TABLE = ("no recorded table ships with this doctor: the reasons are its reading of sdp_utils.cpp "
-            "(PyTorch 2.11), not PyTorch's answer")
+RULE_NOTE = "the doctor's reading of sdp_utils.cpp (2.11): no recorded condition matches these inputs"
+NO_TABLE = "the doctor's reading of sdp_utils.cpp (2.11): it holds no recorded table"
 EFFICIENT_BACKWARD = "aten::_scaled_dot_product_efficient_attention_backward"
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .explain_format import sig_us as _us
 from .explain_result import Finding
+from .explain_why import FIXES
 
 LAUNCH_BOUND_KERNEL_US = 20.0  # a median kernel shorter than this: launches, not work, set the pace
 LAUNCH_BOUND_LAUNCHES = 200  # per range: many launches
@@ -93,10 +94,16 @@ def _hand_written(f):
         return None
     copies = (f"; {hand['masked_fill_copies']:,} out-of-place masked_fill copies of the scores"
               if hand["masked_fill_copies"] else "")
-    return Finding("hand_written_attention", "Attention is written by hand (matmul, softmax, matmul)",
+    mha = hand.get("mha_need_weights")  # explain_mha.py: nn.MultiheadAttention's need_weights=True path
+    return Finding("mha_need_weights" if mha else "hand_written_attention",
+                   "nn.MultiheadAttention computes its weights (need_weights=True): bmm, softmax, bmm" if mha
+                   else "Attention is written by hand (matmul, softmax, matmul)",
                    hand["gpu_us"], hand["share"],
-                   f"{hand['chains']:,} {'chain' if hand['chains'] == 1 else 'chains'} outside SDPA{copies}",
-                   "call torch.nn.functional.scaled_dot_product_attention: one fused kernel"
+                   f"{hand['chains']:,} {'chain' if hand['chains'] == 1 else 'chains'} outside SDPA{copies}"
+                   + (f"; {mha:,} followed by the output projection (linear): "
+                      "F.multi_head_attention_forward's need_weights path" if mha else ""),
+                   (FIXES["need_weights_false"] if hand.get("mha_need_weights") else
+                    "call torch.nn.functional.scaled_dot_product_attention: one fused kernel")
                    + ("; where a copy must stay, masked_fill_ in place under no_grad" if copies else ""),
                    "the seed's recommendations: fused attention, no out-of-place masked_fill")
 

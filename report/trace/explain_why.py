@@ -119,7 +119,7 @@ def _checks(x, cc):
 
 
 def _strides(x):
-    return "[" + ", ".join(str(list(s)) for s in (x.strides or ())) + "]" if x.strides else "(not recorded)"
+    return f"of q {list(x.strides[0])}" if x.strides else "(not recorded)"
 
 
 def reasons(x, ran, cc=(9, 0), backend_order=None, bias_grad=None):
@@ -141,9 +141,14 @@ def reasons(x, ran, cc=(9, 0), backend_order=None, bias_grad=None):
     stopped = {b for r in found for b in r.backends}
     free = [b for b in fused_before if b not in stopped]
     if ran in seq and free:
+        assumed = "" if backend_order else (
+            ", PyTorch 2.11's on compute capability 9.x and 10.x with a cuDNN newer than 9.15.0: the trace "
+            "names no cuDNN version" if seq == CUDNN_FIRST else ", PyTorch 2.11's default")
         found.append(Reason("not_first", tuple(free), "select_sdp_backend",
-                            f"{ran} ran where {', '.join(free)} came first in the order "
-                            f"({', '.join(seq)}) and pass every check the inputs show", "unpin"))
+                            f"the trace shows {ran} ran where {', '.join(free)} "
+                            f"{'comes' if len(free) == 1 else 'come'} first in the order ({', '.join(seq)}{assumed}) "
+                            f"and {'passes' if len(free) == 1 else 'pass'} every check the inputs show: a pin "
+                            "(sdpa_kernel, enable_*_sdp(False)), or a check the trace cannot show", "unpin"))
     lengths = x.lengths
     if x.is_causal and lengths and lengths[0] < lengths[1]:
         found.append(Reason("causal_top_left", (), "", f"is_causal=True with {lengths[0]} "

@@ -98,3 +98,28 @@ def call(t0, backend_op, prep_ops=(), args=None, tid=1, corr0=1, backend_kernel=
         t, corr = t + 12, corr + 1
     out += [ev("cpu_op", backend_op, t, 20, tid=tid), launch(t + 1, corr), kernel(backend_kernel, t + 60, 40, corr)]
     return out
+
+
+SHAPES = {"seed": {"batch": 2, "heads": 8, "seq_q": 256, "seq_k": 256, "head_dim": 64},
+          "decode": {"batch": 2, "heads": 8, "seq_q": 1, "seq_k": 512, "head_dim": 64}}
+
+
+def condition(cid, ran, no=(), pinned=None, **setting):
+    """One condition of an eligibility table: the seed's setting changed by `setting`; the
+    backends in `no` said no (with words naming the condition)."""
+    base = {"dtype": "bfloat16", "head_dim": 64, "kv_heads": 8, "mask": "none", "is_causal": False,
+            "layout": "contiguous", "dropout": 0.0, "enable_gqa": False, "api": "sdpa", "pinned": pinned}
+    can = {b: {"ok": b not in no, "reasons": [f"{b} says no to {cid}"] if b in no else []}
+           for b in ("flash", "efficient", "cudnn")}
+    return {"id": cid, "shape": "seed", "fix": None, "setting": base | setting, "can_use": can, "ran": ran,
+            "kernels": [], "call_warnings": [], "error": None, "kernel_time_us": None, "trace": None, "check": None}
+
+
+def eligibility_results(conditions, **more):
+    """A results.json's eligibility section (issue 37's format, build_tables.py's measurement) over these
+    conditions, on an H200 with PyTorch 2.11.0; more: other sections."""
+    return {"provenance": {"date": "2026-12-04"}, **more,
+            "eligibility": {"versions": {"torch": "2.11.0+cu130", "cuda": "13.0", "cudnn": "9.19.0",
+                                         "compute_capability": "9.0", "gpu_name": "NVIDIA H200",
+                                         "flash_built": True, "cudnn_sdpa_enabled": True},
+                            "shapes": SHAPES, "conditions": conditions}}

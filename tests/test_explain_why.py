@@ -5,7 +5,7 @@ need_weights path, the top-left causal warning; on made-up traces."""
 import json
 
 import pytest
-from madeup import call, ev, kernel, launch, sdpa_args, trace_of
+from madeup import call, condition, eligibility_results, ev, kernel, launch, sdpa_args, trace_of
 
 from report.trace import explain_asked
 from report.trace.explain import explain
@@ -129,34 +129,13 @@ def test_multihead_attention_with_need_weights_is_told_to_pass_need_weights_fals
     assert "hand_written_attention" in {f.rule for f in found.findings}
 
 
-SHAPES = {"seed": {"batch": 2, "heads": 8, "seq_q": 256, "seq_k": 256, "head_dim": 64},
-          "decode": {"batch": 2, "heads": 8, "seq_q": 1, "seq_k": 512, "head_dim": 64}}
-
-
-def cond(cid, ran, no=(), pinned=None, **setting):
-    base = {"dtype": "bfloat16", "head_dim": 64, "kv_heads": 8, "mask": "none", "is_causal": False,
-            "layout": "contiguous", "dropout": 0.0, "enable_gqa": False, "api": "sdpa", "pinned": pinned}
-    can = {b: {"ok": b not in no, "reasons": [f"{b} says no to {cid}"] if b in no else []}
-           for b in ("flash", "efficient", "cudnn")}
-    return {"id": cid, "shape": "seed", "fix": None, "setting": base | setting, "can_use": can, "ran": ran,
-            "kernels": [], "call_warnings": [], "error": None, "kernel_time_us": None, "trace": None, "check": None}
-
-
-def results_with(conditions):
-    return {"provenance": {"date": "2026-12-04"},
-            "eligibility": {"versions": {"torch": "2.11.0+cu130", "cuda": "13.0", "cudnn": "9.19.0",
-                                         "compute_capability": "9.0", "gpu_name": "NVIDIA H200",
-                                         "flash_built": True, "cudnn_sdpa_enabled": True},
-                            "shapes": SHAPES, "conditions": conditions}}
-
-
 @pytest.fixture
 def table(monkeypatch, tmp_path):
-    conds = [cond("seed", "cudnn"), cond("pinned_efficient", "efficient", pinned="efficient"),
-             cond("bool_mask", "efficient", no=("cudnn", "flash"), mask="bool_padding"),
-             cond("dropout", "flash", no=("cudnn",), dropout=0.1)]
+    conds = [condition("seed", "cudnn"), condition("pinned_efficient", "efficient", pinned="efficient"),
+             condition("bool_mask", "efficient", no=("cudnn", "flash"), mask="bool_padding"),
+             condition("dropout", "flash", no=("cudnn",), dropout=0.1)]
     path = tmp_path / "asked.json"
-    path.write_text(json.dumps(explain_asked.document([explain_asked.compact(results_with(conds), "h200")])))
+    path.write_text(json.dumps(explain_asked.document([explain_asked.compact(eligibility_results(conds), "h200")])))
     monkeypatch.setattr(explain_asked, "FILE", path)
 
 

@@ -30,10 +30,9 @@ def compact(results, slug):
     el = results.get("eligibility")
     if not isinstance(el, dict) or not el.get("conditions"):
         return None
-    conds = []
-    for c in el["conditions"]:
-        conds.append({"id": c["id"], "shape": c.get("shape"), "setting": c.get("setting"), "ran": c.get("ran"),
-                      "can_use": c.get("can_use"), "error": c.get("error")})
+    conds = [{"id": c.get("id"), "shape": c.get("shape"), "setting": c.get("setting"), "ran": c.get("ran"),
+              "can_use": c.get("can_use"), "error": c.get("error")}
+             for c in el["conditions"] if isinstance(c, dict)]
     return {"gpu": slug, "versions": el.get("versions", {}), "recorded": results.get("provenance", {}).get("date"),
             "shapes": el.get("shapes", {}), "conditions": conds}
 

@@ -133,7 +133,8 @@ def test_multihead_attention_with_need_weights_is_told_to_pass_need_weights_fals
 def table(monkeypatch, tmp_path):
     conds = [condition("seed", "cudnn"), condition("pinned_efficient", "efficient", pinned="efficient"),
              condition("bool_mask", "efficient", no=("cudnn", "flash"), mask="bool_padding"),
-             condition("dropout", "flash", no=("cudnn",), dropout=0.1)]
+             condition("dropout", "flash", no=("cudnn",), dropout=0.1),
+             condition("float32", "efficient", no=("cudnn", "flash"), dtype="float32") | {"fix": "seed"}]
     path = tmp_path / "asked.json"
     path.write_text(json.dumps(explain_asked.document([explain_asked.compact(eligibility_results(conds), "h200")])))
     monkeypatch.setattr(explain_asked, "FILE", path)
@@ -159,6 +160,12 @@ def test_the_table_answers_what_the_rules_cannot_see(table):
     assert "not_first" not in g["reasons"]
 
 
+def test_the_table_names_the_fix_it_measured(table):
+    _, g = group_of(one(EFFICIENT, sdpa_args(SEED, SEED, dtype="float")))
+    assert g["asked"]["condition"] == "float32" and g["asked"]["fix"] == {"condition": "seed", "ran": "cudnn"}
+    assert "dtype" in g["reasons"] and g["fixes"][0] == "low_precision"
+
+
 def test_without_a_matching_condition_the_rule_answers_and_says_so(table):
-    _, g = group_of(one(MATH, sdpa_args(SEED, SEED, dtype="float")))
+    _, g = group_of(one(MATH, sdpa_args(SEED, SEED, dtype="double")))
     assert g["source"] == "rule" and g["asked"] is None and "dtype" in g["reasons"]

@@ -10,6 +10,7 @@ SDPAParams(...), debug=True) over a grid of conditions), read by the trace docto
     match(run, x, ran, api)   (condition, pinned condition or None): the unpinned condition
                               whose setting the trace shows, and where another backend ran,
                               the condition pinned to it; (None, None) where none matches
+    fixed(run, cond)          the condition recorded as cond's fix (its "fix" id), or None
     whose(run)                "PyTorch 2.11.0 on an NVIDIA H200, recorded 2026-12-04"
 
 Standard library only (installed with trace-doctor, run in the browser's Pyodide).
@@ -31,6 +32,7 @@ def compact(results, slug):
     if not isinstance(el, dict) or not el.get("conditions"):
         return None
     conds = [{"id": c.get("id"), "shape": c.get("shape"), "setting": c.get("setting"), "ran": c.get("ran"),
+              "fix": c.get("fix"),
               "can_use": c.get("can_use"), "error": c.get("error")}
              for c in el["conditions"] if isinstance(c, dict)]
     return {"gpu": slug, "versions": el.get("versions", {}), "recorded": results.get("provenance", {}).get("date"),
@@ -57,6 +59,12 @@ def pick(runs, cc=None):
         return None
     want = f"{cc[0]}.{cc[1]}" if cc else None
     return next((r for r in runs if r.get("versions", {}).get("compute_capability") == want), runs[0])
+
+
+def fixed(run, cond):
+    """The condition named as `cond`'s fix, or None."""
+    fix = cond.get("fix")
+    return next((c for c in run.get("conditions", ()) if fix and c.get("id") == fix), None)
 
 
 def whose(run):
@@ -87,11 +95,13 @@ def _mask_kind(x, bias_grad):
 
 
 def setting_of(x, api="sdpa", bias_grad=None):
-    """The table's setting fields the trace shows, each as the values it may take."""
+    """The table's setting fields the trace shows, each as the values it may take (an SDPA op
+    may be nn.MultiheadAttention's with need_weights=False, which calls it)."""
     heads = x.heads
     return {"dtype": (x.dtype,), "mask": _mask_kind(x, bias_grad), "is_causal": (bool(x.is_causal),),
             "layout": x.layouts, "dropout_on": (bool(x.dropout),), "enable_gqa": (bool(x.enable_gqa),),
-            "api": (api,), "head_dim": x.head_dim, "gqa": (bool(heads and heads[0] != heads[1]),),
+            "api": (api, "mha_no_weights") if api == "sdpa" else (api,),
+            "head_dim": x.head_dim, "gqa": (bool(heads and heads[0] != heads[1]),),
             "decode": (bool(x.lengths and x.lengths[0] < x.lengths[1]),)}
 
 

@@ -62,6 +62,8 @@ def why_group(x, ran, cc=(9, 0), table_runs=None, bias_grad=None, api="sdpa"):
         seq = order(cc, table_order)
         asked = {"by": explain_asked.whose(run), "condition": cond["id"], "ran": cond.get("ran"),
                  "said": _said(cond, seq, ran), "pinned_condition": pin["id"] if pin else None}
+        fix = explain_asked.fixed(run, cond)
+        asked["fix"] = {"condition": fix["id"], "ran": fix.get("ran")} if fix else None
         if cond.get("ran") == ran:  # PyTorch picks this backend unpinned: the table says why
             found = [r for r in found if r.key != "not_first"]
         elif cond.get("ran") and ran:
@@ -75,7 +77,9 @@ def why_group(x, ran, cc=(9, 0), table_runs=None, bias_grad=None, api="sdpa"):
     if asked:
         said = "; ".join(f"{b}: {' '.join(words) or 'no'}" for b, words in asked["said"].items())
         why = f"{asked['by']} ran {asked['ran']} for these inputs ({asked['condition']})" + (
-            f"; it said {said}" if said else "")
+            f"; it said {said}" if said else "") + (
+            f"; with the fix it measured ({asked['fix']['condition']}) it ran {asked['fix']['ran']}"
+            if asked["fix"] and asked["fix"]["ran"] else "")
         if speed:
             why += "; the trace shows " + "; ".join(_line(r) for r in speed)
     elif speed:

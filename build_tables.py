@@ -7,6 +7,7 @@
     python build_tables.py --device cpu     # CPU run, into its own folder
     python build_tables.py --explain TRACE  # read any torch.profiler trace (.json, .json.gz)
     python build_tables.py --explain TRACE --svg OUT.svg  # and draw its median step
+    python build_tables.py --explain TRACE --ask-torch  # and ask this machine's PyTorch (torch, CUDA)
 
 Writes docs/generated/<gpu-slug>/ and docs/generated/compare/. This file is the command:
 arguments, order of work, exit codes; the work is done by report/ (see its __init__).
@@ -34,6 +35,7 @@ from report.output.arguments import (
 from report.output.write import publish_run, render_only, short_error
 from report.paths import DEFAULT_OUT, SCRATCH_OUT
 from report.results import UsageError
+from report.trace.explain_ask_torch import HELP as ASK_TORCH_HELP
 from report.variants import DTYPES, EXTRA_VARIANTS, SWEEP_SEQ_LENS, VARIANTS
 
 MAX_HEAD_DIM = 512  # larger than any attention kernel supports
@@ -127,6 +129,7 @@ def _parser():
     p.add_argument("--svg", metavar="PATH", type=new_svg,
                    help="with --explain: also draw the trace's median profiled step (or its first "
                         "window of GPU activities) as an SVG timeline into PATH, a new file")
+    p.add_argument("--ask-torch", action="store_true", help=ASK_TORCH_HELP)
     return p
 
 
@@ -134,15 +137,18 @@ def parse_args(argv):
     p = _parser()
     args = p.parse_args(argv)
     if args.explain is not None:
-        extra = sorted(given_options(p, argv) - {"explain", "format", "svg"})
+        extra = sorted(given_options(p, argv) - {"explain", "format", "svg", "ask_torch"})
         if extra:
-            p.error("--explain reads one trace (--format: text or json); it takes no other option but --svg, "
+            p.error("--explain reads one trace (--format: text or json); it takes no other option but --svg "
+                    "and --ask-torch, "
                     f"not {', '.join('--' + e.replace('_', '-') for e in extra)}")
         return args
     if "format" in given_options(p, argv):
         p.error("--format goes with --explain TRACE: it is the form of the reading")
     if args.svg is not None:
         p.error("--svg draws the trace that --explain reads: give --explain TRACE too")
+    if args.ask_torch:
+        p.error("--ask-torch asks PyTorch about the trace that --explain reads: give --explain TRACE too")
     if args.render_only:
         extra = sorted(given_options(p, argv) - RENDER_OPTIONS)
         if extra:
@@ -186,13 +192,21 @@ def measure(args, argv):
     publish_run(results, trace_tmp, out, slug, started)
 
 
-def explain(path, form="text", svg=None):
+def explain(path, form="text", svg=None, ask_torch=False):
     """Print what report/trace/explain.py reads off one trace (text or JSON), and with svg,
     write its timeline there (report/render/timelines.py: draw, the pages' drawing); needs no torch."""
-    from report.trace.explain import TraceError, explain_file
+    from report.trace.explain import TraceError, explain_file, explain_path, report
+    from report.trace.explain_cli import refuse_asking, report_asked
 
+    no = refuse_asking(form) if ask_torch else None
+    if no:
+        raise UsageError(no)  # before the trace is read
     try:
-        text = explain_file(path, form)  # the trace's text made inert (report/trace/explain_safe.py)
+        if ask_torch:  # then what this machine's PyTorch says of the recorded inputs
+            found = explain_path(path)
+            text = report(found) + "\n" + report_asked(found)
+        else:
+            text = explain_file(path, form)  # the trace's text made inert (report/trace/explain_safe.py)
         if svg is not None:
             from report.render.timelines import draw
 
@@ -214,7 +228,7 @@ def main(argv=None):
     signals.install()
     try:
         if args.explain is not None:
-            explain(args.explain, args.format, args.svg)
+            explain(args.explain, args.format, args.svg, args.ask_torch)
         elif args.render_only:
             render_only(args.out, args.slug)
         else:

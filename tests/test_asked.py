@@ -12,7 +12,7 @@ from report.output.asked_file import asked_text, write_asked
 from report.output.folders import result_folders
 from report.paths import DEFAULT_OUT
 from report.results import load_results
-from report.trace import explain_asked
+from report.trace import explain_asked, explain_why
 from report.trace.explain import explain, load_trace
 
 
@@ -87,7 +87,8 @@ def test_each_recorded_ask_trace_gets_its_conditions_reason(monkeypatch, tmp_pat
         table.write_text(json.dumps(explain_asked.document([explain_asked.compact(run, folder.name)])))
         monkeypatch.setattr(explain_asked, "FILE", table)
         el = run["eligibility"]
-        order = explain_asked.order(explain_asked.load(table)[0])
+        cc = tuple(int(n) for n in el["versions"]["compute_capability"].split("."))
+        order = explain_why.order(cc, explain_asked.order(explain_asked.load(table)[0]))
         for c in el["conditions"]:
             if not c.get("trace"):
                 continue
@@ -104,5 +105,5 @@ def test_each_recorded_ask_trace_gets_its_conditions_reason(monkeypatch, tmp_pat
             if s["is_causal"] and shape["seq_q"] < shape["seq_k"]:
                 assert "causal_top_left" in g["warning_keys"], c["id"]
             key = expected(s, shape)
-            if key and order and c["ran"] != order[0]:  # a backend before it said no, or was pinned away
+            if key and c["ran"] != order[0]:  # a backend before it said no, or was pinned away
                 assert key in g["reasons"], (c["id"], g["reasons"])

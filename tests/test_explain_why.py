@@ -121,6 +121,23 @@ def mha(t0, then="aten::linear", first="aten::bmm"):
     return out
 
 
+def native_mha(need_weights, inner="aten::bmm"):
+    """nn.MultiheadAttention's fast path: aten::_native_multi_head_attention and one op inside."""
+    concrete = [""] * 10 + [need_weights, "True", ""]
+    return [ev("cpu_op", "aten::_native_multi_head_attention", 0, 100, **{"Concrete Inputs": concrete}),
+            ev("cpu_op", inner, 10, 20), launch(11, 1), kernel("gemm", 40, 30, 1)]
+
+
+@pytest.mark.parametrize(("need_weights", "inner", "told"), [("True", "aten::bmm", True), ("False", FLASH, False),
+                                                              ("", "aten::bmm", True), ("", FLASH, False)])
+def test_the_fast_path_with_need_weights_is_told_too(need_weights, inner, told):
+    found = explain(trace_of(*native_mha(need_weights, inner)))
+    rules = {f.rule: f for f in found.findings}
+    assert ("mha_need_weights" in rules) is told
+    if told:
+        assert rules["mha_need_weights"].remedy == FIXES["need_weights_false"] and rules["mha_need_weights"].time_us == 30
+
+
 def test_multihead_attention_with_need_weights_is_told_to_pass_need_weights_false():
     found = explain(trace_of(*mha(0)))
     f = next(f for f in found.findings if f.rule == "mha_need_weights")

@@ -17,7 +17,7 @@ from collections import Counter
 from . import explain_asked
 from .explain_call_why import bias_grad_of, why_group
 from .explain_index import Spans
-from .explain_mha import need_weights_chains
+from .explain_mha import native_need_weights, need_weights_chains
 from .explain_sdpa_inputs import sdpa_inputs
 from .explain_words import WORDS
 from .names import backend_of_kernels
@@ -238,6 +238,7 @@ def attention(timeline, events, activity_us, platform="cuda", devices_cc=None):
     return {"sdpa_calls": len(sdpa_calls), "backends": rows, "hand_written": hand,
             "calls": call_groups(events, sdpa_calls, devices_cc, explain_asked.load()),
             "bias_backward": _bias_backward(events),
+            "mha_native_weights": native_need_weights(events, timeline, activity_us),
             "compiled_backend": compiled if not rows else None,
             "math_fallback": any(r["backend"] == "math" for r in rows),
             "backward_matched": matched,

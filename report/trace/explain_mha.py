@@ -8,11 +8,22 @@ calling scaled_dot_product_attention as it does with need_weights=False.
                                           inside an nn.Module: MultiheadAttention range
                                           (with_modules=True)
 
-A trace names no argument of the module; the ops' order is what it shows.
+    native_need_weights(events, timeline, activity_us)   the fast path's calls
+                                          (aten::_native_multi_head_attention: eval, no grad,
+                                          self-attention) that computed the weights, and their
+                                          GPU time
+    finding(f)                            the finding for those (a rule of explain_remedies)
+
+The slow path's module arguments are not in a trace; the ops' order is what it shows. The
+fast path records need_weights among its Concrete Inputs (record_shapes=True); without them,
+a call with no fused attention op inside computed the weights.
 """
 from __future__ import annotations
 
 import bisect
+
+from .explain_result import Finding
+from .explain_why import FIXES
 
 BMM = {"aten::bmm", "aten::baddbmm"}
 # view and copy ops between the second bmm and out_proj (transpose(0, 1).reshape(...))
@@ -45,3 +56,48 @@ def need_weights_chains(events, chains):
         nxt = next((e for e in ops[i:] if e.name not in SHAPE_OPS), None)
         found += nxt is not None and nxt.name == "aten::linear"
     return found
+
+
+NATIVE = "aten::_native_multi_head_attention"  # nn.MultiheadAttention's fast path (eval, no grad, self-attention)
+NEED_WEIGHTS = 10  # its need_weights input: (query, key, value, embed_dim, num_head, qkv_weight, qkv_bias,
+# proj_weight, proj_bias, mask, need_weights, average_attn_weights, mask_type)
+FUSED_INSIDE = ("_scaled_dot_product_", "aten::_flash_attention_forward", "aten::_efficient_attention_forward")
+
+
+def _need_weights(e, inner):
+    concrete = (e.args or {}).get("Concrete Inputs")
+    said = concrete[NEED_WEIGHTS] if isinstance(concrete, list) and len(concrete) > NEED_WEIGHTS else ""
+    if said in ("True", "False"):
+        return said == "True"
+    return not inner  # not recorded: without a fused op inside, it computed the weights itself
+
+
+def native_need_weights(events, timeline, activity_us):
+    """The fast path's calls that computed the attention weights (need_weights=True: native
+    MHA in attention.cpp runs bmm, _masked_softmax, bmm instead of SDPA's fused kernels) and
+    the GPU time launched inside them: {calls, gpu_us, share}, or None without one."""
+    ops = [e for e in events if e.cat == "cpu_op" and e.name == NATIVE]
+    if not ops:
+        return None
+    fused = [e for e in events if e.cat == "cpu_op" and any(f in e.name for f in FUSED_INSIDE)]
+    weights = [e for e in ops if _need_weights(e, [f for f in fused if f.tid == e.tid and e.ts <= f.ts <= e.end])]
+    if not weights:
+        return None
+    spans = {}
+    for e in weights:
+        spans.setdefault(e.tid, []).append((e.ts, e.end))
+    inside = {tid: sorted(s) for tid, s in spans.items()}
+    gpu = sum(a.e.dur for a in timeline.acts if a.launch is not None and a.launch.tid in inside
+              and any(s <= a.launch.ts <= t for s, t in inside[a.launch.tid]))
+    return {"calls": len(weights), "gpu_us": gpu, "share": gpu / activity_us if activity_us else 0.0}
+
+
+def finding(f):
+    """The finding for the fast path's need_weights=True calls (explain_remedies.RULES)."""
+    native = f.attention.get("mha_native_weights")
+    if not native:
+        return None
+    return Finding("mha_need_weights", "nn.MultiheadAttention computes its weights (need_weights=True)",
+                   native["gpu_us"], native["share"],
+                   f"{native['calls']:,} {NATIVE} calls without a fused attention op inside",
+                   FIXES["need_weights_false"], "attention.cpp: native_multi_head_attention_cuda")

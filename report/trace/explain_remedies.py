@@ -12,6 +12,7 @@ The thresholds are this tool's conventions, stated beside each rule.
 """
 from __future__ import annotations
 
+from . import explain_mha
 from .explain_format import sig_us as _us
 from .explain_result import Finding
 from .explain_why import FIXES
@@ -219,7 +220,7 @@ def _bias_in_training(f):
 
 
 RULES = (_launch_bound, _host_work, _optimizer_loop, _hand_written, _bool_mask, _head_dim, _fallback, _slow_backend,
-         _narrow_gemm, _host_sync, _bias_in_training)
+         _narrow_gemm, _host_sync, _bias_in_training, explain_mha.finding)
 
 
 def findings(facts):

@@ -9,6 +9,8 @@ from madeup import call, condition, eligibility_results, ev, kernel, launch, sdp
 
 from report.trace import explain_asked
 from report.trace.explain import explain
+from report.trace.explain_call_why import bias_grad_of
+from report.trace.explain_read import from_dict
 from report.trace.explain_text import first_screen
 from report.trace.explain_why import CUDNN_FIRST, FIXES
 
@@ -106,6 +108,8 @@ def test_a_learned_bias_is_named_where_the_backward_shows_its_gradient_and_not_c
     assert "bias_grad" in g["reasons"] and "learned_bias" in g["fixes"]
     _, g = group_of(trace_of(*events, backward(500, (2, 8, 256, 256), "")))  # the mask not recorded
     assert "bias_grad" not in g["reasons"] and "mask" in g["reasons"]
+    assert bias_grad_of(from_dict(trace_of(*events, backward(500, (2, 8, 256, 256), ""))).events) == "unknown"
+    assert bias_grad_of(from_dict(trace_of(*events)).events) is None
 
 
 def mha(t0, then="aten::linear", first="aten::bmm"):

@@ -91,7 +91,7 @@ def _mask_kind(x, bias_grad):
         return ("none",)
     if x.mask_dtype == "bool":
         return ("bool_padding", "causal_materialised")
-    return ("float_bias_grad",) if bias_grad else ("float_additive", "causal_materialised", "float_bias_grad")
+    return ("float_bias_grad",) if bias_grad is True else ("float_additive", "causal_materialised", "float_bias_grad")
 
 
 def setting_of(x, api="sdpa", bias_grad=None):

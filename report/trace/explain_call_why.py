@@ -6,8 +6,9 @@ hand-written rule alone, said as such, where no condition matches.
     why_group(x, ran, cc, table_runs, bias_grad)   {why, remedy, reasons, fixes, warnings,
                                                     source ("table" or "rule"), asked}
     bias_grad_of(events)                           whether the trace shows a float mask's
-                                                   gradient computed (True, False, or None
-                                                   where it cannot tell)
+                                                   gradient computed: True, False, "unknown"
+                                                   (a bias in the backward, its grad_input_mask
+                                                   not recorded) or None (no bias there)
 """
 from __future__ import annotations
 
@@ -21,8 +22,9 @@ EFFICIENT_BACKWARD = "aten::_scaled_dot_product_efficient_attention_backward"
 
 def bias_grad_of(events):
     """True where an efficient-attention backward got an attn_bias whose gradient it was asked
-    for (grad_input_mask's 4th entry, its 11th input, where Kineto recorded it); None where a
-    bias went through the backward but the trace does not say whether it requires grad."""
+    for (grad_input_mask's 4th entry, its 11th input, where Kineto recorded it); "unknown"
+    where a bias went through the backward but the trace does not say whether it requires grad;
+    None where none did."""
     seen = None
     for e in events:
         if e.cat != "cpu_op" or e.name != EFFICIENT_BACKWARD or not e.args:
@@ -36,7 +38,9 @@ def bias_grad_of(events):
         if len(flags) == 4:
             if flags[3] == "True":
                 return True
-            seen = False if seen is None else seen
+            seen = False
+        elif seen is None:
+            seen = "unknown"
     return seen
 
 

@@ -125,8 +125,8 @@ def _strides(x):
 def reasons(x, ran, cc=(9, 0), backend_order=None, bias_grad=None):
     """[Reason] for one group of calls: each check the inputs fail for a backend before `ran`
     in the order, where none fails the pin the trace implies, and the top-left causal warning.
-    bias_grad: True where the trace shows a float mask's gradient computed, None where it
-    cannot tell."""
+    bias_grad: True where the trace shows a float mask's gradient computed, "unknown" where a
+    bias is in the backward but the trace does not say whether it requires grad."""
     seq = order(cc, backend_order)
     before = seq[:seq.index(ran)] if ran in seq else ()
     found = []
@@ -134,7 +134,11 @@ def reasons(x, ran, cc=(9, 0), backend_order=None, bias_grad=None):
         hit = tuple(b for b in before if b in stops)
         if hit:
             found.append(Reason(key, hit, check, evidence, fix))
-    if x.mask is not None and x.mask_dtype != "bool" and bias_grad:
+    if x.mask is not None and x.mask_dtype != "bool" and bias_grad == "unknown":
+        found = [Reason(r.key, r.backends, r.check, r.evidence + "; the backward takes it as attn_bias, but the "
+                        "trace does not record whether it requires grad (a learned bias)", r.fix)
+                 if r.key == "mask" else r for r in found]
+    if x.mask is not None and x.mask_dtype != "bool" and bias_grad is True:
         found.append(Reason("bias_grad", ("flash", "cudnn"), "check_for_attn_mask",
                             "the backward computes the float mask's gradient: a learned bias", "learned_bias"))
     fused_before = [b for b in before if b != "math"]

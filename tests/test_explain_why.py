@@ -132,6 +132,16 @@ def native_mha(need_weights, inner="aten::bmm"):
             ev("cpu_op", inner, 10, 20), launch(11, 1), kernel("gemm", 40, 30, 1)]
 
 
+def test_the_fast_path_computing_its_weights_is_one_finding_not_hand_written_attention():
+    """Native MHA's need_weights path as the CPU build records it: bmm, _softmax, bmm inside the op."""
+    concrete = [""] * 10 + ["True", "True", ""]
+    events = [ev("cpu_op", "aten::_native_multi_head_attention", 0, 200, **{"Concrete Inputs": concrete})]
+    for i, name in enumerate(("aten::bmm", "aten::_softmax", "aten::bmm")):
+        events += [ev("cpu_op", name, 10 + 40 * i, 20), launch(11 + 40 * i, i + 1), kernel(f"k{i}", 150 + 40 * i, 9, i + 1)]
+    rules = [f.rule for f in explain(trace_of(*events)).findings]
+    assert rules.count("mha_need_weights") == 1 and "hand_written_attention" not in rules
+
+
 @pytest.mark.parametrize(("need_weights", "inner", "told"), [("True", "aten::bmm", True), ("False", FLASH, False),
                                                               ("", "aten::bmm", True), ("", FLASH, False)])
 def test_the_fast_path_with_need_weights_is_told_too(need_weights, inner, told):
@@ -173,6 +183,17 @@ def test_the_table_gives_cudnns_reason_beside_flashs(table):
     _, g = group_of(one(EFFICIENT, sdpa_args(SEED, SEED, mask=(2, 1, 256, 256), mask_type="bool")))
     assert g["asked"]["condition"] == "bool_mask" and set(g["asked"]["said"]) == {"cudnn", "flash"}
     assert "pinned" not in g["reasons"] and "mask" in g["reasons"]
+
+
+@pytest.mark.parametrize(("mask", "cid"), [((2, 1, 1, 256), "bool_padding_mask"), ((256, 256), "causal_mask")])
+def test_a_bool_masks_shape_tells_padding_from_a_causal_triangle(monkeypatch, tmp_path, mask, cid):
+    conds = [condition("causal_mask", "efficient", no=("cudnn", "flash"), mask="causal_materialised"),
+             condition("bool_padding_mask", "efficient", no=("cudnn", "flash"), mask="bool_padding")]
+    path = tmp_path / "asked.json"
+    path.write_text(json.dumps(explain_asked.document([explain_asked.compact(eligibility_results(conds), "h200")])))
+    monkeypatch.setattr(explain_asked, "FILE", path)
+    _, g = group_of(one(EFFICIENT, sdpa_args(SEED, SEED, mask=mask, mask_type="bool")))
+    assert g["asked"]["condition"] == cid
 
 
 def test_the_table_answers_what_the_rules_cannot_see(table):

@@ -87,11 +87,17 @@ def order(run):
 
 
 def _mask_kind(x, bias_grad):
+    """The table's mask names the recorded mask may be, likeliest first: its dtype, and its
+    shape where that tells ([batch, 1, 1, keys]: padding; [queries, keys]: a causal triangle)."""
     if x.mask is None:
         return ("none",)
     if x.mask_dtype == "bool":
-        return ("bool_padding", "causal_materialised")
-    return ("float_bias_grad",) if bias_grad is True else ("float_additive", "causal_materialised", "float_bias_grad")
+        if len(x.mask) >= 2 and x.mask[-2] == 1 and x.lengths and x.lengths[0] != 1:
+            return ("bool_padding",)
+        if len(x.mask) == 2:
+            return ("causal_materialised", "bool_padding", "causal_lower_right")
+        return ("bool_padding", "causal_materialised", "causal_lower_right")
+    return ("float_bias_grad",) if bias_grad is True else ("float_additive", "float_bias_grad")
 
 
 def setting_of(x, api="sdpa", bias_grad=None):
@@ -116,12 +122,13 @@ def _fits(cond, run, want):
     if any(have[k] not in want[k] for k in have):
         return None
     hd, mine = s.get("head_dim"), want["head_dim"]
+    rank = -want["mask"].index(have["mask"])  # the likelier mask first
     if hd == mine:
-        return 2
+        return (2, rank)
     # the same classes of head dim: a multiple of 8, at most 256
     same = isinstance(hd, int) and isinstance(mine, int) and (hd % 8 == 0) == (mine % 8 == 0) \
         and (hd <= 256) == (mine <= 256)
-    return 1 if same else None
+    return (1, rank) if same else None
 
 
 def match(run, x, ran, api="sdpa", bias_grad=None):

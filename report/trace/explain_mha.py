@@ -46,8 +46,9 @@ def need_weights_chains(events, chains):
     starts = {tid: [e.ts for e in ops] for tid, ops in by_tid.items()}
     found = 0
     for start, end, tid, _, names in chains:
-        if any(m.ts <= start and end <= m.end for m in modules):
-            found += 1
+        native = [e for e in by_tid.get(tid, ()) if e.name == NATIVE and e.ts <= start and end <= e.end]
+        if any(m.ts <= start and end <= m.end for m in modules) or any(_need_weights(e, ()) for e in native):
+            found += 1  # inside the module's range, or inside the fast path's op that computed the weights
             continue
         if names[0] not in BMM or names[1] != "aten::bmm":
             continue
@@ -95,8 +96,8 @@ def native_need_weights(events, timeline, activity_us):
 def finding(f):
     """The finding for the fast path's need_weights=True calls (explain_remedies.RULES)."""
     native = f.attention.get("mha_native_weights")
-    if not native:
-        return None
+    if not native or (f.attention.get("hand_written") or {}).get("mha_need_weights"):
+        return None  # its bmm, softmax, bmm were read as a chain: _hand_written's finding names it
     return Finding("mha_need_weights", "nn.MultiheadAttention computes its weights (need_weights=True)",
                    native["gpu_us"], native["share"],
                    f"{native['calls']:,} {NATIVE} calls without a fused attention op inside",

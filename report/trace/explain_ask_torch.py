@@ -88,8 +88,13 @@ def _answers(torch, x):
     q, k, v = (torch.empty_strided(s, st, dtype=dtype, device="cuda")
                for s, st in zip((x.query, x.key, x.value), strides, strict=True))
     mask = torch.empty(x.mask, dtype=getattr(torch, x.mask_dtype), device="cuda") if x.mask is not None else None
-    params = torch.backends.cuda.SDPAParams(q, k, v, mask, float(x.dropout or 0.0), bool(x.is_causal),
-                                            bool(x.enable_gqa))
+    args = (q, k, v, mask, float(x.dropout or 0.0), bool(x.is_causal))
+    try:
+        params = torch.backends.cuda.SDPAParams(*args, bool(x.enable_gqa))
+    except TypeError:  # before torch 2.5 it took no enable_gqa
+        if x.enable_gqa:
+            raise
+        params = torch.backends.cuda.SDPAParams(*args)
     out = {}
     for backend, name in BACKENDS:
         with _heard() as said:

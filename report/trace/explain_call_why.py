@@ -79,13 +79,16 @@ def why_group(x, ran, cc=(9, 0), table_runs=None, bias_grad=None, api="sdpa"):
     speed = [r for r in found if not r.warning]
     warn = [r for r in found if r.warning]
     if asked:
-        said = "; ".join(f"{b}: {' '.join(words) or 'no'}" for b, words in asked["said"].items())
-        why = f"{asked['by']} ran {asked['ran']} for these inputs ({asked['condition']})" + (
+        said = "; ".join(f"{b}: {' '.join(words).rstrip('.') or 'no'}" for b, words in asked["said"].items())
+        pinned = [r for r in speed if r.key == "pinned"]  # said first: it is why this backend ran
+        why = (pinned[0].evidence if pinned else
+               f"{asked['by']} ran {asked['ran']} for these inputs ({asked['condition']})") + (
             f"; it said {said}" if said else "") + (
             f"; with the fix it measured ({asked['fix']['condition']}) it ran {asked['fix']['ran']}"
             if asked["fix"] and asked["fix"]["ran"] else "")
-        if speed:
-            why += "; the trace shows " + "; ".join(_line(r) for r in speed)
+        shown = [r for r in speed if r.key != "pinned"]
+        if shown:
+            why += "; the trace shows " + "; ".join(_line(r) for r in shown)
     elif speed:
         why = "; ".join(_line(r) for r in speed) + f" [{NO_TABLE if not run else RULE_NOTE}]"
     else:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 
+from .explain_index import Spans
 from .explain_result import Finding
 from .explain_why import FIXES
 
@@ -34,28 +35,35 @@ MODULE = "nn.Module: MultiheadAttention"
 
 
 def need_weights_chains(events, chains):
-    """chains: [(start, end, tid, masked, ops)] with ops the chain's (first matmul, last matmul)."""
-    by_tid, modules = {}, []
+    """chains: [(start, end, tid, masked, ops)] with ops the chain's (first matmul, last matmul).
+    Each chain costs O(log n) (bisection) and the few view ops after it."""
+    by_tid, modules, native = {}, [], {}
     for e in events:
         if e.cat == "cpu_op":
             by_tid.setdefault(e.tid, []).append(e)
+            if e.name == NATIVE and _need_weights(e, ()):
+                native.setdefault(e.tid, []).append((e.ts, e.end))
         elif e.name.startswith(MODULE):
-            modules.append(e)
+            modules.append((e.ts, e.end))
     for ops in by_tid.values():
         ops.sort(key=lambda e: (e.ts, -e.dur))
     starts = {tid: [e.ts for e in ops] for tid, ops in by_tid.items()}
+    modules = Spans(modules) if modules else None
+    native = {tid: Spans(spans) for tid, spans in native.items()}
     found = 0
     for start, end, tid, _, names in chains:
-        native = [e for e in by_tid.get(tid, ()) if e.name == NATIVE and e.ts <= start and end <= e.end]
-        if any(m.ts <= start and end <= m.end for m in modules) or any(_need_weights(e, ()) for e in native):
+        inside = native.get(tid)
+        if (modules and modules.holds(start) and modules.holds(end)) or (
+                inside and inside.holds(start) and inside.holds(end)):
             found += 1  # inside the module's range, or inside the fast path's op that computed the weights
             continue
         if names[0] not in BMM or names[1] != "aten::bmm":
             continue
         ops = by_tid.get(tid, ())
-        i = bisect.bisect_left(starts.get(tid, ()), end)
-        nxt = next((e for e in ops[i:] if e.name not in SHAPE_OPS), None)
-        found += nxt is not None and nxt.name == "aten::linear"
+        k = bisect.bisect_left(starts.get(tid, ()), end)
+        while k < len(ops) and ops[k].name in SHAPE_OPS:
+            k += 1
+        found += k < len(ops) and ops[k].name == "aten::linear"
     return found
 
 
@@ -80,16 +88,27 @@ def native_need_weights(events, timeline, activity_us):
     ops = [e for e in events if e.cat == "cpu_op" and e.name == NATIVE]
     if not ops:
         return None
-    fused = [e for e in events if e.cat == "cpu_op" and any(f in e.name for f in FUSED_INSIDE)]
-    weights = [e for e in ops if _need_weights(e, [f for f in fused if f.tid == e.tid and e.ts <= f.ts <= e.end])]
+    fused = {}
+    for e in events:
+        if e.cat == "cpu_op" and any(f in e.name for f in FUSED_INSIDE):
+            fused.setdefault(e.tid, []).append(e.ts)
+    for starts in fused.values():
+        starts.sort()
+
+    def has_fused(e):
+        starts = fused.get(e.tid, ())
+        k = bisect.bisect_left(starts, e.ts)
+        return k < len(starts) and starts[k] <= e.end
+
+    weights = [e for e in ops if _need_weights(e, has_fused(e))]
     if not weights:
         return None
     spans = {}
     for e in weights:
         spans.setdefault(e.tid, []).append((e.ts, e.end))
-    inside = {tid: sorted(s) for tid, s in spans.items()}
+    inside = {tid: Spans(s) for tid, s in spans.items()}
     gpu = sum(a.e.dur for a in timeline.acts if a.launch is not None and a.launch.tid in inside
-              and any(s <= a.launch.ts <= t for s, t in inside[a.launch.tid]))
+              and inside[a.launch.tid].holds(a.launch.ts))
     return {"calls": len(weights), "gpu_us": gpu, "share": gpu / activity_us if activity_us else 0.0}
 
 

@@ -7,6 +7,7 @@
     python build_tables.py --device cpu     # CPU run, into its own folder
     python build_tables.py --explain TRACE  # read any torch.profiler trace (.json, .json.gz)
     python build_tables.py --explain TRACE --svg OUT.svg  # and draw its median step
+    python build_tables.py --explain TRACE --ask-torch  # and ask this machine's PyTorch (torch, CUDA)
 
 Writes docs/generated/<gpu-slug>/ and docs/generated/compare/. This file is the command:
 arguments, order of work, exit codes; the work is done by report/ (see its __init__).
@@ -133,6 +134,7 @@ def _parser():
     p.add_argument("--format", choices=explain_cli.FORMATS, default="text",
                    help=f"with --explain: {explain_cli.FORMAT_HELP}")
     p.add_argument("--svg", metavar="PATH", type=explain_cli.new_svg, help=f"with --explain: {explain_cli.SVG_HELP}")
+    p.add_argument("--ask-torch", action="store_true", help=f"with --explain: {explain_cli.ASK_TORCH_HELP}")
     return p
 
 
@@ -140,15 +142,18 @@ def parse_args(argv):
     p = _parser()
     args = p.parse_args(argv)
     if args.explain is not None:
-        extra = sorted(given_options(p, argv) - {"explain", "format", "svg"})
+        extra = sorted(given_options(p, argv) - {"explain", "format", "svg", "ask_torch"})
         if extra:
-            p.error("--explain reads one trace (--format: text or json); it takes no other option but --svg, "
+            p.error("--explain reads one trace (--format: text or json); it takes no other option but --svg "
+                    "and --ask-torch, "
                     f"not {', '.join('--' + e.replace('_', '-') for e in extra)}")
         return args
     if "format" in given_options(p, argv):
         p.error("--format goes with --explain TRACE: it is the form of the reading")
     if args.svg is not None:
         p.error("--svg draws the trace that --explain reads: give --explain TRACE too")
+    if args.ask_torch:
+        p.error("--ask-torch asks PyTorch about the trace that --explain reads: give --explain TRACE too")
     if args.render_only:
         extra = sorted(given_options(p, argv) - RENDER_OPTIONS)
         if extra:
@@ -198,7 +203,8 @@ def main(argv=None):
     signals.install()
     try:
         if args.explain is not None:  # trace-doctor's entry, its stdout set up there
-            return explain_cli.run(args.explain, args.format, args.svg, prog="build_tables.py")
+            return explain_cli.run(args.explain, args.format, args.svg, prog="build_tables.py",
+                                   ask_torch=args.ask_torch)
         if args.render_only:
             render_only(args.out, args.slug)
         else:

@@ -108,10 +108,16 @@ def _imports(path, package):
     return names, snippet_names
 
 
+# module -> a data file it reads beside itself (pyproject.toml's package-data): the recorded
+# eligibility tables the trace doctor answers from (report/output/asked_file.py writes it)
+PACKAGE_DATA = {"report/trace/explain_asked.py": "report/trace/asked.json"}
+
+
 def python_files(entries=ENTRIES):
     """The repository's files that importing the `entries` needs, as paths relative to ROOT:
-    the modules it imports (and theirs), the __init__.py of each package on the way, and
-    the files of snippets/ loaded by name (which import their siblings as top-level modules)."""
+    the modules it imports (and theirs), the __init__.py of each package on the way, the
+    files of snippets/ loaded by name (which import their siblings as top-level modules), and
+    the package data of PACKAGE_DATA."""
     found, todo = set(), [(ROOT / entry, False) for entry in entries]
     while todo:
         path, is_snippet = todo.pop()
@@ -139,6 +145,8 @@ def python_files(entries=ENTRIES):
                 todo.append((module, False))
         todo += [(ROOT / "snippets" / f"{n}.py", True) for n in snippet_names
                  if (ROOT / "snippets" / f"{n}.py").is_file()]
+    # package data a shipped module reads beside itself, where the build wrote it
+    found |= {Path(d) for m, d in PACKAGE_DATA.items() if Path(m) in found and (ROOT / d).is_file()}
     return sorted(p.as_posix() for p in found)
 
 

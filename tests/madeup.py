@@ -64,3 +64,62 @@ def small_call(graph=False, steps=6):
                        launch(t0 + 72, corr + 3, "cudaGetErrorString", dur=0.2)]
             corr += 4
     return trace_of(*events)
+
+
+SDPA = "aten::scaled_dot_product_attention"
+
+
+def contiguous(shape):
+    out, n = [], 1
+    for d in reversed(shape):
+        out.insert(0, n)
+        n *= d
+    return out
+
+
+def sdpa_args(q, k, dtype="c10::BFloat16", mask=None, mask_type="", causal="False", gqa="False", dropout="0.",
+              strides=None):
+    """aten::scaled_dot_product_attention's recorded inputs (record_shapes=True); strides:
+    q's, k's and v's (contiguous where not given)."""
+    strides = strides or [contiguous(q), contiguous(k), contiguous(k)]
+    return {"Input Dims": [list(q), list(k), list(k), list(mask or []), [], [], [], []],
+            "Input type": [dtype, dtype, dtype, mask_type, "Scalar", "Scalar", "", "Scalar"],
+            "Input Strides": [list(s) for s in strides] + [[], [], [], [], []],
+            "Concrete Inputs": ["", "", "", "", dropout, causal, "", gqa]}
+
+
+def call(t0, backend_op, prep_ops=(), args=None, tid=1, corr0=1, backend_kernel="fmha_kernel", step=None):
+    """One SDPA call at t0: its preparation ops (each a kernel under SDPA, outside the backend's
+    op), then the backend's op with one kernel. Returns its events."""
+    out = [ev("cpu_op", SDPA, t0, 100, tid=tid, **(args or {}))]
+    t, corr = t0 + 1, corr0
+    for op, kname in prep_ops:
+        out += [ev("cpu_op", op, t, 10, tid=tid), launch(t + 1, corr), kernel(kname, t + 50, 5, corr)]
+        t, corr = t + 12, corr + 1
+    out += [ev("cpu_op", backend_op, t, 20, tid=tid), launch(t + 1, corr), kernel(backend_kernel, t + 60, 40, corr)]
+    return out
+
+
+SHAPES = {"seed": {"batch": 2, "heads": 8, "seq_q": 256, "seq_k": 256, "head_dim": 64},
+          "decode": {"batch": 2, "heads": 8, "seq_q": 1, "seq_k": 512, "head_dim": 64}}
+
+
+def condition(cid, ran, no=(), pinned=None, **setting):
+    """One condition of an eligibility table: the seed's setting changed by `setting`; the
+    backends in `no` said no (with words naming the condition)."""
+    base = {"dtype": "bfloat16", "head_dim": 64, "kv_heads": 8, "mask": "none", "is_causal": False,
+            "layout": "contiguous", "dropout": 0.0, "enable_gqa": False, "api": "sdpa", "pinned": pinned}
+    can = {b: {"ok": b not in no, "reasons": [f"{b} says no to {cid}"] if b in no else []}
+           for b in ("flash", "efficient", "cudnn")}
+    return {"id": cid, "shape": "seed", "fix": None, "setting": base | setting, "can_use": can, "ran": ran,
+            "kernels": [], "call_warnings": [], "error": None, "kernel_time_us": None, "trace": None, "check": None}
+
+
+def eligibility_results(conditions, **more):
+    """A results.json's eligibility section (issue 37's format, build_tables.py's measurement) over these
+    conditions, on an H200 with PyTorch 2.11.0; more: other sections."""
+    return {"provenance": {"date": "2026-12-04"}, **more,
+            "eligibility": {"versions": {"torch": "2.11.0+cu130", "cuda": "13.0", "cudnn": "9.19.0",
+                                         "compute_capability": "9.0", "gpu_name": "NVIDIA H200",
+                                         "flash_built": True, "cudnn_sdpa_enabled": True},
+                            "shapes": SHAPES, "conditions": conditions}}

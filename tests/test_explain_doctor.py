@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from expected_verdicts import facts
-from madeup import ev, kernel, launch, trace_of
+from madeup import call, ev, kernel, launch, sdpa_args, trace_of
 
 from report.text.format import fmt_sig
 from report.trace import explain_kineto, explain_msgspec, explain_read
@@ -19,25 +19,6 @@ from report.trace.explain_text import SCREEN, WIDTH, first_screen
 
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 SDPA = "aten::scaled_dot_product_attention"
-
-
-def sdpa_args(q, k, dtype="c10::BFloat16", mask=None, mask_type="", causal="False", gqa="False", dropout="0."):
-    return {"Input Dims": [list(q), list(k), list(k), list(mask or []), [], [], [], []],
-            "Input type": [dtype, dtype, dtype, mask_type, "Scalar", "Scalar", "", "Scalar"],
-            "Input Strides": [[1, 1, 1, 1]] * 3 + [[], [], [], [], []],
-            "Concrete Inputs": ["", "", "", "", dropout, causal, "", gqa]}
-
-
-def call(t0, backend_op, prep_ops=(), args=None, tid=1, corr0=1, backend_kernel="fmha_kernel", step=None):
-    """One SDPA call at t0: its preparation ops (each a kernel under SDPA, outside the backend's
-    op), then the backend's op with one kernel. Returns its events."""
-    out = [ev("cpu_op", SDPA, t0, 100, tid=tid, **(args or {}))]
-    t, corr = t0 + 1, corr0
-    for op, kname in prep_ops:
-        out += [ev("cpu_op", op, t, 10, tid=tid), launch(t + 1, corr), kernel(kname, t + 50, 5, corr)]
-        t, corr = t + 12, corr + 1
-    out += [ev("cpu_op", backend_op, t, 20, tid=tid), launch(t + 1, corr), kernel(backend_kernel, t + 60, 40, corr)]
-    return out
 
 
 def test_a_bool_mask_converted_before_the_backend_is_sdpas_preparation_not_math():
@@ -246,12 +227,13 @@ def test_the_first_of_three_profiler_steps_is_left_out_and_the_independent_readi
 
 
 def test_the_dtype_checks_follow_the_gpus_compute_capability():
-    from report.trace.explain_sdpa_inputs import blocked, sdpa_inputs
+    from report.trace.explain_sdpa_inputs import sdpa_inputs
+    from report.trace.explain_why import reasons
 
     x = sdpa_inputs(sdpa_args((2, 4, 128, 64), (2, 4, 128, 64)))  # bfloat16
-    assert blocked(x, (9, 0))["flash"] == []
-    assert [c for c, _ in blocked(x, (7, 5))["flash"]] == ["check_dtypes_flash_attention"]
-    assert [c for c, _ in blocked(x, (7, 5))["efficient"]] == ["can_use_mem_efficient_attention (check_tensor_dtype)"]
+    assert [r.key for r in reasons(x, "math", (9, 0))] == ["not_first"]  # nothing the inputs show stops flash
+    old = [(r.key, r.backends) for r in reasons(x, "math", (7, 5))]  # flash, efficient, math, cudnn before sm90
+    assert old == [("dtype", ("flash",)), ("dtype", ("efficient",))]
 
 
 def test_the_independent_reading_names_nested_jagged_calls_too():

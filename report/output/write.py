@@ -7,9 +7,10 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from ..paths import COMPARE, MODEL_TRACE, RERUNS
+from ..paths import COMPARE, DEFAULT_OUT, MODEL_TRACE, RERUNS
 from ..results import UsageError, load_reference, load_results, write_results
 from . import signals
+from .asked_file import write_asked
 from .folders import (
     mark,
     owned,
@@ -128,6 +129,22 @@ def render_only(out, slug=None, progress=print):
             progress(f"rendered {folder / 'tables'} and {folder / 'figures'} from {folder / 'results.json'}")
         if compare:
             progress(f"rendered {_swap_comparison(out, compare)} from every GPU's results.json under {out}")
+    refresh_asked(out, progress)
+
+
+def refresh_asked(out, progress=print):
+    """The doctor's copy of the committed runs' eligibility tables (asked_file.py), where `out`
+    is the committed folder; a failure is a warning, since the tables and figures are written."""
+    if Path(out).resolve() != DEFAULT_OUT.resolve():
+        return
+    try:
+        written = write_asked(out)
+    except (UsageError, OSError) as err:
+        print(f"build_tables.py: warning: the trace doctor's table was not refreshed ({err}); "
+              "fix that, then run python build_tables.py --render-only", file=sys.stderr)
+        return
+    if written:
+        progress(f"wrote {written} from the eligibility tables of every results.json under {out}")
 
 
 def write_run(results, trace_tmp, out, slug):
@@ -163,3 +180,4 @@ def publish_run(results, trace_tmp, out, slug, started, progress=print):
     else:
         if compared:
             progress(f"rendered {compared} from every GPU's results.json under {out}")
+    refresh_asked(out, progress)

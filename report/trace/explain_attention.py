@@ -14,8 +14,11 @@ from __future__ import annotations
 import bisect
 from collections import Counter
 
+from . import explain_asked
+from .explain_call_why import bias_grad_of, why_group
 from .explain_index import Spans
-from .explain_sdpa_inputs import explain_call, sdpa_inputs
+from .explain_mha import native_need_weights, need_weights_chains
+from .explain_sdpa_inputs import sdpa_inputs
 from .explain_words import WORDS
 from .names import backend_of_kernels
 
@@ -95,10 +98,12 @@ def _backend(stack, name):
     return None, None, None
 
 
-def call_groups(events, sdpa_calls, cc=None):
+def call_groups(events, sdpa_calls, cc=None, tables=None):
     """SDPA's calls grouped by the backend each ran (its op inside the call) and its recorded
-    inputs: [{backend, calls, inputs (words), why, remedy, shapes}]; a call without recorded
-    inputs is grouped with shapes False."""
+    inputs: [{backend, calls, inputs (words), why, remedy, shapes, reasons, fixes, warnings,
+    source, asked}] (explain_call_why.py); a call without recorded inputs is grouped with
+    shapes False. tables: the recorded eligibility tables (explain_asked.load())."""
+    bias_grad = bias_grad_of(events)
     inner = {}
     for e in events:
         if e.cat == "cpu_op" and e.name in FORWARD_OPS:
@@ -117,9 +122,10 @@ def call_groups(events, sdpa_calls, cc=None):
         key = (ran, x)
         g = groups.get(key)
         if g is None:
-            why, remedy = explain_call(x, ran, cc or (9, 0)) if x is not None and ran else (None, None)
+            told = (why_group(x, ran, cc or (9, 0), tables, bias_grad) if x is not None and ran
+                    else {"why": None, "remedy": None})
             g = groups[key] = {"backend": ran, "calls": 0, "inputs": x.describe() if x else None,
-                               "why": why, "remedy": remedy, "shapes": x is not None, "parsed": x}
+                               "shapes": x is not None, "parsed": x, **told}
         g["calls"] += 1
     return sorted(groups.values(), key=lambda g: -g["calls"])
 
@@ -156,7 +162,7 @@ def _kernel_backend(names):
 
 def _chains(events, sdpa_spans):
     """Hand-written attention: matmul, softmax, matmul on one thread, outside SDPA calls.
-    Returns [(start, end, tid, masked_fill copy seen)]."""
+    Returns [(start, end, tid, masked_fill copy seen, (first matmul's op, last matmul's op))]."""
     by_tid = {}
     for e in events:
         if e.cat == "cpu_op" and (e.name in MATMULS or e.name in SOFTMAXES or e.name in MASK_COPIES):
@@ -176,7 +182,7 @@ def _chains(events, sdpa_spans):
             after = next((o for o in top[i + 1:i + 3] if o.name in MATMULS), None)
             if before and after is not None:
                 masked = any(o.name in MASK_COPIES for o in top[max(0, i - 3):i])
-                chains.append((before[-1].ts, after.end, tid, masked))
+                chains.append((before[-1].ts, after.end, tid, masked, (before[-1].name, after.name)))
     return chains
 
 
@@ -219,19 +225,21 @@ def attention(timeline, events, activity_us, platform="cuda", devices_cc=None):
     hand = None
     if chains:
         by_tid = {}
-        for s, t, tid, _ in chains:
+        for s, t, tid, *_ in chains:
             by_tid.setdefault(tid, []).append((s, t))
         by_tid = {tid: Spans(spans) for tid, spans in by_tid.items()}
         gpu = sum(a.e.dur for a in timeline.acts if a.launch is not None
                   and a.launch.tid in by_tid and by_tid[a.launch.tid].holds(a.launch.ts))
         hand = {"chains": len(chains), "masked_fill_copies": sum(1 for c in chains if c[3]),
-                "gpu_us": gpu, "share": gpu / activity_us if activity_us else 0.0}
+                "gpu_us": gpu, "share": gpu / activity_us if activity_us else 0.0,
+                "mha_need_weights": need_weights_chains(events, chains)}
     forward = {r["backend"]: r["calls"] for r in rows if r["direction"] == "forward"}
     backward = {r["backend"]: r["calls"] for r in rows if r["direction"] == "backward"}
     matched = {b: (forward.get(b, 0), n) for b, n in backward.items()}
     return {"sdpa_calls": len(sdpa_calls), "backends": rows, "hand_written": hand,
-            "calls": call_groups(events, sdpa_calls, devices_cc),
+            "calls": call_groups(events, sdpa_calls, devices_cc, explain_asked.load()),
             "bias_backward": _bias_backward(events),
+            "mha_native_weights": native_need_weights(events, timeline, activity_us),
             "compiled_backend": compiled if not rows else None,
             "math_fallback": any(r["backend"] == "math" for r in rows),
             "backward_matched": matched,

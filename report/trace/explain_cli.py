@@ -2,11 +2,13 @@
 `python -m report.trace.explain_cli`, and what `build_tables.py --explain TRACE` runs
 (run(), with its own name in the error line); standard library only (no torch).
 
-    trace-doctor TRACE [--format text|json] [--svg PATH]
+    trace-doctor TRACE [--format text|json] [--svg PATH] [--ask-torch]
 
 Prints the diagnosis and the detail (text) or the JSON result (explain_result.py's schema),
-and with --svg also draws the trace's median profiled step into PATH, a new file. A file that
-is no trace: one line on stderr and exit status 2. The output is written on any stdout: where
+and with --svg also draws the trace's median profiled step into PATH, a new file; with
+--ask-torch, after the text, what this machine's PyTorch says of the recorded inputs
+(explain_ask_torch.py). A file that is no trace, or --ask-torch without torch: one line on
+stderr and exit status 2. The output is written on any stdout: where
 its encoding lacks µ or … (PYTHONIOENCODING=ascii, an old console) they are written \\xb5,
 never a traceback.
 """
@@ -16,8 +18,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from .explain import TraceError, explain_file
-from .explain_safe import error_line
+from . import explain_ask_torch
+from .explain import TraceError, explain_file, explain_path, report
+from .explain_safe import error_line, inert
 
 PROG = "trace-doctor"
 FORMATS = ("text", "json")
@@ -46,14 +49,37 @@ def parser(prog=PROG):
     p.add_argument("trace", help="a trace that torch.profiler wrote")
     p.add_argument("--format", choices=FORMATS, default="text", help=FORMAT_HELP)
     p.add_argument("--svg", metavar="PATH", type=new_svg, help=SVG_HELP)
+    p.add_argument("--ask-torch", action="store_true", help=ASK_TORCH_HELP)
     return p
 
 
-def run(path, form="text", svg=None, prog=PROG):
-    """Print the reading of one trace (and with svg, write its timeline there); 0, or 2 with
-    one line on stderr."""
+ASK_TORCH_HELP = explain_ask_torch.HELP.removeprefix("with --explain: ")
+
+
+def refuse_asking(form):
+    """Why --ask-torch cannot run here (before the trace is read), or None."""
+    if form == "json":
+        return "--ask-torch prints text: leave --format json out"
+    return explain_ask_torch.refusal()
+
+
+def report_asked(found):
+    """--ask-torch's lines, the trace's text in them made inert."""
+    return inert("\n".join(explain_ask_torch.ask(found))) + "\n"
+
+
+def run(path, form="text", svg=None, prog=PROG, ask_torch=False):
+    """Print the reading of one trace (and with svg, write its timeline there; with ask_torch,
+    what this machine's PyTorch says of its recorded inputs); 0, or 2 with one line on stderr."""
+    no = refuse_asking(form) if ask_torch else None
+    if no:  # before the trace is read
+        return _refuse(prog, no)
     try:
-        out = explain_file(path, form)  # the trace's text made inert (explain_safe.py)
+        if ask_torch:
+            found = explain_path(path)
+            out = report(found) + "\n" + report_asked(found)
+        else:
+            out = explain_file(path, form)  # the trace's text made inert (explain_safe.py)
         if svg is not None:
             from .explain_svg import draw
 
@@ -77,7 +103,7 @@ def _refuse(prog, line):
 
 def main(argv=None):
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
-    return run(args.trace, args.format, args.svg)
+    return run(args.trace, args.format, args.svg, ask_torch=args.ask_torch)
 
 
 if __name__ == "__main__":

@@ -193,7 +193,9 @@ def _attention_rows(att):
     for g in att.get("calls", ()):
         if g["shapes"]:
             rows.append(AttentionRow(g["backend"], "call", g["calls"], fallback=g["backend"] == "math",
-                                     inputs=g["inputs"], why=g["why"], remedy=g["remedy"], shapes=True))
+                                     inputs=g["inputs"], why=g["why"], remedy=g["remedy"], shapes=True,
+                                     reasons=g.get("reasons", []), warnings=g.get("warnings", []),
+                                     source=g.get("source")))
     return rows
 
 

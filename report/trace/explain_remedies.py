@@ -12,10 +12,12 @@ The thresholds are this tool's conventions, stated beside each rule.
 """
 from __future__ import annotations
 
+from . import explain_mha
 from .explain_facts import ExposedComm, GemmAlignment, PaceOnly
 from .explain_format import sig_us as _us
 from .explain_result import Finding
 from .explain_said import said
+from .explain_why import FIXES
 
 LAUNCH_BOUND_KERNEL_US = 20.0  # a median kernel shorter than this: short kernels (the tests' made-up steps)
 LAUNCH_BOUND_DELAY_US = 50.0  # a median launch delay under this: the launches do not queue ahead of the GPU
@@ -106,10 +108,16 @@ def _hand_written(f):
         return None
     copies = (f"; {hand['masked_fill_copies']:,} out-of-place masked_fill copies of the scores"
               if hand["masked_fill_copies"] else "")
-    return Finding("hand_written_attention", "Attention is written by hand (matmul, softmax, matmul)",
+    mha = hand.get("mha_need_weights")  # explain_mha.py: nn.MultiheadAttention's need_weights=True path
+    return Finding("mha_need_weights" if mha else "hand_written_attention",
+                   "nn.MultiheadAttention computes its weights (need_weights=True): bmm, softmax, bmm" if mha
+                   else "Attention is written by hand (matmul, softmax, matmul)",
                    hand["gpu_us"], hand["share"],
-                   f"{hand['chains']:,} {'chain' if hand['chains'] == 1 else 'chains'} outside SDPA{copies}",
-                   "call torch.nn.functional.scaled_dot_product_attention: one fused kernel"
+                   f"{hand['chains']:,} {'chain' if hand['chains'] == 1 else 'chains'} outside SDPA{copies}"
+                   + (f"; {mha:,} followed by the output projection (linear): "
+                      "F.multi_head_attention_forward's need_weights path" if mha else ""),
+                   (FIXES["need_weights_false"] if hand.get("mha_need_weights") else
+                    "call torch.nn.functional.scaled_dot_product_attention: one fused kernel")
                    + ("; where a copy must stay, masked_fill_ in place under no_grad" if copies else ""),
                    "the seed's recommendations: fused attention, no out-of-place masked_fill")
 
@@ -242,7 +250,7 @@ def _bias_in_training(f):
 
 
 RULES = (_launch_bound, _host_work, _optimizer_loop, _hand_written, _bool_mask, _head_dim, _fallback, _slow_backend,
-         _host_sync, _bias_in_training)
+         _host_sync, _bias_in_training, explain_mha.finding)
 # the rules that return (typed fact, time at stake, share), worded by explain_said.py
 FACT_RULES = (("gemm_alignment", _narrow_gemm), ("communication", _communication))
 

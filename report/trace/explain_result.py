@@ -12,7 +12,9 @@ The JSON document (version 1), every time in µs, every share a fraction of 1:
                            evidence (one line), busy_share, host_wait_share, launches_per_range,
                            median_kernel_us, launch_delay_us, sync_wait_us, profiler_us
     attention              [{backend, direction, calls, gpu_us, share, fallback, inputs,
-                           why, remedy, shapes}]: per backend and per group of calls with equal inputs
+                           why, remedy, shapes, reasons, warnings, source}]: per backend and per
+                           group of calls with equal inputs (reasons: keys of explain_why.py;
+                           source: "table" where the recorded eligibility table answered)
     attention_note         a line where the trace lacks what attention needs (shapes), else null
     findings               [{rule, title, time_us, share, evidence, remedy, source, fact}], largest
                            first; fact: the rule's typed fact as a dict (its fields), or null
@@ -78,6 +80,9 @@ class AttentionRow:
     why: str | None = None
     remedy: str | None = None
     shapes: bool | None = None
+    reasons: list = field(default_factory=list)  # explain_why.py's keys: not_4d, mask, pinned, ...
+    warnings: list = field(default_factory=list)  # correctness warnings (causal_top_left), one line each
+    source: str | None = None  # "table": PyTorch's recorded answer (explain_asked.py); "rule": the doctor's
 
 
 @dataclass

@@ -184,6 +184,7 @@ def _attention_lines(att, on):
         if g["shapes"]:
             lines.append(f"  {_plural(g['calls'], 'call', 'calls')} ran {g['backend'] or 'no backend op'}: "
                          f"{g['inputs']}" + (f"; why: {g['why']}" if g["why"] else ""))
+            lines += [f"    warning: {w}" for w in g.get("warnings", ())]
     if att["math_fallback"] and not any(g["shapes"] for g in att.get("calls", ())):
         lines.append("  SDPA fell back to the math backend (unfused kernels). Likely reasons: "
                      + "; ".join(att["math_reasons"]) + ".")
@@ -262,6 +263,8 @@ def first_screen(result):
     for r in calls[:2]:
         lines += _first_lines(_wrap(f"{_plural(r.calls, 'call', 'calls')} ran {_backend_name(r, on)}: {r.inputs}"
                        + (f"; why: {r.why}" if r.why else ""), "  "), 3)
+        for w in r.warnings[:1]:  # a wrong result outranks speed: on the first screen
+            lines += _first_lines(_wrap(f"warning: {w}", "    "), 2)
     if result.attention_note:
         lines += _wrap(result.attention_note, "  ")
     if result.findings:

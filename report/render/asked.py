@@ -1,0 +1,17 @@
+"""The text of report/trace/asked.json, the trace doctor's copy of the runs' eligibility
+tables (explain_asked.py's compact form, with its "generated, do not edit" mark)."""
+from __future__ import annotations
+
+import json
+
+from ..trace.explain_asked import FILE, compact, document
+
+__all__ = ["FILE", "asked_json"]
+
+
+def asked_json(named_results):
+    """[(slug, results)] -> the file's text, or None where no run has an eligibility table."""
+    runs = [r for r in (compact(results, slug) for slug, results in named_results) if r]
+    if not runs:
+        return None
+    return json.dumps(document(runs), indent=1, sort_keys=True, ensure_ascii=True) + "\n"

@@ -16,7 +16,6 @@ import stat
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 from factory import run_main, shape_results
@@ -90,9 +89,8 @@ def test_a_fifo_or_device_for_results_json_is_one_line_never_a_hang(tmp_path, ki
     (generated / "y").mkdir()
     special_file(generated / "y" / "results.json", kind)
     before = listing(generated)
-    started = time.monotonic()
-    err = one_error_line(render_only_cli(generated, *(["--slug", slug] if slug else [])))
-    assert f"y/results.json' {says}" in err and time.monotonic() - started < TIMEOUT / 2
+    err = one_error_line(render_only_cli(generated, *(["--slug", slug] if slug else [])))  # TIMEOUT: no hang
+    assert f"y/results.json' {says}" in err
     assert listing(generated) == before
 
 

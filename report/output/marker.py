@@ -124,10 +124,9 @@ def unlisted(marked, under, new=None):
     marked, under = Path(marked), Path(under)
     data = read_marker(marked)
     prefix = under.relative_to(marked).parts
-    if prefix and prefix[0].endswith(".old"):
-        prefix = (prefix[0][: -len(".old")], *prefix[1:])
     for rel, digest in files_of(under).items():
-        key = "/".join((*prefix, rel))
+        first, *rest = (*prefix, *rel.split("/"))
+        key = "/".join((first.removesuffix(".old"), *rest))
         if data["marker_format"] == LEGACY_FORMAT:
             if new is not None and not (Path(new) / rel).is_file() \
                     and not (not prefix and rel.split("/")[0] in DATA):

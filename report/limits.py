@@ -1,6 +1,6 @@
 """Bounds on what the build reads from a file it did not write (a contributed results.json,
 a reader's trace): size before parsing, nesting depth after; and, in a folder it did not
-write, only plain folders and regular files (foreign_entry)."""
+write, only plain folders and regular files of its own (foreign_entry): no link, soft or hard."""
 from __future__ import annotations
 
 import os
@@ -39,11 +39,14 @@ def parse_json(text, loads):
     return data
 
 
-def foreign_entry(folder):
+def foreign_entry(folder, hard_links=True):
     """(path, what) for the first entry at or under `folder` that is not a plain folder or a
     regular file of it: a symbolic link (what = "a symbolic link to TARGET"), a FIFO, a device
-    or a socket; None where there is none. Nothing is followed or opened, so a link to
-    another folder is never entered and a FIFO never read (where a read would wait forever)."""
+    or a socket, and with `hard_links` a regular file with other names too (st_nlink > 1:
+    `ln /etc/passwd folder/notes.txt` makes one the site would publish; no git checkout or
+    `git worktree` makes one, `cp -al` does); None where there is none. Nothing is followed
+    or opened, so a link to another folder is never entered and a FIFO never read (where a
+    read would wait forever)."""
     folder = Path(folder)
     if folder.is_symlink():
         return folder, what_is(folder)
@@ -58,7 +61,14 @@ def foreign_entry(folder):
                     return Path(entry.path), what_is(Path(entry.path), entry)
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
+                elif hard_links and entry.stat(follow_symlinks=False).st_nlink > 1:
+                    return Path(entry.path), hard_link(entry.stat(follow_symlinks=False))
     return None
+
+
+def hard_link(st):
+    """What a regular file with more names than one is, in a few words."""
+    return f"a hard link (one file under {st.st_nlink} names)"
 
 
 def what_is(path, entry=None):

@@ -3,6 +3,7 @@ atomic writes."""
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import math
@@ -13,7 +14,7 @@ from pathlib import Path
 from .limits import parse_json
 from .paths import PACKAGE, REFERENCE, ROOT, SNIPPETS
 from .schema import Results
-from .schema_check import SchemaError, check
+from .schema_check import UNSAFE, SchemaError, check, check_leaves, escaped, whole
 from .variants import SNIPPET_FILES
 
 # the build's own code that decides what is measured and how: every file of report/measure/
@@ -104,7 +105,7 @@ def _read(path):
         if size > MAX_RESULTS_BYTES:
             raise UsageError(f"{path} is {size / 2**20:,.0f} MB, more than the "
                              f"{MAX_RESULTS_BYTES // 2**20} MB a results.json may be: not ours")
-        return parse_json(path.read_text(encoding="utf-8"), json.loads)
+        return parse_json(path.read_text(encoding="utf-8"), functools.partial(json.loads, parse_int=whole))
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise UsageError(f"{path} is not valid JSON ({err}); restore it with "
                          f"`git checkout -- {path}` or measure again") from None
@@ -131,16 +132,33 @@ def load_results(path) -> Results:
     missing = [k for k in ("provenance", "config", "roof", "variants") if k not in data]
     if missing:
         raise UsageError(f"{path} is missing {', '.join(missing)}: the file is damaged")
+    _refuse(path, check_leaves, data)
     _check_roof(path, data["roof"])
     long = _too_long(data)
     if long:
         raise UsageError(f"{path}: {long[:LONG_STRING_SHOWN]} is longer than {MAX_STRING:,} "
                          "characters: the file is damaged or not ours")
+    _refuse(path, check, data)
+    return data
+
+
+def _refuse(path, checker, data):
     try:
-        check(data)
+        checker(data)
     except SchemaError as err:
         raise UsageError(f"{path}: {err}: the file is damaged or not ours; measure again") from None
-    return data
+
+
+def safe_strings(value):
+    """value with every string (value or key) that holds a character results.json may not
+    hold (schema_check.UNSAFE: a terminal's escape in an error message) written out."""
+    if isinstance(value, str):
+        return escaped(value) if UNSAFE.search(value) else value
+    if isinstance(value, dict):
+        return {safe_strings(k): safe_strings(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [safe_strings(v) for v in value]
+    return value
 
 
 def load_reference():
@@ -150,9 +168,10 @@ def load_reference():
 
 def write_results(results: Results, path):
     """Write results.json atomically: a temporary file beside it, synced, then renamed over
-    it, so a reader sees the old file or the new one, never half of one."""
+    it, so a reader sees the old file or the new one, never half of one. A string holding a
+    control or bidi character (an error's text) is written out (safe_strings), so the file loads."""
     path = Path(path)
-    text = json.dumps(results, indent=1, ensure_ascii=False) + "\n"
+    text = json.dumps(safe_strings(results), indent=1, ensure_ascii=False) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:

@@ -7,8 +7,15 @@ be finite and non-negative (none of the file's figures can be below zero) and ne
 a smaller number overflows); a whole number (int: a count or a size, which renderers divide
 by too) at least 1, unless it is a Whole; a time or a spread of times at most MAX_TIME, any
 other number at most MAX_NUMBER.
+
+`check_leaves(results)`, before that: no string (value or key) holds a control character but
+the tab and the line break, a bidi control or a lone surrogate (the ESC of a terminal
+sequence would reach the terminal through matplotlib's warnings and the SVGs, which XML
+refuses), and no whole number has more than MAX_DIGITS digits (`whole`, json's parse_int,
+reads one as `Digits` instead of failing at Python's 4,300-digit limit with no path).
 """
 import math
+import re
 import sys
 import types
 from functools import cache
@@ -32,6 +39,58 @@ class SchemaError(ValueError):
 
 
 SHOWN = 40  # characters of a bad value shown in the message
+
+# what no string of results.json holds: C0 controls but \t and \n (an error's lines, the
+# profiler's table), DEL and C1 controls, the bidi controls (U+061C, U+200E/F, U+202A-U+202E,
+# U+2066-U+2069) and lone surrogates (no UTF-8 file can hold one)
+UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+MAX_DIGITS = 30  # of a whole number: MAX_NUMBER has 19
+
+
+class Digits:
+    """What `whole` reads for a whole number of more than MAX_DIGITS digits: no figure."""
+
+    def __init__(self, digits):
+        self.digits = digits
+
+    def __repr__(self):
+        return f"a whole number of {self.digits:,} digits"
+
+
+def whole(text):
+    """json's parse_int: an int, or Digits where the number is too long to be a figure."""
+    return int(text) if len(text) <= MAX_DIGITS else Digits(len(text))
+
+
+def escaped(text):
+    """text with every UNSAFE character written out (\\x1b, \\u202e)."""
+    return UNSAFE.sub(lambda m: ascii(m.group())[1:-1], text)
+
+
+def _unsafe(text, where):
+    found = UNSAFE.search(text)
+    if found:
+        code = ord(found.group())
+        what = ("a bidi control" if code > 0xFF and not 0xD800 <= code <= 0xDFFF
+                else "a lone surrogate" if code > 0xFF else "a control character")
+        raise SchemaError(f"{where} holds {what} (U+{code:04X}) at character {found.start() + 1}: "
+                          "a string of results.json holds none")
+
+
+def check_leaves(value, where="results"):
+    """Raise SchemaError at the first string (value or key) holding an UNSAFE character, or
+    the first whole number of more than MAX_DIGITS digits."""
+    if isinstance(value, str):
+        _unsafe(value, where)
+    elif isinstance(value, Digits):
+        raise SchemaError(f"{where} is {value!r}: not a real figure")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _unsafe(key, f"{where}: the key '{escaped(key)[:SHOWN]}'")
+            check_leaves(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            check_leaves(item, f"{where}.{i}")
 
 
 def _bad(where, expected, value):

@@ -14,6 +14,7 @@ import build_tables
 from report.measure import backward, overhead, run, seed, sweep
 from report.measure.host import PER_SLICE
 from report.output.folders import MARKER, mark
+from report.output.marker import files_of, read_marker
 from report.paths import DEFAULT_OUT as GENERATED
 from report.paths import ROOT, SCRATCH_OUT
 from report.render import site
@@ -52,17 +53,20 @@ def copy_committed(tmp_path):
     return dst
 
 
-def snapshot(folder):
-    """Every file under folder; figures as pagecode.comparable sees them."""
-    return {p.relative_to(folder): comparable(p, p.read_bytes()) for p in folder.rglob("*") if p.is_file()}
+def snapshot(folder, marker=True):
+    """Every file under folder; figures as pagecode.comparable sees them; the marker (which
+    lists the SVGs' bytes, that another matplotlib moves) unless marker=False."""
+    return {p.relative_to(folder): comparable(p, p.read_bytes()) for p in folder.rglob("*")
+            if p.is_file() and (marker or p.name != MARKER)}
 
 
 def test_render_only_reproduces_and_leaves_no_staging(tmp_path, capsys):
     folder = copy_committed(tmp_path)
-    before = snapshot(folder)
+    before = snapshot(folder, marker=False)
     code, _ = run_main(["--render-only", "--out", str(folder.parent)], capsys)
-    assert code == 0 and snapshot(folder) == before
+    assert code == 0 and snapshot(folder, marker=False) == before
     assert sorted(p.name for p in folder.iterdir()) == [MARKER, "figures", "results.json", "tables", "traces"]
+    assert read_marker(folder)["files"] == files_of(folder)  # what it holds, each file's sha256
 
 
 @pytest.mark.parametrize("damage, message", [
@@ -180,8 +184,8 @@ def test_out_of_memory_gets_a_row_and_the_run_goes_on(monkeypatch, tmp_path):
 def test_ctrl_c_mid_run_keeps_the_previous_results(monkeypatch, tmp_path, capsys):
     folder = tmp_path / "cpu"
     folder.mkdir()
-    mark(folder)  # a folder an earlier run wrote
     (folder / "results.json").write_text('{"previous": true}', encoding="utf-8")
+    mark(folder)  # a folder an earlier run wrote: its marker lists its results.json
     calls = []
     real = seed.measure_variant
 
@@ -203,8 +207,8 @@ def test_ctrl_c_mid_run_keeps_the_previous_results(monkeypatch, tmp_path, capsys
 def test_a_crash_while_writing_keeps_the_previous_results(monkeypatch, tmp_path, capsys):
     folder = tmp_path / "cpu"
     folder.mkdir()
-    mark(folder)  # a folder an earlier run wrote
     (folder / "results.json").write_text('{"previous": true}', encoding="utf-8")
+    mark(folder)  # a folder an earlier run wrote: its marker lists its results.json
 
     def broken(*args):
         raise OSError(28, "No space left on device")
@@ -288,11 +292,11 @@ def test_an_unwritable_out_is_refused_before_measuring(monkeypatch, capsys, tmp_
 def results_of(tmp_path, **changes):
     folder = tmp_path / "cpu"
     folder.mkdir(parents=True)
-    mark(folder)
     data = {"schema_version": 1, "provenance": {"gpu_name": "NVIDIA H200"},
             "config": {"batch": 1, "heads": 2, "seq_len": 64, "head_dim": 32, "dtype": "float32"},
             "roof": {"tflops": 1.0}, "variants": {"naive": {}, "math": {}}} | changes
     (folder / "results.json").write_text(json.dumps(data), encoding="utf-8")
+    mark(folder)
     return folder / "results.json"
 
 

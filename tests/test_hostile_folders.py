@@ -16,40 +16,15 @@ import stat
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 from factory import run_main, shape_results
 from pagecode import GENERATED, ROOT, gpu_hook
+from runfolders import TIMEOUT, fresh_run, listing, one_error_line, render_only_cli
 
 import build_tables
 from report.output.folders import MARKER
 from report.results import UsageError, load_results, write_results
-
-TIMEOUT = 60  # seconds: a command that waits on a FIFO would never end
-
-
-def listing(folder):
-    """Every path under folder (links not followed), with its kind and size."""
-    found = {}
-    for dirpath, dirnames, filenames in os.walk(folder):
-        for name in dirnames + filenames:
-            path = os.path.join(dirpath, name)
-            st = os.lstat(path)
-            found[os.path.relpath(path, folder)] = (stat.S_IFMT(st.st_mode), st.st_size)
-    return found
-
-
-def fresh_run(parent, name="h200"):
-    """A results folder build_tables.py wrote: the committed run's results.json and marker,
-    and tables/ and figures/ as a render leaves them (empty here)."""
-    folder = parent / name
-    folder.mkdir(parents=True)
-    shutil.copy(GENERATED / "h200" / "results.json", folder / "results.json")
-    shutil.copy(GENERATED / "h200" / MARKER, folder / MARKER)
-    for part in ("tables", "figures", "traces"):
-        (folder / part).mkdir()
-    return folder
 
 
 @pytest.fixture()
@@ -60,18 +35,6 @@ def outside(tmp_path):
     shutil.copy(GENERATED / "h200" / "results.json", folder / "results.json")
     (folder / "secret.txt").write_text("not for the site", encoding="utf-8")
     return folder
-
-
-def render_only_cli(out, *extra):
-    """build_tables.py --render-only in a child process: a hang is a failure, not a stuck suite."""
-    return subprocess.run([sys.executable, "build_tables.py", "--render-only", "--out", str(out), *extra],
-                          cwd=ROOT, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=TIMEOUT)
-
-
-def one_error_line(proc):
-    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr[-2000:])
-    assert proc.stdout == "" and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
-    return proc.stderr
 
 
 # --- --render-only: links, FIFOs and devices are refused before anything is written ----------
@@ -126,10 +89,22 @@ def test_a_fifo_or_device_for_results_json_is_one_line_never_a_hang(tmp_path, ki
     (generated / "y").mkdir()
     special_file(generated / "y" / "results.json", kind)
     before = listing(generated)
-    started = time.monotonic()
-    err = one_error_line(render_only_cli(generated, *(["--slug", slug] if slug else [])))
-    assert f"y/results.json' {says}" in err and time.monotonic() - started < TIMEOUT / 2
+    err = one_error_line(render_only_cli(generated, *(["--slug", slug] if slug else [])))  # TIMEOUT: no hang
+    assert f"y/results.json' {says}" in err
     assert listing(generated) == before
+
+
+@pytest.mark.parametrize("slug", [None, "h200"])
+@pytest.mark.parametrize("where", ["notes.txt", "traces/flash.json.gz", "results.json"])
+def test_a_hard_link_in_a_run_is_refused_before_anything_is_written(tmp_path, outside, slug, where):
+    generated = tmp_path / "generated"
+    folder = fresh_run(generated)
+    (folder / where).unlink(missing_ok=True)
+    os.link(outside / "secret.txt", folder / where)  # `ln /etc/passwd folder/notes.txt`
+    before, outside_before = listing(generated), listing(outside)
+    err = one_error_line(render_only_cli(generated, *(["--slug", slug] if slug else [])))
+    assert f"h200/{where}' is a hard link (one file under 2 names)" in err
+    assert listing(generated) == before and listing(outside) == outside_before
 
 
 def test_a_link_for_results_json_is_refused(tmp_path, outside):
@@ -156,6 +131,11 @@ def test_the_site_refuses_a_run_that_is_or_holds_a_link_or_a_fifo(tmp_path, outs
         hook.resolve("h200", generated)
     with pytest.raises(hook.SettingError, match="is a symbolic link"):  # also as a path (a preview)
         hook.resolve(str(generated / "h200"), generated / "elsewhere")
+    (generated / "h200" / "tables" / "headline.en.md").unlink()
+    os.link(outside / "secret.txt", generated / "h200" / "tables" / "headline.en.md")
+    for setting, where in (("h200", generated), (str(generated / "h200"), generated / "elsewhere")):
+        with pytest.raises(hook.SettingError, match=r"headline\.en\.md' is a hard link \(one file under 2 names\)"):
+            hook.resolve(setting, where)
 
 
 def test_the_site_refuses_a_fifo_for_the_runs_results_json_without_waiting(tmp_path):
@@ -205,7 +185,9 @@ def published(project):
     (lambda g, outside: (g / "x").symlink_to(outside, target_is_directory=True), "'docs/generated/x' is a symbolic link to"),
     (lambda g, outside: (g / "h200" / "traces" / "a.json.gz").symlink_to(outside / "secret.txt"), "a.json.gz' is a symbolic link"),
     (lambda g, outside: os.mkfifo(g / "h200" / "results.json.fifo"), "results.json.fifo' is a FIFO"),
-], ids=["link-to-etc", "link-to-a-folder-with-results", "link-to-a-file", "fifo"])
+    (lambda g, outside: os.link(outside / "secret.txt", g / "h200" / "notes.txt"),
+     "'docs/generated/h200/notes.txt' is a hard link (one file under 2 names)"),
+], ids=["link-to-etc", "link-to-a-folder-with-results", "link-to-a-file", "fifo", "hard-link"])
 def test_the_site_build_stops_in_one_line_and_publishes_nothing_from_outside(tmp_path, outside, make, says):
     project = tiny_site(tmp_path)
     fresh_run(project / "docs" / "generated")
@@ -241,15 +223,18 @@ def test_files_that_are_links_or_fifos_are_left_out_of_the_site(tmp_path, outsid
     hook.on_config(config)
     (folder / "traces" / "a.json.gz").symlink_to(outside / "secret.txt")
     os.mkfifo(folder / "traces" / "b.json.gz")
+    os.link(outside / "secret.txt", folder / "traces" / "c.json.gz")
+    (project / "docs" / "notes.md").hardlink_to(project / "docs" / "index.md")  # outside generated/: kept
     (folder / "linked").symlink_to(outside, target_is_directory=True)
     files = hook.on_files(get_files(config), config)
     kept = sorted(f.src_uri for f in files if f.inclusion.is_included())
-    assert kept == ["generated/h200/results.json", "index.md"]
+    assert kept == ["generated/h200/results.json", "index.md", "notes.md"]
     said = sorted(r.getMessage().split("'")[1:4:2] for r in caplog.records if r.levelname == "WARNING")
     assert said == [["generated/h200/linked/results.json", "generated/h200/linked"],
                     ["generated/h200/linked/secret.txt", "generated/h200/linked"],
                     ["generated/h200/traces/a.json.gz", "generated/h200/traces/a.json.gz"],
-                    ["generated/h200/traces/b.json.gz", "generated/h200/traces/b.json.gz"]]
+                    ["generated/h200/traces/b.json.gz", "generated/h200/traces/b.json.gz"],
+                    ["generated/h200/traces/c.json.gz", "generated/h200/traces/c.json.gz"]]
 
 
 # --- numbers: a time a renderer divides by ----------------------------------------------------

@@ -56,8 +56,8 @@ def test_a_write_that_fails_keeps_the_old_results_json(tmp_path, monkeypatch):
 def test_replace_dir_swaps_in_the_new_folder_and_removes_the_old(tmp_path):
     final = tmp_path / "h200"
     final.mkdir()
-    mark(final)
     (final / "old.txt").write_text("old")
+    mark(final)  # after writing: the marker lists old.txt
     staging = tmp_path / ".h200-new"
     staging.mkdir()
     (staging / "new.txt").write_text("new")

@@ -24,6 +24,10 @@ from pagecode import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
+# seconds: a bound on what could hang (a server that never hangs up, a shell that waits on its
+# child), never a figure asserted: a loaded machine is slow, and a benchmark prints times.
+# The fake builds sleep 300 s, so ending within HANG is ending before them.
+HANG = 60
 
 
 serve = load_script("serve")
@@ -510,10 +514,8 @@ def test_server_closes_an_idle_connection(fake_site):
     httpd = serve.make_server(fake_site, port=0, quiet=True, handler=handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
-        with socket.create_connection(("127.0.0.1", httpd.server_port), timeout=5) as idle:
-            started = time.monotonic()
+        with socket.create_connection(("127.0.0.1", httpd.server_port), timeout=HANG) as idle:
             assert idle.recv(1) == b""  # the server hung up on a client that sent nothing
-            assert time.monotonic() - started < 4
     finally:
         httpd.shutdown()
         httpd.server_close()
@@ -528,9 +530,7 @@ def test_server_serves_while_many_connections_hang_and_then_drops_them(fake_site
         for _ in range(200):
             idle.append(socket.create_connection(("127.0.0.1", httpd.server_port), timeout=5))
             idle[-1].sendall(b"GET / HTTP/1.1\r\n")  # a request that never ends
-        started = time.monotonic()
-        assert fetch(httpd, "/en/")[0] == 200
-        assert time.monotonic() - started < 5
+        assert fetch(httpd, "/en/")[0] == 200  # served beside them (fetch gives up after 10 s)
         assert all(sock.recv(1) == b"" for sock in idle)  # each hung up on after its timeout
     finally:
         for sock in idle:
@@ -542,13 +542,11 @@ def test_server_serves_while_many_connections_hang_and_then_drops_them(fake_site
 def test_site_sh_refuses_a_taken_port_before_building(repo_copy):
     holder = serve.make_server(repo_copy, port=0, quiet=True)  # holds the port
     try:
-        started = time.monotonic()
         proc = run_script(repo_copy, "site.sh", "--port", str(holder.server_port))
     finally:
         holder.server_close()
     assert proc.returncode == 1 and "is in use" in one_line(proc.stderr)
     assert "mkdocs" not in proc.stdout and "pip" not in proc.stdout  # nothing built or installed
-    assert time.monotonic() - started < 10
 
 
 FAKE_MKDOCS = """#!/usr/bin/env bash
@@ -630,7 +628,7 @@ SLOW_MKDOCS = """#!/usr/bin/env bash
 while [ "$#" -gt 0 ]; do [ "$1" = --site-dir ] && dir=$2; shift; done
 echo $$ > "$PID_FILE"
 echo "half" > "$dir/index.html"
-sleep 60
+sleep 300
 """
 
 
@@ -652,6 +650,20 @@ def alive(pid: int) -> bool:
     return not (state.exists() and state.read_text().split(")")[-1].split()[0] == "Z")
 
 
+def ended(pid: int) -> bool:
+    """True once the process is gone, waiting at most HANG seconds (its 300 s sleep is longer)."""
+    deadline = time.monotonic() + HANG
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not alive(pid)
+
+
+def end(pid: int) -> None:
+    """Kill the test's own fake build should it still run (a failed test leaves none behind)."""
+    if alive(pid):
+        os.kill(pid, signal.SIGKILL)
+
+
 @pytest.mark.parametrize("signame, code", [("SIGTERM", 143), ("SIGINT", 130), ("SIGHUP", 129)])
 def test_a_killed_build_ends_its_mkdocs_and_removes_its_folder(tmp_path, signame, code):
     shutil.copytree(SCRIPTS, tmp_path / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
@@ -664,13 +676,12 @@ def test_a_killed_build_ends_its_mkdocs_and_removes_its_folder(tmp_path, signame
     shell = subprocess.Popen(["bash", "-c", script], env={**os.environ, "PID_FILE": str(tmp_path / "pid")},
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     child = int(wait_for(tmp_path / "pid"))
-    started = time.monotonic()
-    shell.send_signal(getattr(signal, signame))
-    assert shell.wait(timeout=10) == code and time.monotonic() - started < 5  # not after mkdocs ends
-    deadline = time.monotonic() + 5
-    while alive(child) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not alive(child)
+    try:
+        shell.send_signal(getattr(signal, signame))
+        assert shell.wait(timeout=HANG) == code  # before the fake mkdocs's 300 s sleep ends: not after it
+        assert ended(child)
+    finally:
+        end(child)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fake-python", "pid", "scripts", "site"]
     assert (tmp_path / "site" / "index.html").read_text() == "the last good site"
 
@@ -679,16 +690,16 @@ def test_a_build_whose_shell_is_killed_outright_ends_too(tmp_path):
     """kill -9 reaches no trap: scripts/child.py has Linux end the build with its shell."""
     if not sys.platform.startswith("linux"):
         pytest.skip("PR_SET_PDEATHSIG is Linux's")
-    sleeper = 'import os, time; print(os.getpid(), flush=True); time.sleep(60)'
+    sleeper = 'import os, time; print(os.getpid(), flush=True); time.sleep(300)'
     script = f'"{sys.executable}" "{SCRIPTS / "child.py"}" -c "{sleeper}" > "{tmp_path / "pid"}" & wait'
     shell = subprocess.Popen(["bash", "-c", script])
     child = int(wait_for(tmp_path / "pid"))
-    shell.kill()
-    shell.wait(timeout=10)
-    deadline = time.monotonic() + 5
-    while alive(child) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not alive(child)
+    try:
+        shell.kill()
+        shell.wait(timeout=HANG)
+        assert ended(child)
+    finally:
+        end(child)
 
 
 def dead_pid() -> int:

@@ -20,8 +20,10 @@
  * Nothing is measured while the page loads: a box is measured in the ResizeObserver's
  * callback, after the browser has laid the page out anyway; a box inside a closed
  * <details> not at all until the block is opened, and a box the browser has not laid out
- * yet (content-visibility: auto, docs/stylesheets/a11y.css) once the page is idle, one box
- * at a time. Measuring either at once would make the browser lay out on the spot what it
+ * yet (content-visibility: auto, docs/stylesheets/a11y.css) once the page is idle, a few
+ * boxes in each idle moment. A box counts as scrolling where it is wider than its room, or
+ * taller where its overflow is not visible (axe-core's scrollable-region-focusable asks
+ * both). Measuring either at once would make the browser lay out on the spot what it
  * skips, during the page load: on the longest pages, most of the tables and code.
  */
 (function () {
@@ -83,8 +85,12 @@
 
   // Reads first, writes after: measuring every box, then setting attributes, lays the page
   // out once; measuring and writing in turn would lay it out again for each box.
+  // sideways, or (a box whose overflow is not visible either way) downwards too: axe-core
+  // counts either as a region a keyboard must reach
   function scrolls(box) {
-    return box.el.scrollWidth > box.el.clientWidth;
+    var el = box.el;
+    return el.scrollWidth > el.clientWidth ||
+      (el.scrollHeight > el.clientHeight && getComputedStyle(el).overflowY !== "visible");
   }
 
   function mark(box, wide) {
@@ -111,10 +117,14 @@
     now.forEach(function (box, i) { mark(box, wide[i]); });
   }
 
-  // A skipped box is measured once the page is idle, one box per idle moment (a short
-  // task each), so that a wide table far down is a Tab stop before a reader scrolls to it.
+  // A skipped box is measured once the page is idle, a few boxes in each idle moment
+  // (at least one; a short task), so that a wide table far down is a
+  // Tab stop before a reader scrolls to it, or tabs to it, on a long page too.
   var queue = [];
   var idle = window.requestIdleCallback || function (f) { return setTimeout(f, 50); };
+  // another box only while the idle moment has this much of its (at most 50 ms) left: a
+  // few milliseconds of work at a time, never a long task (Lighthouse's blocking time)
+  var SPARE_MS = 40;
 
   function later(box) {
     if (queue.indexOf(box) >= 0) return;
@@ -122,13 +132,15 @@
     if (queue.length === 1) idle(next);
   }
 
-  function next() {
-    var box = queue.shift();
-    if (box && !closed(box)) {
-      // a skipped box reports its estimate; asking its content for a size lays it out
-      void (box.el.firstElementChild || box.el).offsetWidth;
-      mark(box, scrolls(box));
-    }
+  function next(deadline) {
+    do {
+      var box = queue.shift();
+      if (box && !closed(box)) {
+        // a skipped box reports its estimate; asking its content for a size lays it out
+        void (box.el.firstElementChild || box.el).offsetWidth;
+        mark(box, scrolls(box));
+      }
+    } while (queue.length && deadline && deadline.timeRemaining && deadline.timeRemaining() > SPARE_MS);
     if (queue.length) idle(next);
   }
 

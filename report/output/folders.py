@@ -3,9 +3,7 @@ and the one rule for what a run may replace: only a folder it wrote itself, mark
 from __future__ import annotations
 
 import fcntl
-import json
 import os
-import re
 import shutil
 import tempfile
 from contextlib import contextmanager
@@ -13,21 +11,11 @@ from pathlib import Path
 
 from ..limits import foreign_entry
 from ..paths import COMPARE, DEFAULT_OUT, ROOT, SLUG
-from ..results import SCHEMA_VERSION, UsageError
+from ..results import UsageError
+from .marker import MARKER, STAGING, mark, read_marker, unlisted
 
-MARKER = ".build_tables"  # in every folder build_tables.py writes: results, comparison, staging
-MARKER_FORMAT = 1
-WRITER = "build_tables.py"
-STAGING = re.compile(rf"\.(render|{SLUG.pattern})-[a-z0-9_]{{8}}")  # tempfile.mkdtemp's names
-MAX_MARKER = 4096
-
-
-def mark(folder):
-    """Write the marker that says build_tables.py made this folder (the same bytes always)."""
-    text = json.dumps({"written_by": WRITER, "marker_format": MARKER_FORMAT,
-                       "schema_version": SCHEMA_VERSION})
-    (Path(folder) / MARKER).write_text(text + "\n", encoding="utf-8")
-
+__all__ = ["MARKER", "mark", "owned", "refuse_replacing", "refuse_foreign", "replace_dir", "staged",
+           "clean_leftovers", "result_folders", "protected"]
 
 def _hold(folder):
     """An open, shared-locked marker: while it is held, the folder is a live run's staging."""
@@ -51,24 +39,10 @@ def _in_use(folder):
         os.close(fd)
 
 
-def _marker(folder):
-    """The folder's marker as a dict, or None where it has none that build_tables.py wrote."""
-    path = Path(folder) / MARKER
-    try:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_MARKER:
-            return None
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    ok = isinstance(data, dict) and data.get("written_by") == WRITER \
-        and data.get("marker_format") == MARKER_FORMAT
-    return data if ok else None
-
-
 def owned(folder):
     """True where `folder` is a real folder (no symlink) that build_tables.py wrote."""
     folder = Path(folder)
-    return folder.is_dir() and not folder.is_symlink() and _marker(folder) is not None
+    return folder.is_dir() and not folder.is_symlink() and read_marker(folder) is not None
 
 
 def protected(path):
@@ -80,9 +54,10 @@ def protected(path):
             or any(path == p or path in p.parents for p in fixed))
 
 
-def refuse_replacing(final, owner=None):
+def refuse_replacing(final, owner=None, new=None):
     """UsageError unless `final` may be replaced: absent, or a folder build_tables.py wrote
-    (or a part of `owner`, a results folder it wrote)."""
+    (or a part of `owner`, a results folder it wrote) holding only files its marker lists,
+    unchanged (marker.unlisted; `new`, what replaces it, for a marker of format 1)."""
     final = Path(final)
     if not final.exists() and not final.is_symlink():
         return
@@ -93,10 +68,17 @@ def refuse_replacing(final, owner=None):
     if final.is_symlink() or not final.is_dir():
         raise UsageError(f"{final} is a file or a symbolic link, not a results folder: "
                          "choose another --out or --slug (nothing was measured or changed)")
-    if not (owned(final) or (owner is not None and owned(owner))):
+    marked = final if owned(final) else owner if owner is not None and owned(owner) else None
+    if marked is None:
         raise UsageError(f"{final} was not written by build_tables.py (it has no {MARKER} "
                          "marker): move it away or choose another --out or --slug "
                          "(nothing was measured or changed)")
+    found = unlisted(marked, final, new)
+    if found:
+        path, why = found
+        raise UsageError(f"{path} is not a file build_tables.py wrote ({why}), and writing "
+                         f"{final} would remove it: move it away or choose another --out or "
+                         "--slug (nothing was measured or changed)")
 
 
 def refuse_foreign(folder):
@@ -153,10 +135,10 @@ def replace_dir(staging, final, owner=None):
     """Swap a fully written staging folder into place; the old one survives until then.
     Refused (UsageError) where `final` is not build_tables.py's to replace."""
     final = Path(final)
-    refuse_replacing(final, owner)
+    refuse_replacing(final, owner, staging)
     old = final.with_name(final.name + ".old")
     if old.exists():
-        refuse_replacing(old, owner)
+        refuse_replacing(old, owner, staging)
         shutil.rmtree(old)
     if final.exists():
         final.rename(old)
@@ -168,21 +150,23 @@ def replace_dir(staging, final, owner=None):
 def clean_leftovers(parent):
     """Remove what an interrupted run of build_tables.py left in `parent`: its staging
     folders (where no live run holds them) and its .old folders (put back where the swap was cut
-    between its two renames). Folders without the marker are never touched."""
+    between its two renames). Folders without the marker are never touched, and an .old
+    folder is removed only where its marker lists every file it holds."""
     parent = Path(parent)
     if not parent.is_dir():
         return
     for d in sorted(parent.iterdir()):
         if d.is_symlink() or not d.is_dir():
             continue
-        if _marker(d) is None:
+        if read_marker(d) is None:
             continue
         if STAGING.fullmatch(d.name) and not _in_use(d):
             shutil.rmtree(d, ignore_errors=True)
         elif d.name.endswith(".old") and d.name != ".old":
             base = d.with_name(d.name[: -len(".old")])
             if base.exists() or base.is_symlink():
-                shutil.rmtree(d, ignore_errors=True)
+                if unlisted(d, d, new=base) is None:  # only what its marker lists (a copied one lists none)
+                    shutil.rmtree(d, ignore_errors=True)
             else:
                 d.rename(base)
 

@@ -21,8 +21,10 @@ from .folders import (
     result_folders,
     staged,
 )
+from .marker import mark_swapping
 from .rerun_files import rerun_results
 
+RENDERED = ("tables", "figures")  # what a render replaces in a results folder
 MAX_ERROR = 200  # characters of an OS error shown (a shutil.Error lists every file it copied)
 
 
@@ -55,14 +57,29 @@ def _stage_folder(stack, folder, ref):
         staged(folder, ".render-", (folder / "results.json", "nothing was changed: measure again")))
     render_all(results, ref, staging / "tables", staging / "figures", folder / "traces", MODEL_TRACE,
                rerun_results(RERUNS / folder.name))
+    _refuse_unlisted(folder, staging, RENDERED)
     return staging
 
 
-def _swap_folder(folder, staging):
-    if not owned(folder):
-        mark(folder)
-    for part in ("tables", "figures"):
+def _refuse_unlisted(folder, staging, parts):
+    """Before any folder is swapped: each part (and a `part.old` a cut swap left) holds only
+    files folder's marker lists (folders.refuse_replacing)."""
+    for part in parts:
+        for final in (folder / part, folder / f"{part}.old"):
+            refuse_replacing(final, owner=folder, new=staging / part)
+
+
+def _swap(folder, staging, parts):
+    """Swap `parts` of folder for staging's, its marker listing both while it does, then
+    what it holds."""
+    mark_swapping(folder, parts, staging)
+    for part in parts:
         replace_dir(staging / part, folder / part, owner=folder)
+    mark(folder, parts)
+
+
+def _swap_folder(folder, staging):
+    _swap(folder, staging, RENDERED)
 
 
 def _stage_comparison(stack, out, ref):
@@ -78,6 +95,8 @@ def _stage_comparison(stack, out, ref):
     staging = stack.enter_context(
         staged(out, ".render-", (f"a results.json under {out}", f"{out / COMPARE} was not changed")))
     render_compare(runs, ref, staging / "tables")
+    if (out / COMPARE).is_dir():
+        _refuse_unlisted(out / COMPARE, staging, ("tables",))
     return staging
 
 
@@ -86,9 +105,8 @@ def _swap_comparison(out, staging):
     if not folder.exists():
         folder.mkdir()
         mark(folder)
-    final = folder / "tables"
-    replace_dir(staging / "tables", final, owner=folder)
-    return final
+    _swap(folder, staging, ("tables",))
+    return folder / "tables"
 
 
 def render_folder(folder, ref):
@@ -156,6 +174,7 @@ def write_run(results, trace_tmp, out, slug):
         shutil.copytree(trace_tmp, staging / "traces")
         render_all(results, load_reference(), staging / "tables", staging / "figures",
                    staging / "traces", MODEL_TRACE, rerun_results(RERUNS / slug))
+        mark(staging)  # every file the run wrote, by its path and sha256
         replace_dir(staging, out / slug)
 
 

@@ -20,7 +20,7 @@ from .explain_gemm import gemm_inputs
 from .explain_remedies import ALIGNED
 from .explain_remedies import findings as _findings
 from .explain_result import STEP_NAME, WHOLE_TRACE, AttentionRow, GraphReplay, Pace, Result, pace_verdict
-from .names import backend_of_kernels
+from .names import GRAPH_LAUNCHES, backend_of_kernels
 from .stats import stats
 
 OPTIMIZER = "Optimizer.step#"  # torch.optim's record_function around each step: "Optimizer.step#AdamW.step"
@@ -226,8 +226,10 @@ def diagnose(found, timeline, events):
                   host_gaps=[g for g in gaps if timeline.opener(g[2], g[1].launch) is None],
                   decode_calls=sum(g["calls"] for g in calls if g["parsed"] and g["parsed"].lengths
                                    and g["parsed"].lengths[0] == 1))
-    facts.graphs = _graphs(timeline, spans, ranges, found["activity_us"], pace.launches_per_range)
-    facts.communication = communication(timeline)
+    # read off the kernel rows (a few), not every activity
+    replayed = any(n in GRAPH_LAUNCHES for k in found["kernels"] for n in k["launch_calls"])
+    facts.graphs = _graphs(timeline, spans, ranges, found["activity_us"], pace.launches_per_range) if replayed else None
+    facts.communication = communication(timeline) if "communication" in found["kinds_us"] else []
     facts.collectives = collectives(timeline) if facts.communication else ()
     names = {e.name for e in events if e.cat in ("cpu_op", "user_annotation")} if facts.communication else ()
     facts.fsdp = any("FullyShardedDataParallel" in n or "FSDP" in n for n in names)

@@ -171,7 +171,10 @@ def _replayed(att, timeline, activity_us):
     backend = att.get("compiled_backend")
     if not backend:
         return []
-    mine = [a for a in timeline.acts if (not a.stack or a.graph) and backend_of_kernels([a.e.name]) == backend]
+    by_name = {}  # each kernel name's backend once
+    mine = [a for a in timeline.acts if (not a.stack or a.graph) and (
+        by_name[a.e.name] if a.e.name in by_name else by_name.setdefault(a.e.name, backend_of_kernels([a.e.name]))
+    ) == backend]
     if not mine:
         return []
     gpu = sum(a.e.dur for a in mine)

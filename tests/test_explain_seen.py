@@ -36,7 +36,10 @@ def test_attention_replayed_in_a_graph_is_attributed_and_the_replay_named():
     assert found["attention"]["compiled_backend"] == "flash"
     row = next(r for r in found.attention if r.direction == "replayed")
     assert row.backend == "flash" and row.calls == 6 and row.gpu_us == pytest.approx(36.0)
-    assert found.findings  # the pace named gets a finding
+    # the pace named gets a finding: the host's, between replays, and no graph prescribed
+    pace = next(f for f in found.findings if f.rule == "pace")
+    assert found.pace.paced_by == "host" and pace.fact.graphs_replay
+    assert all("reduce-overhead" not in f.remedy for f in found.findings)
 
 
 def test_cuda_graphs_are_never_prescribed_where_they_replay():

@@ -257,7 +257,9 @@ def _pace_only(f):
     wait = ((f.host_wait_us or 0.0) * f.ranges if p.paced_by in ("host", "sync") else
             top["total_us"] if top and p.paced_by == "gpu" else 0.0)
     title, evidence, remedy, source = said(fact)
-    return Finding("pace", title, wait, 0.0, evidence, remedy, source, fact=fact)
+    # the GPU's: the longest kernel, its share of GPU activity time (as the kernel rows give it)
+    share = (fact.top_share or 0.0) if p.paced_by == "gpu" else 0.0
+    return Finding("pace", title, wait, share, evidence, remedy, source, fact=fact)
 
 
 def findings(facts):

@@ -237,8 +237,8 @@ def diagnose(found, timeline, events):
     names = {e.name for e in events if e.cat in ("cpu_op", "user_annotation")} if facts.communication else ()
     facts.fsdp = any("FullyShardedDataParallel" in n or "FSDP" in n for n in names)
     facts.ddp = any("DistributedDataParallel" in n for n in names)
-    facts.gemm_inputs = gemm_inputs(timeline, events, [k["name"] for k in found["kernels"]
-                                                       if any(a in k["name"] for a in ALIGNED)])
+    facts.narrow = [k for k in found["kernels"] if any(a in k["name"] for a in ALIGNED)]  # names read once
+    facts.gemm_inputs = gemm_inputs(timeline, events, [k["name"] for k in facts.narrow])
     facts.other_idle_share = scope["idle_share"]["other"] if ranges else None
     found_list = _findings(facts)
     total = (scope.get("window_us") or 0.0) * ranges if ranges else 0.0

@@ -192,7 +192,7 @@ def _narrow_gemm(f):
     """A GEMM kernel whose name says narrow alignment: the sizes its op recorded say which is
     not a multiple of 8 (none: no finding, the kernel chose its alignment for another reason,
     a float32 SIMT kernel's align1); without recorded shapes, the name alone, said so."""
-    rows = [k for k in f.kernels if any(a in k["name"] for a in ALIGNED)]
+    rows = f.narrow  # the kernel rows whose names carry ALIGNED
     time = sum(k["total_us"] for k in rows)
     if not rows or not f.activity_us or time / f.activity_us < ALIGN_SHARE:
         return None

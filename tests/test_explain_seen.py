@@ -36,7 +36,10 @@ def test_attention_replayed_in_a_graph_is_attributed_and_the_replay_named():
     assert found["attention"]["compiled_backend"] == "flash"
     row = next(r for r in found.attention if r.direction == "replayed")
     assert row.backend == "flash" and row.calls == 6 and row.gpu_us == pytest.approx(36.0)
-    assert found.findings  # the pace named gets a finding
+    # the pace named gets a finding: the host's, between replays, and no graph prescribed
+    pace = next(f for f in found.findings if f.rule == "pace")
+    assert found.pace.paced_by == "host" and pace.fact.graphs_replay
+    assert all("reduce-overhead" not in f.remedy for f in found.findings)
 
 
 def test_cuda_graphs_are_never_prescribed_where_they_replay():
@@ -166,3 +169,28 @@ def test_one_host_wait_for_the_stream_and_the_range():
     assert stream["idle_us"]["host"] == pytest.approx(29 * 18.0)
     assert r["idle_by_cause_us"]["host"] == pytest.approx(stream["idle_us"]["host"])
     assert found.pace.host_wait_share == pytest.approx(29 * 18.0 / (29 * 20.0 + 2.0))
+
+
+def test_every_reader_keeps_a_matmuls_dims_alone_and_once(tmp_path, monkeypatch):
+    import json
+
+    from report.trace import explain_kineto, explain_msgspec, explain_read
+    from report.trace.explain import load_trace, read_trace
+
+    events = [e for i in range(3) for e in gemm_trace([[64, 50257], [50257, 64]])["traceEvents"]]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(trace_of(*events)), encoding="utf-8")
+    kept = lambda t: [e.args for e in t.events if e.cat == "cpu_op"]  # noqa: E731
+    by_json = kept(explain_read.from_dict(load_trace(path)))
+    assert by_json == [{"Input Dims": [[64, 50257], [50257, 64]]}] * 3  # no types, strides or concrete inputs
+    assert by_json[0] is by_json[1]  # equal shapes held once
+    assert kept(read_trace(path)) == by_json
+    monkeypatch.setattr(explain_read, "FAST_DECODER", False)
+    assert kept(read_trace(path)) == by_json
+    by_pattern = explain_read.Trace()
+    assert explain_kineto.read(", ".join(json.dumps(e) for e in events), by_pattern)
+    assert kept(by_pattern) == by_json
+    if explain_msgspec.AVAILABLE:
+        by_msgspec = explain_read.Trace()
+        by_msgspec.add_structs(explain_msgspec.events(", ".join(json.dumps(e) for e in events)))
+        assert kept(by_msgspec) == by_json

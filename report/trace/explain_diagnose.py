@@ -20,7 +20,7 @@ from .explain_gemm import gemm_inputs
 from .explain_remedies import ALIGNED
 from .explain_remedies import findings as _findings
 from .explain_result import STEP_NAME, WHOLE_TRACE, AttentionRow, GraphReplay, Pace, Result, pace_verdict
-from .names import backend_of_kernels
+from .names import GRAPH_LAUNCHES, backend_of_kernels
 from .stats import stats
 
 OPTIMIZER = "Optimizer.step#"  # torch.optim's record_function around each step: "Optimizer.step#AdamW.step"
@@ -171,7 +171,10 @@ def _replayed(att, timeline, activity_us):
     backend = att.get("compiled_backend")
     if not backend:
         return []
-    mine = [a for a in timeline.acts if (not a.stack or a.graph) and backend_of_kernels([a.e.name]) == backend]
+    by_name = {}  # each kernel name's backend once
+    mine = [a for a in timeline.acts if (not a.stack or a.graph) and (
+        by_name[a.e.name] if a.e.name in by_name else by_name.setdefault(a.e.name, backend_of_kernels([a.e.name]))
+    ) == backend]
     if not mine:
         return []
     gpu = sum(a.e.dur for a in mine)
@@ -228,14 +231,16 @@ def diagnose(found, timeline, events):
                   host_gaps=[g for g in gaps if timeline.opener(g[2], g[1].launch) is None],
                   decode_calls=sum(g["calls"] for g in calls if g["parsed"] and g["parsed"].lengths
                                    and g["parsed"].lengths[0] == 1))
-    facts.graphs = _graphs(timeline, spans, ranges, found["activity_us"], pace.launches_per_range)
-    facts.communication = communication(timeline)
+    # read off the kernel rows (a few), not every activity
+    replayed = any(n in GRAPH_LAUNCHES for k in found["kernels"] for n in k["launch_calls"])
+    facts.graphs = _graphs(timeline, spans, ranges, found["activity_us"], pace.launches_per_range) if replayed else None
+    facts.communication = communication(timeline) if "communication" in found["kinds_us"] else []
     facts.collectives = collectives(timeline) if facts.communication else ()
     names = {e.name for e in events if e.cat in ("cpu_op", "user_annotation")} if facts.communication else ()
     facts.fsdp = any("FullyShardedDataParallel" in n or "FSDP" in n for n in names)
     facts.ddp = any("DistributedDataParallel" in n for n in names)
-    facts.gemm_inputs = gemm_inputs(timeline, events, [k["name"] for k in found["kernels"]
-                                                       if any(a in k["name"] for a in ALIGNED)])
+    facts.narrow = [k for k in found["kernels"] if any(a in k["name"] for a in ALIGNED)]  # names read once
+    facts.gemm_inputs = gemm_inputs(timeline, events, [k["name"] for k in facts.narrow])
     facts.other_idle_share = scope["idle_share"]["other"] if ranges else None
     found_list = _findings(facts)
     total = (scope.get("window_us") or 0.0) * ranges if ranges else 0.0

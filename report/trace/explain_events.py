@@ -39,9 +39,11 @@ INPUT_OPS = frozenset(("aten::scaled_dot_product_attention", "aten::_scaled_dot_
                        "aten::_efficient_attention_forward",
                        "aten::_scaled_dot_product_flash_attention_backward",
                        "aten::_scaled_dot_product_efficient_attention_backward",
-                       "aten::_scaled_dot_product_cudnn_attention_backward",
-                       # the matmuls whose sizes say a GEMM kernel's alignment (explain_gemm.py)
-                       "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul", "aten::linear"))
+                       "aten::_scaled_dot_product_cudnn_attention_backward")) | frozenset(
+    # the matmuls whose sizes say a GEMM kernel's alignment (explain_gemm.py): their Input Dims
+    # only, equal ones held once (a model's matmuls repeat their shapes every step)
+    GEMM_OPS := ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul", "aten::linear"))
+MAX_SHARED_DIMS = 4096  # distinct matmul shapes held once; past it each op keeps its own
 # what Kineto records of an op's inputs with record_shapes=True (torch/csrc/profiler/util.cpp names them)
 INPUT_ARGS = ("Input Dims", "Input type", "Input Strides", "Concrete Inputs")
 # the launch resources and placement of a GPU activity, as Kineto's args name them
@@ -87,7 +89,29 @@ def shared(kept, pool):
         return kept
 
 
-def inputs(args):
-    """The recorded inputs kept of an op of INPUT_OPS: INPUT_ARGS present in args, or None."""
+_DIMS = {}
+
+
+def inputs(args, name=None):
+    """The recorded inputs kept of an op of INPUT_OPS: INPUT_ARGS present in args, or None; of
+    a matmul (GEMM_OPS), its Input Dims alone (dims(), as msgspec's reader gives them)."""
+    if name in GEMM_OPS:
+        return dims(args.get("Input Dims"))
     kept = {k: args[k] for k in INPUT_ARGS if k in args}
     return kept or None
+
+
+def dims(value):
+    """A matmul's kept inputs: {"Input Dims": value}, equal ones shared (MAX_SHARED_DIMS), or None."""
+    if value is None:
+        return None
+    try:
+        key = repr(value)
+    except RecursionError:
+        return {"Input Dims": value}
+    found = _DIMS.get(key)
+    if found is None:
+        found = {"Input Dims": value}
+        if len(_DIMS) < MAX_SHARED_DIMS:
+            _DIMS[key] = found
+    return found

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 
-GEMM_OPS = frozenset(("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::matmul", "aten::linear"))
+from .explain_events import GEMM_OPS
 
 
 def gemm_inputs(timeline, events, names):

@@ -64,7 +64,7 @@ def read(text, found):
                 return False
             kept, corr = got
         elif cat == "cpu_op" and name in INPUT_OPS:
-            got = _inputs(text, m.end())
+            got = _inputs(text, m.end(), name)
             if got is False:
                 return False
             kept = got
@@ -76,7 +76,7 @@ def read(text, found):
     return True
 
 
-def _inputs(text, at):
+def _inputs(text, at, name=None):
     """The recorded inputs of an op of INPUT_OPS whose head ends at `at` (json reads its args);
     False where the event goes on otherwise than with its args and "}"."""
     a = _ARGS.match(text, at)
@@ -88,7 +88,7 @@ def _inputs(text, at):
         return False
     if not _CLOSE.match(text, stop):
         return False
-    return inputs(args) if type(args) is dict else None
+    return inputs(args, name) if type(args) is dict else None
 
 
 def _args(text, at, gpu, pool, flat):

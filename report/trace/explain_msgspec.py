@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .explain_events import INPUT_ARGS
+from .explain_events import GEMM_OPS, INPUT_ARGS, dims
 
 try:
     import msgspec
@@ -58,8 +58,11 @@ if AVAILABLE:
     _FAILED = (msgspec.DecodeError, RecursionError, ValueError, UnicodeEncodeError)
 
 
-def inputs(a):
-    """The recorded inputs of an op of INPUT_OPS from its Args, as json reads them, or None."""
+def inputs(a, name=None):
+    """The recorded inputs of an op of INPUT_OPS from its Args, as json reads them, or None
+    (of a matmul, its Input Dims alone: explain_events.inputs)."""
+    if name in GEMM_OPS:
+        return dims(msgspec.json.decode(a.dims)) if isinstance(a.dims, msgspec.Raw) else None
     kept = {}
     for key, raw in zip(INPUT_ARGS, (a.dims, a.types, a.strides, a.concrete), strict=True):
         if raw is not UNSET:

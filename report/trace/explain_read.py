@@ -92,7 +92,7 @@ class Trace:
                 args = {}
             kept = shared({k: args[k] for k in GPU_ARGS if k in args}, pool) if cat in gpu else None
             if cat == "cpu_op" and name in INPUT_OPS:
-                kept = inputs(args)
+                kept = inputs(args, name)
             corr = hashable(args.get("correlation")) if cat in gpu or cat in LAUNCH_CATS else None
             events.append(Event(cat, intern(name), float(ts), float(dur), hashable(e.get("pid")),
                                 hashable(e.get("tid")), corr, kept))
@@ -141,7 +141,7 @@ class Trace:
                     else:
                         kept = shared({k: v for k, v in zip(GPU_ARGS, values, strict=True) if v is not unset}, pool)
             elif cat == "cpu_op" and a is not None and name in INPUT_OPS:
-                kept = explain_msgspec.inputs(a)
+                kept = explain_msgspec.inputs(a, name)
             events.append(Event(cat, intern(name), float(ts), float(dur),
                                 pid if type(pid) in plain else hashable(pid),
                                 tid if type(tid) in plain else hashable(tid), corr, kept))

@@ -200,7 +200,7 @@ def _narrow_gemm(f):
     """A GEMM kernel whose name says narrow alignment: the sizes its op recorded say which is
     not a multiple of 8 (none: no finding, the kernel chose its alignment for another reason,
     a float32 SIMT kernel's align1); without recorded shapes, the name alone, said so."""
-    rows = [k for k in f.kernels if any(a in k["name"] for a in ALIGNED)]
+    rows = f.narrow  # the kernel rows whose names carry ALIGNED
     time = sum(k["total_us"] for k in rows)
     if not rows or not f.activity_us or time / f.activity_us < ALIGN_SHARE:
         return None
@@ -265,7 +265,9 @@ def _pace_only(f):
     wait = ((f.host_wait_us or 0.0) * f.ranges if p.paced_by in ("host", "sync") else
             top["total_us"] if top and p.paced_by == "gpu" else 0.0)
     title, evidence, remedy, source = said(fact)
-    return Finding("pace", title, wait, 0.0, evidence, remedy, source, fact=fact)
+    # the GPU's: the longest kernel, its share of GPU activity time (as the kernel rows give it)
+    share = (fact.top_share or 0.0) if p.paced_by == "gpu" else 0.0
+    return Finding("pace", title, wait, share, evidence, remedy, source, fact=fact)
 
 
 def findings(facts):

@@ -49,8 +49,13 @@ def _pace(f):
                 "already launched",
                 "see what the idle gaps wait on (the detail's gaps marked other or stream: an event, another "
                 "stream's work, a collective)", "the pace verdict (explain.py)")
-    why = ("captured graphs replay here already, and the waits are between them" if f.graphs_replay else
-           "no wait for the host is left between two launches once synchronize calls, host reads and "
+    if f.graphs_replay:
+        return ("The host sets the pace between graph replays",
+                "captured graphs replay here already: the GPU waits for the host between the replays",
+                "put more work in each replay (capture more of the step, or several steps in one graph), or "
+                "let the host do less between replays (the detail's largest gaps say after what)",
+                "the pace verdict (explain.py); CUDA Graphs (torch.cuda.graphs)")
+    why = ("no wait for the host is left between two launches once synchronize calls, host reads and "
            "profiler steps are set aside" if f.median_gap_us is None else
            f"the median wait for the host between two activities is {_us(f.median_gap_us)}")
     return ("The host sets the pace, and no rule's remedy fits", why,

@@ -265,7 +265,7 @@ def nothing_measured():
     """A run where every variant was refused and no section was measured."""
     run = h200()
     run["variants"] = {n: refused() for n in run["variants"]}
-    for section in ("first_calls", "overhead", "backward", "sweep", "shapes", "ncu", "pairs", "exp_roof"):
+    for section in ("first_calls", "overhead", "backward", "sweep", "shapes", "ncu", "pairs", "exp_roof", "eligibility"):
         run.pop(section, None)
     return run
 

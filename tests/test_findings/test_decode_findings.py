@@ -42,13 +42,13 @@ def test_wall_time_at_batch_1_is_decided_by_pairs_eager_and_inside_a_cuda_graph(
     CUDA graph it held. Both answers, each counted from the paired rule."""
     run = shape_results()
     wall = found(decode_findings.shapes_decode_wall, run)
-    # the committed pairs: auto's eager call lost at query 4 with KV 1,024; at query 1 efficient's
-    # rounds scatter (0.61-0.95 of auto's time, pairs up to 1.02): the same; replays never lost
-    assert (wall.eager_lost, wall.eager_n, wall.graph_lost, wall.graph_n) == (1, 8, 0, 8)
+    # the committed pairs (run A of 2026-12-04, 4 processes): auto's eager call lost to efficient at
+    # KV 1,024 with 1 query and with 4; replays never lost
+    assert (wall.eager_lost, wall.eager_n, wall.graph_lost, wall.graph_n) == (2, 8, 0, 8)
     pts = {(p.q_len, p.kv_len): p for p in decode_findings.decode_pairs(run)}
     assert pts[(4, 1024)].eager.best == "efficient" and pts[(4, 1024)].eager.verdict.order == "<"
-    assert pts[(1, 1024)].eager.best == "efficient" and pts[(1, 1024)].eager.verdict.order is None
-    assert pts[(1, 8192)].eager.verdict.order is None
+    assert pts[(1, 1024)].eager.best == "efficient" and pts[(1, 1024)].eager.verdict.order == "<"
+    assert pts[(1, 32768)].eager.verdict.order is None
     run["pairs"]["groups"] = {}
     _decode_group(run, 1, 1024, {"auto": 60.0, "auto_graph": 20.0, "flash": 40.0, "flash_graph": 12.0,
                                  "cudnn": 61.0, "cudnn_graph": 20.2})

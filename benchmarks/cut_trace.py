@@ -9,8 +9,8 @@ Keeps the first N profiler steps (ProfilerStep#...; the whole trace if it has no
 ranges, launch calls and GPU activities in them, and of the CPU operations only those that
 hold a launch call (with their enclosing ones), which is what --explain reads (op stacks,
 ATen ops, attention), Kineto's own events (category overhead) in those steps, and the
-recorded inputs (Input Dims, Input type, Input Strides, Concrete Inputs) of SDPA's ops
-alone (explain_events.INPUT_OPS: the reasons a backend ran are read off them). Drops flow
+recorded inputs (Input Dims, Input type, Input Strides, Concrete Inputs) of SDPA's ops and
+the matmuls alone (explain_events.INPUT_OPS: the reasons a backend ran, and a GEMM's sizes). Drops flow
 events, Python function events, operations without GPU work under them and every other
 op's shape arguments. A trace without GPU activity
 (MTIA, CPU-only), which that would leave empty, is cut with --first N instead: its metadata

@@ -497,7 +497,7 @@ def test_first_calls_math_switches_and_sweep_backends_on_cpu(tmp_path):
     assert all(results["variants"][n]["status"] == "ok" for n in ("math_tf32", "math_bf16_reduction"))
     row = results["first_calls"]["rows"]["flash"]
     assert row["status"] == "ok" and row["first_new_shape_ms"] > 0
-    assert [r["status"] for r in row["rounds"]] == ["ok"] * 3  # one fresh process per round
+    assert [r["status"] for r in row["rounds"]] == ["ok"] * results["rounds"]["count"]  # one fresh process per round
     assert all(r["first_call_ms"] > 0 and r["new_thread_first_ms"] > 0 for r in row["rounds"])
     assert results["first_calls"]["new_shape"]["seq_len"] == 128
     tables = tmp_path / "cpu" / "tables"

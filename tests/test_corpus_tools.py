@@ -34,7 +34,7 @@ def test_the_cutter_keeps_the_first_steps_and_what_explain_reads(tmp_path):
     launches = {e["args"]["correlation"] for e in events if e.get("cat") in ("cuda_runtime", "cuda_driver")}
     gpu = [e for e in events if e.get("cat") in ("kernel", "gpu_memset", "gpu_memcpy")]
     assert gpu and all(e["args"]["correlation"] in launches for e in gpu)
-    assert not any("Input Dims" in (e.get("args") or {}) for e in events)  # recorded without shapes
+    assert all(e["name"] in INPUT_OPS for e in events if "Input Dims" in (e.get("args") or {}))  # the shapes explain reads
     assert cut["deviceProperties"] == full["deviceProperties"]
     found = explain(cut)
     assert {k["calls"] for k in found["kernels"]} == {2}  # one kernel and one memset per step
@@ -57,10 +57,12 @@ def test_the_cutter_keeps_sdpas_recorded_inputs_and_kinetos_overhead_and_drops_o
         x("cuda_runtime", "cudaLaunchKernel", 2, 2, correlation=1), x("kernel", "k", 5, 3, correlation=1),
         x("cpu_op", "aten::mm", 30, 20, **shapes),
         x("cuda_runtime", "cudaLaunchKernel", 31, 2, correlation=2), x("kernel", "k", 35, 3, correlation=2),
+        x("cpu_op", "aten::add", 52, 6, **shapes),
+        x("cuda_runtime", "cudaLaunchKernel", 53, 2, correlation=3), x("kernel", "k", 56, 1, correlation=3),
         x("overhead", "Activity Buffer Request", 60, 5)]}
     events = cutter().cut(trace, steps=1)["traceEvents"]
     shaped = {e["name"] for e in events if "Input Dims" in (e.get("args") or {})}
-    assert shaped == {"aten::scaled_dot_product_attention"} and shaped <= INPUT_OPS
+    assert shaped == {"aten::scaled_dot_product_attention", "aten::mm"} and shaped <= INPUT_OPS  # not aten::add
     assert next(e for e in events if e["name"] == "aten::scaled_dot_product_attention")["args"] == shapes
     assert "Activity Buffer Request" in {e["name"] for e in events}
 

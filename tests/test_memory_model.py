@@ -86,7 +86,8 @@ def test_fused_backends_against_their_floors():
     # the H200's matmul and exp floors are within the exp ceiling's spread: a tie, not "the matmuls bind"
     assert {f.binds, f.runner_up} == {"flops", "exps"} and f.tie.order is None
     exp = H200["exp_roof"]
-    assert f.tie.noise == pytest.approx((exp["max_ms"] - exp["min_ms"]) / exp["median_ms"])
+    spread = (exp["max_ms"] - exp["min_ms"]) / exp["median_ms"]
+    assert f.tie.noise == pytest.approx(max(spread, abs(f.tie.ratio - 1), 0.05))  # by_points' margin: at least 5 %
     slow_exp = copy.deepcopy(H200)
     slow_exp["exp_roof"]["exps_per_s"] /= 10
     assert fused_floor(slow_exp).binds == "exps" and fused_floor(slow_exp).tie.order is not None

@@ -8,18 +8,12 @@ renderers divide by (Positive), at least MIN_DIVISOR; a whole number (int: a cou
 at least 1, unless it is a Whole; a time or a spread of times (Spread, which may be zero) at
 most MAX_TIME; any other number at most MAX_NUMBER.
 """
-from typing import Annotated, Any, Required, TypedDict
+from typing import Any, Required, TypedDict
 
-MAX_TIME = 1e12  # µs or ms: more than eleven days in µs; a real figure is far below
-MAX_NUMBER = 1e18  # bytes, FLOPs, counts, percentages: an exabyte
-MIN_DIVISOR = 1e-6  # a picosecond in µs; a real time, size or rate is far above, and any
-# figure divided by it stays finite (MAX_NUMBER / MIN_DIVISOR = 1e24)
+from .schema_ask import Eligibility
+from .schema_types import MAX_NUMBER, MAX_TIME, MIN_DIVISOR, Number, Positive, Spread, Time, Whole
 
-Time = Annotated[float, "time"]  # a duration in the unit its key names (_us, _ms): positive
-Spread = Annotated[float, "spread"]  # how far durations lie apart, in the same unit: may be zero
-Positive = Annotated[float, "positive"]  # a size or rate the renderers divide by: bytes, FLOPs, GB/s
-Whole = Annotated[int, "whole"]  # a whole number that may be zero; a plain int is at least 1
-Number = Annotated[float, "number"]  # any other figure: a count, a ratio, bytes, TFLOP/s, %
+__all__ = ["MAX_NUMBER", "MAX_TIME", "MIN_DIVISOR", "Eligibility", "Number", "Positive", "Spread", "Time", "Whole"]
 
 
 class Stats(TypedDict, total=False):
@@ -375,75 +369,6 @@ class Rounds(TypedDict, total=False):
     seconds: list[Number]
     processes: list[RoundProcess]
     small_error: str
-
-
-class CanUseAnswer(TypedDict, total=False):
-    """measure/ask_capture.py: can_use, one torch.backends.cuda.can_use_*(params, debug=True)."""
-    ok: Required[bool]
-    reasons: Required[list[str]]  # its warnings, word for word (PyTorch's source location cut)
-    error: str  # the check raised instead of answering: its first line
-
-
-class AskSetting(TypedDict, total=False):
-    """measure/ask_conditions.py: setting, what one condition changes."""
-    dtype: str
-    head_dim: int
-    kv_heads: int
-    mask: str
-    is_causal: bool
-    layout: str
-    dropout: Number
-    enable_gqa: bool
-    api: str
-    pinned: str | None
-
-
-class StepTimes(TypedDict, total=False):
-    """measure/ask.py: the kernel time per profiled step, and their median."""
-    median: Required[Time]
-    steps: Required[list[Spread]]
-
-
-class AskCondition(TypedDict, total=False):
-    """measure/ask.py: measure_condition, one condition of the eligibility grid."""
-    id: Required[str]
-    shape: Required[str]  # "seed" or "decode"
-    fix: str | None  # the id of the condition that applies its remedy
-    setting: AskSetting
-    can_use: dict[str, CanUseAnswer] | None
-    can_use_error: str  # why there are no answers (no SDPAParams from the caller's tensors)
-    ran: str | None  # trace/names.py: backend_of_kernels, "other" for Inductor's kernels alone
-    kernels: list[str]
-    call_warnings: list[str]
-    error: str | None
-    kernel_time_us: StepTimes | None
-    trace: str | None  # "traces/ask-<id>.json.gz"
-    check: dict[str, Number] | None  # the decode shape's causal alignment
-    check_error: str
-    profile_error: str
-
-
-class AskVersions(TypedDict, total=False):
-    torch: str
-    cuda: str | None
-    cudnn: str | None
-    compute_capability: str | None
-    gpu_name: str | None
-    flash_built: bool | None
-    cudnn_sdpa_enabled: bool | None
-
-
-class Eligibility(TypedDict, total=False):
-    """measure/ask.py: measure_eligibility, issue 37's "Ask PyTorch why"; a phase that
-    failed as a whole holds only "error"."""
-    device: str
-    versions: AskVersions
-    shapes: dict[str, dict[str, int]]
-    steps: int
-    budget_s: Time
-    seconds: Number
-    conditions: list[AskCondition]
-    error: str
 
 
 class Results(TypedDict, total=False):

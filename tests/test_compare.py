@@ -199,12 +199,12 @@ def test_gpus_are_ranked_in_kernel_time_by_the_rounds_medians():
     assert slower.high.ratio == pytest.approx(1.1)
 
 
-def test_rounds_that_scatter_more_than_the_gap_give_the_same():
+def test_rounds_that_scatter_more_than_the_gap_are_not_told_apart():
     """10 % apart in the medians, but one round of the other GPU 30 % the other way: no order."""
     ours = with_rounds(load_results(H200), (1.0, 1.0, 1.0))
     other = with_rounds(scaled(ours, 1.1, "Almost the same GPU"), (0.7, 1.0))
     (group,) = facts([("h200", ours), ("other", other)]).groups
-    assert group.shared.slower == () and len(group.shared.fastest) == 2 and group.shared.within > 10
+    assert group.shared.slower == () and len(group.shared.fastest) == 2
 
 
 def test_a_variant_with_another_verdict_is_an_exception_under_the_shared_one():

@@ -40,7 +40,8 @@ def _cost(results, c, lang):
     ref, cmp = found
     against = f"`{code_safe(ref['id'])}`"
     if cmp.even:
-        return t("ask.cost_same", lang, spread=fmt_pct(cmp.spread, lang, 0), against=against)
+        return t("ask.cost_same" if cmp.same else "ask.cost_undecided", lang, spread=fmt_pct(cmp.spread, lang, 0),
+                 against=against)
     return t("ask.cost_ratio", lang, ratio=fmt_ratio(cmp.ratio, lang), against=against)
 
 

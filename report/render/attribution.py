@@ -55,7 +55,7 @@ def _split_note(results, split, lang):
         total = sum(p["us_per_forward"] for p in m.values())
         v = by_points({"kernel_sum_us": i["us"]}, {"kernel_sum_us": w["us"]})  # "<": the weights take longer
         key = {"<": "page.attribution_weights_larger", ">": "page.attribution_weights_smaller"}.get(
-            v.order, "page.attribution_weights_same")
+            v.order, "page.attribution_weights_same" if v.same else "page.attribution_weights_undecided")
         verdict = t(key, lang, ratio=fmt_ratio_sig(v.b / v.a if v.order != ">" else v.a / v.b, lang),
                     pct=fmt_pct(100 * v.noise, lang, 0), minimum=fmt_pct(100 * MIN_EFFECT, lang, 0))
         lines.append(t("page.attribution_weights", lang, weights=fmt_us_sig(w["us_per_forward"], lang),

@@ -178,7 +178,8 @@ def auto_vs_best_table(sweep, lang, d):
         if auto.get("backend_ran") == best["variant"]:
             ratio = f"{ratio}, {t('value.same_backend', lang)}"
         elif (v := by_points(best, auto)).order is None:
-            ratio = f"{ratio}, {t('value.same_within', lang, pct=fmt_pct(100 * v.noise, lang, 0))}"
+            key = "value.same_within" if v.same else "value.undecided_within"
+            ratio = f"{ratio}, {t(key, lang, pct=fmt_pct(100 * v.noise, lang, 0))}"
         rows.append([fmt_num(s, lang, 0), BACKEND_NAMES.get(auto.get("backend_ran"), none),
                      fmt_us(point_time(auto), lang),
                      f"{BACKEND_NAMES[best['variant']]} ({fmt_us(point_time(best), lang)})", ratio])

@@ -36,12 +36,15 @@ def compared(results, ref) -> dict[str, Paired | Compare]:
 
 
 def word(v, lang) -> str:
-    """The verdict as a table cell: the ratio, and "faster" or "the same within ±y"."""
+    """The verdict as a table cell: the ratio, and "faster", "the same within ±y" or "undecided"."""
     if isinstance(v, Compare):
-        return (t("reruns.same", lang, ratio=fmt_ratio_sig(v.ratio, lang), pct=fmt_pct(v.spread, lang, 0)) if v.even
-                else t("reruns.apart", lang, ratio=fmt_ratio_sig(v.ratio, lang)))
+        if not v.even:
+            return t("reruns.apart", lang, ratio=fmt_ratio_sig(v.ratio, lang))
+        return (t("reruns.same", lang, ratio=fmt_ratio_sig(v.ratio, lang), pct=fmt_pct(v.spread, lang, 0)) if v.same
+                else t("reruns.undecided", lang, ratio=fmt_ratio_sig(v.ratio, lang)))
     if v.order is None:
-        return t("reruns.same", lang, ratio=fmt_ratio_sig(v.ratio, lang), pct=fmt_pct(v.within, lang, 0))
+        return (t("reruns.same", lang, ratio=fmt_ratio_sig(v.ratio, lang), pct=fmt_pct(v.within, lang, 0)) if v.same
+                else t("reruns.undecided", lang, ratio=fmt_ratio_sig(v.ratio, lang)))
     if v.metric == "host_share":  # a share is larger or smaller, not faster: ">" where the first's is larger
         return t("reruns.first_larger" if v.order == ">" else "reruns.second_larger", lang,
                  ratio=fmt_ratio_sig(v.ratio, lang))
@@ -50,7 +53,9 @@ def word(v, lang) -> str:
 
 def _key(v) -> str | None:
     """What the words say, numbers aside."""
-    return ("same" if v.even else "apart") if isinstance(v, Compare) else (v.order or "same")
+    if isinstance(v, Compare):
+        return ("same" if v.same else "undecided") if v.even else "apart"
+    return v.order or ("same" if v.same else "undecided")
 
 
 def steady(verdicts) -> bool:

@@ -3,13 +3,17 @@ within ±y %"), at render time: one rule family (paired.py), each rule returning
 `Verdict`, each comparison in one named metric (kernel time, wall time per call, host
 overhead):
 - `by_group` / `by_pairs`: paired, interleaved measurements, per-pair ratios per round
-  (`by_group` reads them off a group of results.json's "pairs"): every comparison the CPU
-  paces (wall time per call, host overhead);
+  (`by_group` reads them off a group of results.json's "pairs"), decided on one ratio per
+  process (each round is a fresh process): every comparison the CPU paces (wall time per
+  call, host overhead);
 - `by_round_medians`: the same rule on one ratio per round (kernel time from rows'
   "rounds", read with `rounds_of`; also a figure derived per round, such as host overhead
   against kernel time);
 - `by_points`: two sweep or shape points' kernel times (one run each), beyond the profiled
-  steps' spread and the same minimum effect.
+  steps' spread and the same margin;
+- `leader`: a superlative ("the lowest", "the fastest") only where one candidate is ordered
+  before every other by one of these rules.
+Three outcomes each: ordered, the same within the margin, or undecided with its reason.
 The profiler's own figures (GPU span, idle gaps, profiled CPU time) rank nothing.
 across_rounds.py and one_run.py hold the figures the rules and the pages read (a round's
 value, their range and median, a figure's spread).
@@ -27,6 +31,7 @@ from .one_run import (
     point_figure,
     spread,
 )
+from .leader import Leader, leader
 from .outcome import Verdict
 from .paired import (
     CONFIDENCE,
@@ -36,11 +41,12 @@ from .paired import (
     by_points,
     by_round_medians,
     pair_ratios,
-    sign_test_interval,
+    decide,
+    process_interval,
 )
 
 __all__ = [
-    "CONFIDENCE", "MIN_EFFECT", "Verdict", "by_group", "by_pairs", "by_points", "by_round_medians",
+    "CONFIDENCE", "Leader", "MIN_EFFECT", "Verdict", "leader", "by_group", "by_pairs", "by_points", "by_round_medians",
     "median", "pair_ratios", "point_figure",
-    "round_median", "round_range", "round_values", "rounds_of", "sign_test_interval", "spread",
+    "round_median", "round_range", "round_values", "rounds_of", "decide", "process_interval", "spread",
 ]

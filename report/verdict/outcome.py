@@ -8,12 +8,17 @@ from dataclasses import dataclass
 class Verdict:
     """How figure a stands against figure b, as one rule of this package decided it.
 
-    order: "<" (a below b beyond noise), ">" (a above b) or None (the same within noise).
-    a, b: the figures compared (medians, or the medians of the rounds); None where one is
-    missing. noise: the share within which the two count as the same (0.03: ±3 %).
+    order: "<" (a below b beyond the margin), ">" (a above b) or None (not ordered).
+    same: True where the rule finds them the same within the margin; noise: that margin
+    (0.05: ±5 %);
+    order None and not same is undecided, for `reason` ("processes": too few processes for
+    an interval; "margin": the interval reaches both inside and beyond the margin;
+    "spread": two points' gap or spread reaches beyond the margin without the gap clearing
+    the spread). a, b: the figures compared (medians); None where one is missing.
     a_range, b_range: (lowest, highest) of each over what the rule looked at, or None.
-    interval: for paired ratios, (lo, hi) of the median ratio b / a, with the confidence
-    it reaches (confidence) and that median (median_ratio); None for by_points.
+    interval: for paired ratios, (lo, hi) of the ratio b / a across processes, at
+    `confidence`, around its centre (median_ratio: the geometric mean of the processes'
+    ratios), from `processes` processes and `pairs` ratios in all; None for by_points.
     rule: which rule decided ("pairs": by_pairs, by_group, by_round_medians; "points": by_points)."""
 
     order: str | None
@@ -26,6 +31,15 @@ class Verdict:
     rule: str = ""
     confidence: float | None = None
     median_ratio: float | None = None
+    same: bool = False
+    reason: str | None = None
+    processes: int = 0
+    pairs: int = 0
+
+    @property
+    def undecided(self) -> bool:
+        """Neither ordered nor the same: the measurements cannot tell."""
+        return self.order is None and not self.same
 
     @property
     def ratio(self) -> float | None:

@@ -1,44 +1,37 @@
 """The one verdict rule for paired measurements: is A faster than B, and by how much?
 
-Input: for each round, the ratios of the pairs measured in it, B's time over A's (a pair
-is one block of A and the block of B beside it, in the same process and thread, so the
-machine's drift moves both and cancels in the ratio); `pair_ratios` reads them off a group
-of results.json's "pairs" (measure/pairs.py: per round, each entry's blocks in µs per call,
-one per pair). Kernel time is not paired call by call: `by_round_medians` gives the rule
-one ratio per round, the round's median of B over A's.
+The unit of replication is the process. build_tables.py measures in rounds, each a fresh
+Python process (measure/round_processes.py): what moves between processes (a compiled
+kernel's choice, the CPU's pace, where the allocator puts a tensor) is the variance that
+decides whether a verdict repeats, and pairs from one process share it. Within a process
+the pairs only say how precisely that process measured: the 90 pairs of three processes
+are three observations, not ninety (issue 39: a pooled interval of 1.12x-1.14x in one run,
+the processes' own ratios 0.76 / 0.90 / 1.12 in another).
 
-The rule: "A faster by x (interval lo–hi)" only when
-1. the interval of the median ratio excludes 1, at CONFIDENCE (95 %),
-2. the median ratio is further from 1 than MIN_EFFECT (5 %): a smaller gap is not called,
-   however tight its interval (decode's 514 against 519 µs, 1 %, read 'faster' in one run
-   and 'the same' in the next two); 5 % is a stated choice, to be checked against the
-   reruns of issue 29 (on the H200 a second process reproduced paired ratios within 6 %),
-3. the order holds in every round (each round's median ratio on the same side of 1),
-4. the rounds agree with each other more closely than the gap: the highest round's median
-   ratio over the lowest's is nearer 1 than the median ratio is (in log terms). Rounds
-   that scatter by more than the effect measure a figure that moves between processes, not
-   between A and B: FlexAttention's wall time against flash's at the seed shape gave
-   rounds of 0.68-0.86 in one H200 run, called by 1-3 alone, and 0.65-1.07 in the next;
-   or, where the rounds do scatter that much, every single pair of every round lies beyond
-   the minimum effect on the same side: the size then moves between processes but the order
-   never does (SDPA efficient's eager call at the small shape against its CUDA-graph replay
-   on the H200: each of 90 pairs 1.37x or more, rounds' medians 1.49-2.53x, as the CPU's
-   pace moved the eager call between 19 and 33 µs).
-Otherwise "the same within ±y %", y the furthest from 1 of the interval's ends and the
-rounds' median ratios: every one of them lies within 1 ± y.
+Input: for each process (round), the ratios of the pairs measured in it, B's time over A's
+(a pair is one block of A and the block of B beside it, in the same process and thread, so
+the machine's drift moves both and cancels in the ratio); `pair_ratios` reads them off a
+group of results.json's "pairs" (measure/pairs.py). Kernel time is not paired call by
+call: `by_round_medians` gives the rule one ratio per process, its median of B over A's.
 
-The interval is the exact sign-test (binomial order-statistic) interval of the median:
-with the n ratios sorted, [x(k), x(n+1-k)] holds the true median with probability
-1 - 2 P(Binomial(n, 1/2) <= k - 1), whatever the ratios' distribution, and k is the
-largest that keeps this at or above CONFIDENCE. Chosen over a bootstrap because it is
-exact for any distribution (timings are skewed, with long tails from interrupts), needs
-no random numbers (the same data give the same words on every machine, with no seed to
-keep) and is a few lines of the standard library. It assumes only that the pairs are
-independent with a common median. Fewer than 6 ratios reach no 95 % interval (5 reach
-93.75 %): by_pairs calls nothing on them. Kernel time's few rounds are the exception:
-by_round_medians takes the full range of the rounds' ratios as the interval, at the
-confidence that range reaches (3 rounds: 75 %, stated in the Verdict); the minimum effect
-and "every round" carry that verdict (kernel times repeat within 1 % between runs)."""
+The rule:
+1. Each process gives one ratio, the median of its pairs' ratios (robust to a pair an
+   interrupt lengthened).
+2. The interval is Student's t interval, at CONFIDENCE (95 %), of the mean of the log of
+   those ratios, with n - 1 degrees of freedom for n processes; the ratio stated is its
+   centre, the geometric mean of the processes' ratios. Assumed: the processes are
+   independent, and the log of a process's ratio varies about a common mean roughly as a
+   normal variable does (with 4 processes, t is 3.18 where the normal's 1.96 would be).
+3. MARGIN (5 %, a stated choice) is the smallest gap that counts: within 1/1.05 to 1.05,
+   A and B are "the same". The outcome is one of three:
+   - an order ("<": A faster, ">": B faster) where the whole interval lies beyond the margin
+     on one side;
+   - "the same within ±5 %" where the whole interval lies inside the margin;
+   - undecided otherwise (the interval reaches both inside and beyond the margin, or fewer
+     than 2 processes give no interval), with that reason: the runs cannot tell, and more
+     processes would.
+No verdict rests on one process, on the pairs' count, or on how the rounds happen to fall
+either side of 1."""
 from __future__ import annotations
 
 import math
@@ -47,55 +40,61 @@ import statistics
 from .across_rounds import paired_rounds
 from .one_run import point_figure, spread
 from .outcome import Verdict
+from .student_t import t_quantile
 
-CONFIDENCE = 0.95  # of the interval of the median ratio
-MIN_EFFECT = 0.05  # the smallest gap called: 5 % (a ratio beyond 1.05 or below 1 / 1.05)
-
-
-def sign_test_interval(values, confidence=CONFIDENCE):
-    """(lo, hi, reached): the widest-k order-statistic interval of the median of values
-    that reaches `confidence`, and the confidence it reaches; the full range (k = 1) and
-    its confidence where none reaches it; None for no values."""
-    x = sorted(values)
-    n = len(x)
-    if not n:
-        return None
-    total, k, tail = 2 ** n, 1, 1  # tail: sum of C(n, i) for i < k, exactly (C(n, 0) = 1)
-    while k + 1 <= (n + 1) // 2:
-        nxt = tail + math.comb(n, k)  # the tail for k + 1
-        if 1 - 2 * nxt / total < confidence:
-            break
-        tail, k = nxt, k + 1
-    return x[k - 1], x[n - k], 1 - 2 * tail / total
+CONFIDENCE = 0.95  # of the interval across processes
+MIN_EFFECT = 0.05  # the margin: a ratio within 1 / 1.05 to 1.05 is "the same"
 
 
 def _valid(ratios):
     return [float(r) for r in ratios if isinstance(r, (int, float)) and math.isfinite(r) and r > 0]
 
 
+def process_interval(ratios, confidence=CONFIDENCE):
+    """(centre, lo, hi): the geometric mean of one ratio per process and its Student t
+    interval at `confidence` (n - 1 degrees of freedom); lo = hi = centre for one process
+    (no interval: the caller leaves it undecided); None for none."""
+    logs = [math.log(r) for r in ratios]
+    n = len(logs)
+    if not n:
+        return None
+    mean = statistics.fmean(logs)
+    if n < 2:
+        return math.exp(mean), math.exp(mean), math.exp(mean)
+    half = t_quantile(n - 1, confidence) * statistics.stdev(logs) / math.sqrt(n)
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+
+
+def decide(lo, hi, processes, minimum=MIN_EFFECT):
+    """(order, same, reason) of an interval lo-hi of B / A over `processes` processes:
+    an order where it lies wholly beyond the margin, same where wholly inside it, else
+    undecided with its reason ("processes": fewer than 2; "margin": it reaches both inside
+    and beyond the margin)."""
+    if processes < 2:
+        return None, False, "processes"
+    edge = math.log1p(minimum)
+    if math.log(lo) > edge:
+        return "<", False, None
+    if math.log(hi) < -edge:
+        return ">", False, None
+    if -edge <= math.log(lo) and math.log(hi) <= edge:
+        return None, True, None
+    return None, False, "margin"
+
+
 def by_pairs(rounds, minimum=MIN_EFFECT, confidence=CONFIDENCE) -> Verdict:
-    """The verdict on A against B from the per-round lists of pair ratios (B / A):
-    order "<" (A faster) or ">" (B faster) where the rule above calls it, else None;
-    median_ratio, interval (lo, hi) and the confidence it reaches; noise: y of "the same
-    within ±y" (the furthest of the interval's ends and the rounds' medians from 1).
-    The every-pair clause of condition 4 needs pairs: a round of one ratio (kernel time's,
-    by_round_medians) is no pair, and three of them beyond 5 % are not the evidence that
-    90 are."""
-    rounds = [r for r in (_valid(rnd) for rnd in rounds) if r]
-    ratios = [r for rnd in rounds for r in rnd]
-    if not ratios:
-        return Verdict(None, None, None, rule="pairs")
-    mid = statistics.median(ratios)
-    lo, hi, reached = sign_test_interval(ratios, confidence)
-    per_round = [statistics.median(r) for r in rounds]
-    y = max(abs(v - 1) for v in (lo, hi, *per_round))
-    paired = len(ratios) > len(rounds)  # more than one ratio per round: pairs, not rounds' medians
-    called = reached >= confidence and (lo > 1 or hi < 1) and abs(math.log(mid)) > math.log1p(minimum) \
-        and (all(m > 1 for m in per_round) or all(m < 1 for m in per_round)) \
-        and (math.log(max(per_round) / min(per_round)) < abs(math.log(mid))
-             or paired and (all(r > 1 + minimum for r in ratios) or all(r < 1 / (1 + minimum) for r in ratios)))
-    order = ("<" if mid > 1 else ">") if called else None
-    return Verdict(order, None, None, y, interval=(lo, hi), rule="pairs", confidence=reached, median_ratio=mid)
+    """The verdict on A against B from the per-process lists of pair ratios (B / A): each
+    process's median ratio, their geometric mean (median_ratio) and its interval (interval,
+    at `confidence`) across processes, decided against the margin (decide). `processes`:
+    how many processes gave a ratio; noise: the margin."""
+    per_process = [statistics.median(r) for r in (_valid(rnd) for rnd in rounds) if r]
+    if not per_process:
+        return Verdict(None, None, None, rule="pairs", reason="processes")
+    centre, lo, hi = process_interval(per_process, confidence)
+    order, same, reason = decide(lo, hi, len(per_process), minimum)
+    return Verdict(order, None, None, minimum, interval=(lo, hi), rule="pairs",
+                   confidence=confidence, median_ratio=centre, same=same, reason=reason,
+                   processes=len(per_process), pairs=sum(len(_valid(r)) for r in rounds))
 
 
 def pair_ratios(group, a, b):
@@ -120,24 +119,25 @@ def by_group(group, a, b, minimum=MIN_EFFECT) -> Verdict:
 
 
 def by_round_medians(a_rounds, b_rounds, minimum=MIN_EFFECT) -> Verdict:
-    """The same rule for kernel time: one ratio per round, b's median over a's (rounds
-    where either is missing are left out); the interval is the range over the rounds, at
-    the confidence that range reaches (1 - 2 / 2^n for n rounds)."""
-    ratios = [[b / a] for a, b, _, _ in paired_rounds(a_rounds, b_rounds) if a > 0]
-    return by_pairs(ratios, minimum, confidence=1 - 2 / 2 ** len(ratios) if ratios else CONFIDENCE)
+    """The same rule for kernel time: one ratio per process (round), b's median over a's,
+    rounds where either is missing left out."""
+    return by_pairs([[b / a] for a, b, _, _ in paired_rounds(a_rounds, b_rounds) if a > 0], minimum)
 
 
 def by_points(a, b, minimum=MIN_EFFECT) -> Verdict:
-    """Two shape points' kernel times (one run each, no rounds): an order only where the gap,
-    taken from the smaller median, is beyond the larger spread of their profiled steps
-    (one_run.spread) and the ratio beyond the minimum effect; else "the same within ±y", y
-    the largest of that spread, the gap and the minimum (a 1 % gap read 'faster' in one H200
-    run and 'the same' in two). A figure with no steps (a cited one) has no spread."""
+    """Two shape points' kernel times (one run, one process each, no rounds): an order only
+    where the gap, taken from the smaller median, is beyond the larger spread of their
+    profiled steps (one_run.spread) and the ratio beyond the margin; "the same within ±5 %"
+    only where the gap and that spread both lie inside the margin; else undecided (reason
+    "spread"), noise then the furthest of the spread and the gap (how far apart the two may
+    lie). A figure with no steps (a cited one) has no spread."""
     fa, fb = point_figure(a), point_figure(b)
     ratio = fb["median"] / fa["median"]
     noise = max(spread(fa), spread(fb))
     beyond = abs(fa["median"] - fb["median"]) > noise * min(fa["median"], fb["median"])
     called = beyond and abs(math.log(ratio)) > math.log1p(minimum)
     order = ("<" if ratio > 1 else ">") if called else None
-    y = max(noise, abs(ratio - 1), minimum)
-    return Verdict(order, fa["median"], fb["median"], y, rule="points")
+    same = not called and noise <= minimum and abs(math.log(ratio)) <= math.log1p(minimum)
+    reach = minimum if same else max(noise, abs(ratio - 1), minimum)  # undecided: how far they may lie apart
+    return Verdict(order, fa["median"], fb["median"], reach, rule="points", same=same,
+                   reason=None if called or same else "spread")

@@ -41,15 +41,15 @@ def test_flex_against_flash_in_kernel_time_by_the_rounds_and_in_wall_time_by_the
     run = h200()
     f = found(compiled.flex, run)
     # the committed run: flex's kernels are shorter in every round (rounds' medians); its wall
-    # time against flash's, timed in pairs, moves between rounds by more than the gap
+    # time against flash's, timed in pairs, moves between processes (0.94x to 2.1x): undecided
     assert (f.kernel.order, f.kernel.metric) == ("<", "kernel") and f.kernel.ratio > 1.05
-    assert (f.wall.order, f.wall.metric) == (None, "wall") and f.wall.within > 5
+    assert (f.wall.order, f.wall.metric) == (None, "wall") and f.wall.undecided and f.wall.reason == "margin"
     _wall_pairs(run, [1.3, 1.3, 1.3])
     f = found(compiled.flex, run)
     assert f.wall.order == ">" and 1.28 < f.wall.ratio < 1.33 and f.wall.n == 120 and f.wall.rounds == 3
-    _wall_pairs(run, [1.3, 1.3, 0.8])  # a round in which flex is faster: the order no longer holds
+    _wall_pairs(run, [1.3, 1.3, 0.8])  # a process in which flex is faster: undecided
     f = found(compiled.flex, run)
-    assert f.wall.order is None and f.wall.within >= 20
+    assert f.wall.undecided and f.wall.interval[0] < 1 < f.wall.interval[1]
 
 
 def test_flex_without_pairs_or_rounds_states_no_order():

@@ -52,10 +52,11 @@ def test_the_gpu_is_busy_only_when_the_wall_time_is_close_to_the_kernel_time():
     assert not found(fused_module.gpu_busy, results({"flash": row(100.0, wall_us=300.0)})).busy
 
 
-def test_an_idle_gap_is_listed_only_when_it_is_not_negligible():
+def test_every_fused_backend_s_idle_gap_is_listed_whatever_its_size():
+    """A threshold on the profiler's idle gap named cuDNN in one H200 run and not in the
+    next: every fused backend is listed, in FUSED's order, and the list ranks nothing."""
     gaps = found(fused_module.idle_gap_finding, results({"cudnn": row(60.0, span_us=100.0), "flash": row(99.0, 100.0)}))
-    assert [(g.variant, g.gap_us, g.share) for g in gaps.gaps] == [("cudnn", 40.0, 40.0)]
-    assert found(fused_module.idle_gap_finding, results({"flash": row(99.0, 100.0)})).gaps == ()  # none idles
+    assert [(g.variant, g.gap_us, g.share) for g in gaps.gaps] == [("flash", 1.0, 1.0), ("cudnn", 40.0, 40.0)]
 
 
 def test_the_host_first_calls_give_the_lowest_and_highest_variant():
@@ -103,10 +104,10 @@ def test_the_first_call_is_set_against_the_warm_wall_time_not_the_span():
     assert first.cudnn_us == h200()["variants"]["cudnn"]["wall_time_us"]["median"]
 
 
-def test_an_idle_gap_on_the_threshold_in_one_round_is_not_named():
+def test_the_idle_gaps_listed_do_not_depend_on_their_size():
     run = h200()
-    v = run["variants"]
-    assert "cudnn" in [g.variant for g in found(fused_module.idle_gap_finding, run).gaps]
-    for r in v["cudnn"]["rounds"]:
+    before = [g.variant for g in found(fused_module.idle_gap_finding, run).gaps]
+    for r in run["variants"]["cudnn"]["rounds"]:
         r["cuda_time_us"] = {**r["kernel_sum_us"], "median": r["kernel_sum_us"]["median"] * 1.01}
-    assert "cudnn" not in [g.variant for g in found(fused_module.idle_gap_finding, run).gaps]
+    assert [g.variant for g in found(fused_module.idle_gap_finding, run).gaps] == before
+    assert before == [n for n in ("flash", "efficient", "cudnn", "auto") if n in run["variants"]]

@@ -45,9 +45,10 @@ def compute_kernel(row: VariantRow) -> Kernel | None:
 class Paired:
     """A comparison by the paired rule (report/verdict/paired.py) in one `metric` ("wall":
     wall time per call, "host": host overhead per call, "kernel": kernel time): `order` "<"
-    (a faster), ">" (b faster) or None (the same within ±`within` %); `ratio` the slower's
-    figure over the faster's (≥ 1; a's over b's where they are the same), `interval` that
-    ratio's interval at `confidence`; `n` ratios over `rounds` rounds."""
+    (a faster), ">" (b faster) or None; `same` where the two are the same within ±`within`
+    % (the margin), neither: undecided, for `reason`; `ratio` the slower's figure over the
+    faster's (≥ 1; a's over b's where no order), `interval` that ratio's interval at
+    `confidence` across `rounds` processes, from `n` ratios in all."""
     order: str | None
     metric: str
     ratio: float
@@ -56,19 +57,25 @@ class Paired:
     within: float
     n: int
     rounds: int
+    same: bool = False
+    reason: str | None = None
+
+    @property
+    def undecided(self) -> bool:
+        return self.order is None and not self.same
 
 
-def paired(v: Verdict, metric: str, ratios: list[list[float]]) -> Paired | None:
+def paired(v: Verdict, metric: str) -> Paired | None:
     """A paired Verdict as a fact, oriented so that `ratio` ≥ 1 where it found an order;
     None where the rule had no ratios."""
     if v.median_ratio is None or v.interval is None:
         return None
     lo, hi = v.interval
     ratio, interval = v.median_ratio, (lo, hi)
-    if v.order != "<":  # b faster, or the same: a's figure over b's
+    if v.order != "<":  # b faster, or no order: a's figure over b's
         ratio, interval = 1 / ratio, (1 / hi, 1 / lo)
-    n = sum(map(len, ratios))
-    return Paired(v.order, metric, ratio, interval, 100 * v.confidence, 100 * v.noise, n, len(ratios))
+    return Paired(v.order, metric, ratio, interval, 100 * v.confidence, 100 * v.noise, v.pairs,
+                  v.processes, v.same, v.reason)
 
 
 def pair_group(results: Results, name: str) -> dict | None:
@@ -84,7 +91,7 @@ def by_pair_group(results: Results, name: str, a: str, b: str) -> Paired | None:
     ratios = pair_ratios(group, a, b)
     if not ratios:
         return None
-    return paired(by_pairs(ratios), group.get("metric", "wall"), ratios)
+    return paired(by_pairs(ratios), group.get("metric", "wall"))
 
 
 def by_rounds(a_row, b_row, key="kernel_sum_us", b_key=None, metric="kernel") -> Paired | None:
@@ -95,4 +102,4 @@ def by_rounds(a_row, b_row, key="kernel_sum_us", b_key=None, metric="kernel") ->
     if a_rounds is None or b_rounds is None:
         return None
     n = sum(1 for x, y in zip(a_rounds, b_rounds, strict=False) if round_values([x]) and round_values([y]))
-    return paired(by_round_medians(a_rounds, b_rounds), metric, [[1.0]] * n) if n else None
+    return paired(by_round_medians(a_rounds, b_rounds), metric) if n else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from ...verdict import median
+from ...verdict import leader, median
 from .common import Paired, by_pair_group, eager_over_kernel, pair_group
 from .registry import finding
 
@@ -24,17 +24,22 @@ class Path:
 @dataclass(frozen=True)
 class BestPath:
     """The fastest way to call attention at one shape in wall time per call, eager calls and
-    CUDA-graph replays timed in pairs together (results.json's "pairs"): `best` with its
-    median `us` per call (the lowest: no order among the replays is stated, as it changed
-    between H200 runs), `pct` of the best kernel time in the run (`best_variant`'s
-    `best_us`); `other`: by the paired rule, it against the same variant called the other
-    way (eager or replayed), None where that was not timed."""
+    CUDA-graph replays timed in pairs together (results.json's "pairs"): `best`, the path
+    with the lowest median, with that median `us` per call; `decided` where the paired rule
+    puts it before every other path (report/verdict: leader), else `near`: the paths it does
+    not tell apart from it, `best` among them, in a fixed order (the variants' own, eager
+    first), so that the words do not follow the noise. `pct`: `us` over the lowest median
+    kernel time in the run (`best_variant`'s `best_us`); `other`: by the paired rule,
+    `best` against the same variant called the other way (eager or replayed), None where
+    that was not timed."""
     best: Path
     us: float
     pct: float
     best_variant: str
     best_us: float
     other: Paired | None
+    decided: bool = True
+    near: tuple[Path, ...] = ()
 
 
 def _entry(p: Path) -> str:
@@ -57,11 +62,15 @@ def _best_path(results, shape, ok) -> BestPath | None:
             blocks[p] = statistics.median(found)
     if not blocks:
         return None
-    best = min(blocks, key=blocks.get)
+    paths = leader(sorted(blocks, key=blocks.get),
+                   lambda a, b: by_pair_group(results, GROUPS[shape], _entry(a), _entry(b)))
+    best = paths.contenders[0]
     other = Path(best.variant, not best.graph)
     best_variant = min(kernels, key=kernels.get)
     return BestPath(best, blocks[best], 100 * blocks[best] / kernels[best_variant], best_variant, kernels[best_variant],
-                    by_pair_group(results, GROUPS[shape], _entry(best), _entry(other)) if other in blocks else None)
+                    by_pair_group(results, GROUPS[shape], _entry(best), _entry(other)) if other in blocks else None,
+                    paths.name is not None, tuple(sorted(paths.contenders, key=lambda p: (names.index(p.variant), p.graph)))
+                    if paths.name is None else ())
 
 
 @dataclass(frozen=True)

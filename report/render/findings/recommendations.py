@@ -5,7 +5,7 @@ import statistics
 from dataclasses import dataclass
 
 from ...variants import FUSED
-from ...verdict import by_round_medians, median, round_median
+from ...verdict import by_round_medians, leader, median, round_median
 from ..markdown import host_figures
 from ..prose import Data
 from .common import Paired, by_pair_group, cuda, ok, pair_group, paired
@@ -17,13 +17,16 @@ class AutoPick:
     """Unpinned SDPA (auto) against the fastest pinned fused backend (not against math), in
     wall time per call at the seed shape, timed in pairs: the backend auto ran, each one's
     median block, and the paired rule's verdict on the best (a) against auto (b) (None
-    where auto ran the fastest itself)."""
+    where auto ran the fastest itself). `best` is the pinned backend with the lowest median;
+    `decided` where the paired rule puts it before every other pinned one (verdict.leader),
+    else the page says only that its median is the lowest."""
     gpu: Data
     ran: str
     auto_us: float
     best: str
     best_us: float
     verdict: Paired | None
+    decided: bool = True
 
 
 def _blocks(group, name):
@@ -39,11 +42,12 @@ def auto_against_pinned(results) -> AutoPick | None:
     auto = _blocks(group, "auto")
     if not (ok(results, "auto") and pinned and auto and v["auto"].get("backend_ran")):
         return None
-    best = min(pinned, key=pinned.get)
+    lead = leader(sorted(pinned, key=pinned.get), lambda a, b: by_pair_group(results, "seed_wall", a, b))
+    best = lead.contenders[0]
     ran = v["auto"]["backend_ran"]
     verdict = None if ran == best else by_pair_group(results, "seed_wall", best, "auto")
     return AutoPick(gpu=Data(results["provenance"]["gpu_name"]), ran=ran, auto_us=statistics.median(auto),
-                    best=best, best_us=pinned[best], verdict=verdict)
+                    best=best, best_us=pinned[best], verdict=verdict, decided=lead.name is not None)
 
 
 @finding("finding-rec-auto")
@@ -92,7 +96,7 @@ def host_share_verdict(row_a, row_b) -> Paired | None:
     n = sum(1 for x, y in zip(ra or (), rb or (), strict=False) if x and y)
     if not n:
         return None
-    return paired(by_round_medians(ra, rb), "host_share", [[1.0]] * n)
+    return paired(by_round_medians(ra, rb), "host_share")
 
 
 def host_leader(results):

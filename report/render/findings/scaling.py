@@ -5,6 +5,7 @@ import statistics
 from dataclasses import dataclass
 
 from ...variants import FUSED
+from ...verdict import leader
 from .. import extra_tables
 from ..extra_tables import point_time
 from ..prose import Data
@@ -215,12 +216,14 @@ class SmallPinning:
     """At the small shape, where the CPU sets the pace: auto's eager wall time per call
     against the pinned fused backend's that was lowest, both timed in pairs (results.json's
     "pairs", group "small"); `auto_us`, `best_us` the medians of their blocks over every
-    round, `verdict` the paired rule's on `best` (a) against auto (b)."""
+    round, `verdict` the paired rule's on `best` (a) against auto (b); `decided` where the
+    rule puts `best` before every other pinned backend (verdict.leader)."""
     ran: str
     auto_us: float
     best: str
     best_us: float
     verdict: Paired
+    decided: bool = True
 
 
 def _blocks(group, name) -> list[float]:
@@ -238,12 +241,14 @@ def small_shape_pinning(results) -> SmallPinning | None:
     pinned = {n: b for n, b in pinned.items() if b}
     if not pinned:
         return None
-    best = min(pinned, key=lambda n: statistics.median(pinned[n]))
+    lead = leader(sorted(pinned, key=lambda n: statistics.median(pinned[n])),
+                  lambda a, b: by_pair_group(results, "small", a, b))
+    best = lead.contenders[0]
     verdict = by_pair_group(results, "small", best, "auto")
     if verdict is None:
         return None
     return SmallPinning(ran=ran, auto_us=statistics.median(_blocks(group, "auto")), best=best,
-                        best_us=statistics.median(pinned[best]), verdict=verdict)
+                        best_us=statistics.median(pinned[best]), verdict=verdict, decided=lead.name is not None)
 
 
 @finding("findings-auto-vs-best")

@@ -3,8 +3,8 @@ compare, the points gathered by cell, and the answer for a family (unpinned SDPA
 backend to pin) with how many points each backend accepted.
 
 A comparison of two points' kernel times is report/verdict's by_points: an order only
-beyond the larger spread of the profiled steps and the 5 % minimum effect; otherwise "the
-same within ±y %".
+beyond the larger spread of the profiled steps and the 5 % margin; "the same within ±5 %"
+only where the gap and the spread lie inside it; otherwise undecided.
 The sentences for these facts are macros of report/text/templates/_shapes.<lang>.md.j2.
 """
 from __future__ import annotations
@@ -36,17 +36,19 @@ def place_of(p) -> Place:
 
 @dataclass(frozen=True)
 class Compare:
-    """a's kernel time against b's by report/verdict's by_points: `even` where they are the
-    same within ±`spread` % (the steps' larger spread, the gap or the 5 % minimum, the
-    largest), else `ratio` (a over b)."""
+    """a's kernel time against b's by report/verdict's by_points: `even` where no order is
+    found, `same` where they are the same within ±`spread` % (the 5 % margin), undecided
+    (even, not same) where the steps' spread or the gap reaches ±`spread` %, beyond it;
+    `ratio`: a over b."""
     even: bool
     ratio: float
     spread: float
+    same: bool = False
 
 
 def compare_times(a, b) -> Compare:
     v = by_points(b, a)
-    return Compare(v.order is None, point_time(a) / point_time(b), 100 * v.noise)
+    return Compare(v.order is None, point_time(a) / point_time(b), 100 * v.noise, v.same)
 
 
 def cells_by(pts, key):

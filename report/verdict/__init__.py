@@ -26,12 +26,12 @@ from .across_rounds import (
     round_values,
     rounds_of,
 )
+from .leader import Leader, leader
 from .one_run import (
     median,
     point_figure,
     spread,
 )
-from .leader import Leader, leader
 from .outcome import Verdict
 from .paired import (
     CONFIDENCE,
@@ -40,8 +40,8 @@ from .paired import (
     by_pairs,
     by_points,
     by_round_medians,
-    pair_ratios,
     decide,
+    pair_ratios,
     process_interval,
 )
 

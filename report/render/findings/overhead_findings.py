@@ -67,10 +67,10 @@ def _best_path(results, shape, ok) -> BestPath | None:
     best = paths.contenders[0]
     other = Path(best.variant, not best.graph)
     best_variant = min(kernels, key=kernels.get)
+    near = () if paths.name else tuple(sorted(paths.contenders, key=lambda p: (names.index(p.variant), p.graph)))
     return BestPath(best, blocks[best], 100 * blocks[best] / kernels[best_variant], best_variant, kernels[best_variant],
                     by_pair_group(results, GROUPS[shape], _entry(best), _entry(other)) if other in blocks else None,
-                    paths.name is not None, tuple(sorted(paths.contenders, key=lambda p: (names.index(p.variant), p.graph)))
-                    if paths.name is None else ())
+                    paths.name is not None, near)
 
 
 @dataclass(frozen=True)

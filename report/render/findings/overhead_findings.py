@@ -31,7 +31,7 @@ class BestPath:
     first), so that the words do not follow the noise. `pct`: `us` over the lowest median
     kernel time in the run (`best_variant`'s `best_us`); `other`: by the paired rule,
     `best` against the same variant called the other way (eager or replayed), None where
-    that was not timed."""
+    that was not timed or `best` is not decided."""
     best: Path
     us: float
     pct: float
@@ -69,8 +69,8 @@ def _best_path(results, shape, ok) -> BestPath | None:
     best_variant = min(kernels, key=kernels.get)
     near = () if paths.name else tuple(sorted(paths.contenders, key=lambda p: (names.index(p.variant), p.graph)))
     return BestPath(best, blocks[best], 100 * blocks[best] / kernels[best_variant], best_variant, kernels[best_variant],
-                    by_pair_group(results, GROUPS[shape], _entry(best), _entry(other)) if other in blocks else None,
-                    paths.name is not None, near)
+                    by_pair_group(results, GROUPS[shape], _entry(best), _entry(other))
+                    if other in blocks and paths.name else None, paths.name is not None, near)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from factory import h200
 from report.output.rerun_files import rerun_results
 from report.paths import RERUNS
 from report.render.findings.common import Paired
-from report.render.reruns import compared, reruns_table, steady
+from report.render.reruns import compared, contradicting, reruns_table, steady
 from report.results import load_reference
 from report.text.catalog import t
 
@@ -34,6 +34,18 @@ def test_a_verdict_whose_words_change_between_runs_is_not_steady():
     assert steady([a["flex.wall"], b["flex.wall"]])
     assert not steady([a["auto_small.verdict"], b["auto_small.verdict"]])
     assert not steady([a["flex.wall"], None])  # a run without the comparison
+    assert contradicting([a["auto_small.verdict"], b["auto_small.verdict"]])  # faster, then the same
+
+
+def test_undecided_in_one_run_and_decided_in_another_is_no_contradiction():
+    """Issue 39: FlexAttention against flash in wall time, undecided where a run's processes
+    scattered (0.94x-2.1x) and faster where they did not: the runs differ in words, but
+    neither says what the other denies."""
+    def paired(order, same=False):
+        return Paired(order, "wall", 1.1, (1.0, 1.2), 95.0, 5.0, 120, 4, same, None if order or same else "margin")
+    assert not contradicting([paired(None), paired(">"), paired(">")])
+    assert not steady([paired(None), paired(">")])
+    assert contradicting([paired(">"), paired("<")]) and contradicting([paired(None, same=True), paired("<")])
 
 
 def test_without_reruns_the_table_says_so():

@@ -63,6 +63,13 @@ def steady(verdicts) -> bool:
     return all(v is not None for v in verdicts) and len({_key(v) for v in verdicts}) == 1
 
 
+def contradicting(verdicts) -> bool:
+    """True where two runs give verdicts that cannot both hold: opposite orders, or an order
+    in one and "the same" in another. Undecided in one run and decided in another is not a
+    contradiction: that run's processes could not tell."""
+    return len({_key(v) for v in verdicts if v is not None} - {"undecided"}) > 1
+
+
 def _metric(v, lang) -> str:
     metric = "kernel" if isinstance(v, Compare) else v.metric
     return {"kernel": t("reruns.kernel", lang), "host": t("reruns.host", lang),
@@ -74,13 +81,15 @@ def reruns_table(results, ref, reruns, lang) -> str:
     if not reruns:
         return t("reruns.none", lang)
     runs = [(t("reruns.this_run", lang), compared(results, ref))] + [(name, compared(r, ref)) for name, r in reruns]
-    rows, same = [], 0
+    rows, same, against = [], 0, 0
     for where in runs[0][1]:
         verdicts = [found.get(where) for _, found in runs]
         same += steady(verdicts)
+        against += contradicting(verdicts)
+        agree = "reruns.yes" if steady(verdicts) else "reruns.no" if contradicting(verdicts) else "reruns.no_undecided"
         rows.append([f"`{where}`", _metric(verdicts[0], lang)]
                     + [word(v, lang) if v is not None else t("value.none", lang) for v in verdicts]
-                    + [t("reruns.yes" if steady(verdicts) else "reruns.no", lang)])
+                    + [t(agree, lang)])
     headers = [t("reruns.where", lang), t("reruns.metric", lang), *(name for name, _ in runs), t("reruns.steady", lang)]
     return md_table(headers, rows, ["l", "l", *("r" for _ in runs), "l"]) + "\n\n" + \
-        t("reruns.note", lang, same=same, n=len(rows), runs=len(runs))
+        t("reruns.note", lang, same=same, n=len(rows), runs=len(runs), contradicting=against)

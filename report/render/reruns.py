@@ -10,15 +10,21 @@ import dataclasses
 from ..text.catalog import t
 from ..text.format import fmt_pct, fmt_ratio_sig
 from .findings import FINDINGS
-from .findings.common import Paired
+from ..verdict import Verdict
+from .findings.common import Paired, paired
 from .findings.shape_common import Compare
 from .markdown import md_table
 
 
 def _walk(value, path):
-    """(path, Paired or Compare) for every such verdict inside a finding's fact."""
+    """(path, Paired or Compare) for every such verdict inside a finding's fact; a paired
+    Verdict a finding keeps as it is (by_group: the small shape's, decode's and training's
+    pairs, all in wall time per call) as its Paired."""
     if isinstance(value, (Paired, Compare)):
         yield path, value
+    elif isinstance(value, Verdict):
+        if value.rule == "pairs" and (p := paired(value, "wall")) is not None:
+            yield path, p
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         for f in dataclasses.fields(value):
             yield from _walk(getattr(value, f.name), f"{path}.{f.name}")

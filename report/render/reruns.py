@@ -9,8 +9,8 @@ import dataclasses
 
 from ..text.catalog import t
 from ..text.format import fmt_pct, fmt_ratio_sig
-from .findings import FINDINGS
 from ..verdict import Verdict
+from .findings import FINDINGS
 from .findings.common import Paired, paired
 from .findings.shape_common import Compare
 from .markdown import md_table

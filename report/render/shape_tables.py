@@ -302,8 +302,10 @@ def _pair_cell(call, lang):
         verdict = t("value.pair_lost", lang, ratio=fmt_ratio_sig(v.ratio, lang))
     elif v.order == ">":
         verdict = t("value.pair_won", lang, ratio=fmt_ratio_sig(v.ratio, lang))
+    elif v.same:
+        verdict = t("value.pair_same", lang, pct=fmt_pct(v.within, lang, 0))
     else:
-        verdict = t("value.pair_same", lang, pct=fmt_pct(v.within, lang, 1))
+        verdict = t("value.pair_undecided", lang)
     return f"{label(call.best, lang)}: {verdict}"
 
 

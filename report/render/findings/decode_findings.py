@@ -89,14 +89,12 @@ class DecodeWall:
     """The answer above is in kernel time; in wall time per call at batch 1, where the CPU
     can set the pace, timed in pairs: at how many of `n` points unpinned SDPA lost to the
     fastest pinned backend (the paired rule), called eagerly (`eager_lost` of `eager_n`) and
-    replayed from a CUDA graph (`graph_lost` of `graph_n`); `within`: the widest "the same
-    within ±y %" among the graph replays where it did not lose."""
+    replayed from a CUDA graph (`graph_lost` of `graph_n`)."""
     batch: int
     eager_n: int
     eager_lost: int
     graph_n: int
     graph_lost: int
-    within: float
 
 
 @finding("shapes-findings-decode")
@@ -111,8 +109,7 @@ def shapes_decode_wall(results, ref) -> DecodeWall | None:
     if not eager and not graph:
         return None
     return DecodeWall(1, len(eager), sum(c.verdict.order == "<" for c in eager), len(graph),
-                      sum(c.verdict.order == "<" for c in graph),
-                      max((c.verdict.within for c in graph if c.verdict.order != "<"), default=0.0))
+                      sum(c.verdict.order == "<" for c in graph))
 
 
 @dataclass(frozen=True)

@@ -84,14 +84,24 @@ def home_math(results, ref) -> MathCost | None:
 class CpuShare:
     """The fused backend whose host overhead is largest next to its kernel time
     (recommendations.host_leader): both medians, the share in % (`pct`), and the share in
-    each round (`rounds`, µs over µs; None where the run has no rounds with it); `small`:
-    the largest eager wall time per call over kernel time at the small shape, None without it."""
+    each round (`rounds`, µs over µs; None where the run has no rounds with it), with the
+    lowest and highest of the rounds' host overheads and kernel times (`round_host`,
+    `round_kernel`, µs; None without rounds); `small`: the largest eager wall time per call
+    over kernel time at the small shape, None without it."""
     variant: str
     host_us: float
     kernel_us: float
     pct: float
     rounds: tuple[float | None, ...] | None
     small: float | None
+    round_host: tuple[float, float] | None = None
+    round_kernel: tuple[float, float] | None = None
+
+
+def _round_range(row, key):
+    """The lowest and highest of a row's rounds' medians of `key` (None where no round has it)."""
+    values = [m for r in row.get("rounds") or () if (m := median((r or {}).get(key)))]
+    return (min(values), max(values)) if values else None
 
 
 @finding("findings-home")
@@ -105,9 +115,11 @@ def home_cpu(results, ref) -> CpuShare | None:
     shares = share_rounds(v, part=None)
     small = [r for r in (results.get("overhead") or {}).get("rows", {}).get("small", {}).values()
              if r.get("status") == "ok" and median(r.get("kernel_sum_us"))]
-    return CpuShare(variant=name, host_us=host, kernel_us=kernel, pct=100 * host / kernel,
-                    rounds=tuple(shares) if shares and any(s is not None for s in shares) else None,
-                    small=max(eager_over_kernel(r) for r in small) if small else None)
+    rounds = tuple(shares) if shares and any(s is not None for s in shares) else None
+    return CpuShare(variant=name, host_us=host, kernel_us=kernel, pct=100 * host / kernel, rounds=rounds,
+                    small=max(eager_over_kernel(r) for r in small) if small else None,
+                    round_host=_round_range(v, "host_time_us") if rounds else None,
+                    round_kernel=_round_range(v, "kernel_sum_us") if rounds else None)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,9 @@ class TensorPipe:
     roof (%) its kernel time reaches (None without the roof); `counter`: which tensor
     figure (tensor_key); `wgmma`: whether the kernel executed wgmma instructions (None
     where the run did not count them); `no_gmma_counter`: the run asked this GPU's ncu
-    for wgmma's own pipe cycles and it had no such metric (results.json metrics_missing)."""
+    for wgmma's own pipe cycles and it had no such metric (results.json metrics_missing);
+    `xu`: the same kernel's XU pipe, the unit for special functions such as `exp` (measure/
+    ncu.py's sm__inst_executed_pipe_xu, % of its sustained peak; None where not read)."""
     name: str
     achieved: float
     tensor: float
@@ -35,6 +37,7 @@ class TensorPipe:
     counter: str
     wgmma: bool | None
     no_gmma_counter: bool
+    xu: float | None = None
 
 
 @finding("findings-tensor-pipe")
@@ -54,7 +57,7 @@ def occ_tensor(results, ref) -> tuple[TensorPipe, ...] | None:
         kernel_us = median((ok(results, n) or {}).get("kernel_sum_us"))
         share = 100 * flops / kernel_us / 1e6 / roof if roof and kernel_us else None
         wgmma = None if k.get("gmma_inst") is None else k["gmma_inst"] > 0
-        out.append(TensorPipe(n, k["achieved_pct"], k[key], share, key, wgmma, no_gmma))
+        out.append(TensorPipe(n, k["achieved_pct"], k[key], share, key, wgmma, no_gmma, k.get("xu_pct")))
     return tuple(out) or None
 
 

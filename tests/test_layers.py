@@ -7,19 +7,20 @@ from report.paths import PACKAGE
 ALLOWED = {
     "paths": set(),
     "limits": set(),
+    "one_line": set(),
     "variants": set(),
     "schema_types": set(),
     "schema_ask": {"schema_types"},
     "schema": {"schema_ask", "schema_types"},
     "schema_check": {"schema"},
     "snippets": {"paths"},
-    "trace": {"trace", "snippets", "paths", "variants", "limits"},
+    "trace": {"trace", "snippets", "paths", "variants", "limits", "one_line"},
     "results": {"paths", "variants", "schema", "schema_check", "limits"},
     "text": {"text"},
     "verdict": {"verdict"},
     "measure": {"measure", "trace", "results", "schema", "variants", "snippets", "paths"},
     "render": {"render", "verdict", "text", "trace", "schema", "variants"},
-    "output": {"output", "render", "measure", "results", "paths", "variants", "limits"},
+    "output": {"output", "render", "measure", "results", "paths", "variants", "limits", "one_line"},
 }
 
 

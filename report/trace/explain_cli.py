@@ -18,6 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..one_line import Parser
 from . import explain_ask_torch
 from .explain import TraceError, explain_file, explain_path, report
 from .explain_safe import error_line, inert
@@ -43,17 +44,28 @@ def new_svg(text):
     return path
 
 
-def parser(prog=PROG):
-    p = argparse.ArgumentParser(prog=prog, description="Read a torch.profiler trace (.json or .json.gz): "
-                                "what paces it, attention per backend and why, findings with remedies.")
-    p.add_argument("trace", help="a trace that torch.profiler wrote")
-    p.add_argument("--format", choices=FORMATS, default="text", help=FORMAT_HELP)
-    p.add_argument("--svg", metavar="PATH", type=new_svg, help=SVG_HELP)
-    p.add_argument("--ask-torch", action="store_true", help=ASK_TORCH_HELP)
+ASK_TORCH_HELP = explain_ask_torch.HELP.removeprefix("with --explain: ")
+# the reading's options, once: trace-doctor's and build_tables.py --explain's (add_options)
+OPTIONS = (
+    (("--format",), {"choices": FORMATS, "default": "text", "help": FORMAT_HELP}),
+    (("--svg",), {"metavar": "PATH", "type": new_svg, "help": SVG_HELP}),
+    (("--ask-torch",), {"action": "store_true", "help": ASK_TORCH_HELP}),
+)
+OPTION_DESTS = frozenset(flags[0].removeprefix("--").replace("-", "_") for flags, _ in OPTIONS)
+
+
+def add_options(p, help_prefix=""):
+    """The reading's options (OPTIONS) on parser p, each help text after help_prefix."""
+    for flags, kwargs in OPTIONS:
+        p.add_argument(*flags, **{**kwargs, "help": help_prefix + kwargs["help"]})
     return p
 
 
-ASK_TORCH_HELP = explain_ask_torch.HELP.removeprefix("with --explain: ")
+def parser(prog=PROG):
+    p = Parser(prog=prog, description="Read a torch.profiler trace (.json or .json.gz): "
+                                "what paces it, attention per backend and why, findings with remedies.")
+    p.add_argument("trace", help="a trace that torch.profiler wrote")
+    return add_options(p)
 
 
 def refuse_asking(form):
@@ -101,9 +113,14 @@ def _refuse(prog, line):
     return 2
 
 
+def run_parsed(path, args, prog=PROG):
+    """run() with the options add_options() parsed into args: the one place that passes them on."""
+    return run(path, args.format, args.svg, prog=prog, ask_torch=args.ask_torch)
+
+
 def main(argv=None):
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
-    return run(args.trace, args.format, args.svg, ask_torch=args.ask_torch)
+    return run_parsed(args.trace, args)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ from hostile_events import ev, kernel
 from benchmarks import explain_stress
 from report.trace import explain as explain_module
 from report.trace.explain import explain_file
-from report.trace.explain_index import Cover, FirstAtMost, LastAtLeast, Spans
+from report.trace.explain_index import FirstAtMost, LastAtLeast
+from report.trace.explain_intervals import Cover, Spans
 
 # --- linear in the trace ------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from collections import Counter
 
 from . import explain_asked
 from .explain_call_why import bias_grad_of, why_group
-from .explain_index import Spans
+from .explain_intervals import Spans
 from .explain_mha import native_need_weights, need_weights_chains
 from .explain_sdpa_inputs import sdpa_inputs
 from .explain_words import WORDS

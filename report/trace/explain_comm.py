@@ -13,38 +13,13 @@ compute kernels on any stream of its device.
 """
 from __future__ import annotations
 
+from .explain_intervals import common, length, merge
 from .explain_result import CommStream
 
 # NCCL's kernel names (ncclDevKernel_AllReduce_Sum_bf16_RING_LL, ncclKernel_AllGather_RING_LL_Sum_int8_t)
 COLLECTIVES = (("allreduce", "all_reduce"), ("allgather", "all_gather"), ("reducescatter", "reduce_scatter"),
                ("alltoall", "all_to_all"), ("broadcast", "broadcast"), ("sendrecv", "send_recv"),
                ("send", "send_recv"), ("recv", "send_recv"), ("reduce", "reduce"))
-
-
-def _merged(intervals):
-    out = []
-    for s, t in sorted(intervals):
-        if out and s <= out[-1][1]:
-            if t > out[-1][1]:
-                out[-1][1] = t
-        else:
-            out.append([s, t])
-    return out
-
-
-def _common(a, b):
-    """The time two merged interval lists cover together (one sweep)."""
-    i = j = 0
-    total = 0.0
-    while i < len(a) and j < len(b):
-        lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
-        if hi > lo:
-            total += hi - lo
-        if a[i][1] < b[j][1]:
-            i += 1
-        else:
-            j += 1
-    return total
 
 
 def communication(timeline):
@@ -59,13 +34,13 @@ def communication(timeline):
             comm.setdefault(a.stream, []).append((a.e.ts, a.e.end))
     if not comm:
         return []
-    merged = {d: {k: _merged(v) for k, v in x.items()} for d, x in by_device.items()}
+    merged = {d: {k: merge(v) for k, v in x.items()} for d, x in by_device.items()}
     rows = []
     for (dev, stream), intervals in sorted(comm.items(), key=lambda kv: str(kv[0])):
-        mine = _merged(intervals)
-        comm_us = sum(t - s for s, t in mine)
-        busy = sum(t - s for s, t in merged[dev]["all"])
-        hidden = _common(mine, merged[dev]["compute"])
+        mine = merge(intervals)
+        comm_us = length(mine)
+        busy = length(merged[dev]["all"])
+        hidden = common(mine, merged[dev]["compute"])
         rows.append(CommStream(dev, stream, comm_us, comm_us / busy if busy else 0.0,
                                hidden / comm_us if comm_us else 0.0))
     return sorted(rows, key=lambda c: -c.comm_us)

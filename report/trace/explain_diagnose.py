@@ -17,6 +17,7 @@ from .explain_comm import collectives, communication
 from .explain_format import pct as _pct
 from .explain_format import sig_us as _us
 from .explain_gemm import gemm_inputs
+from .explain_intervals import merge
 from .explain_remedies import ALIGNED
 from .explain_remedies import findings as _findings
 from .explain_result import STEP_NAME, WHOLE_TRACE, AttentionRow, GraphReplay, Pace, Result, pace_verdict
@@ -86,14 +87,8 @@ def _host_gaps(timeline, spans):
     whose cause is the host, each (its length, the activity after it, where it began); a
     gap across a span's edge is the span's opening or closing, not a wait between launches."""
     union, starts, causes = timeline.union, timeline.union_starts, timeline.gap_causes
-    merged = []  # overlapping spans (nested ranges) as one: each gap is visited once
-    for s, t in sorted(spans):
-        if merged and s <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], t)
-        else:
-            merged.append([s, t])
     out = []
-    for s, t in merged:
+    for s, t in merge(spans):  # overlapping spans (nested ranges) as one: each gap is visited once
         k = bisect.bisect_right(starts, s)
         while k < len(union) and union[k][0] <= t:
             if union[k - 1][1] >= s and causes[k] == "host":

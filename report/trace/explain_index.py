@@ -3,12 +3,11 @@ no step costs the product of two of a trace's dimensions (issue 27).
 
     FirstAtMost(values).first(i, x)   the first index >= i whose value is <= x, or -1
     LastAtLeast(values).last(i, x)    the last index <= i whose value is >= x, or -1
-    Cover(intervals)                  time of [s, t] that sorted, disjoint intervals cover
-    Spans(spans).holds(x)             whether any (s, t) of spans, in any order, has s <= x <= t
     LaunchOf(launches).get(corr, ts)  the launch call of a GPU activity (its correlation id, its start)
 
 A scan from i that stops at the first match gives the same index: these only skip, in
-O(log n), the values that do not match.
+O(log n), the values that do not match. The searches over intervals (Cover, Spans) are
+explain_intervals.py's.
 """
 from __future__ import annotations
 
@@ -61,45 +60,6 @@ class LastAtLeast:
             return -1
         j = self._tree.first(self.size - 1 - i, -x)
         return -1 if j < 0 else self.size - 1 - j
-
-
-class Cover:
-    """Sorted, disjoint [start, end, ...] intervals with the time they cover up to each."""
-
-    def __init__(self, intervals):
-        self.starts = [iv[0] for iv in intervals]
-        self.ends = [iv[1] for iv in intervals]
-        total, before = 0.0, []
-        for s, t in zip(self.starts, self.ends, strict=True):
-            before.append(total)
-            total += t - s
-        self.before = before
-
-    def upto(self, t):
-        """Time covered before t."""
-        i = bisect.bisect_right(self.starts, t) - 1
-        if i < 0:
-            return 0.0
-        return self.before[i] + min(t, self.ends[i]) - self.starts[i]
-
-    def covered(self, s, t):
-        """Time of [s, t] covered (s <= t)."""
-        return self.upto(t) - self.upto(s)
-
-
-class Spans:
-    """(start, end) pairs, overlapping or not, sorted by start with the latest end so far."""
-
-    def __init__(self, spans):
-        spans = sorted(spans)
-        self.starts, self.reach, far = [s for s, _ in spans], [], float("-inf")
-        for _, t in spans:
-            far = t if t > far else far
-            self.reach.append(far)
-
-    def holds(self, x):
-        i = bisect.bisect_right(self.starts, x) - 1
-        return i >= 0 and self.reach[i] >= x
 
 
 class LaunchOf:

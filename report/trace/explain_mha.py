@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import bisect
 
-from .explain_index import Spans
+from .explain_intervals import Spans
 from .explain_result import Finding
 from .explain_why import FIXES
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from .explain_intervals import holes
 from .explain_names import brief_names
 from .explain_timeline import ALL_SYNC_CALLS, Timeline
 from .names import LAUNCH_CATS, short_kernel_name
@@ -161,12 +162,7 @@ class Panel:
 
 def _holes(intervals, span):
     """Stretches with nothing drawn longer than HOLE_SHARE of the span (and HOLE_US)."""
-    out, reach = [], None
-    for s, t in sorted(intervals):
-        if reach is not None and s - reach > max(HOLE_SHARE * span, HOLE_US):
-            out.append((reach, s))
-        reach = t if reach is None else max(reach, t)
-    return out
+    return holes(intervals, max(HOLE_SHARE * span, HOLE_US))
 
 
 def _nested(ops):

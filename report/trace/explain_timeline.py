@@ -21,7 +21,8 @@ import bisect
 import operator
 from collections import Counter
 
-from .explain_index import Cover, FirstAtMost, LastAtLeast, LaunchOf
+from .explain_index import FirstAtMost, LastAtLeast, LaunchOf
+from .explain_intervals import Cover, covered_by
 from .names import GPU_CATS, GRAPH_LAUNCHES, LAUNCH_CATS
 
 # CPU calls that wait for the GPU: their time is not work the CPU had to do
@@ -69,19 +70,7 @@ def kind_of(e):
 
 def busy_by(acts, key):
     """{key(a): time covered by its activities}, acts sorted by start (one pass)."""
-    open_, total = {}, {}
-    for a in acts:
-        k, s, t = key(a), a.e.ts, a.e.end
-        cur = open_.get(k)
-        if cur is None or s > cur[1]:
-            if cur is not None:
-                total[k] = total.get(k, 0.0) + cur[1] - cur[0]
-            open_[k] = [s, t]
-        elif t > cur[1]:
-            cur[1] = t
-    for k, (s, t) in open_.items():
-        total[k] = total.get(k, 0.0) + t - s
-    return total
+    return covered_by((key(a), a.e.ts, a.e.end) for a in acts)
 
 
 def _op_key(e):
@@ -213,15 +202,7 @@ class Timeline:
         self.copy_starts = [c[0] for c in self.copy_launches]
         self.steps = sorted(steps)
         self.streams = sorted(set(streams.values()), key=str)
-        self.busy = {s: [] for s in self.streams}
-        for a in acts:  # by start (and end): each stream's busy stretches in one pass
-            busy = self.busy[a.stream]
-            s, t = a.e.ts, a.e.end
-            if busy and s <= busy[-1][1]:
-                if t > busy[-1][1]:
-                    busy[-1][1] = t
-            else:
-                busy.append([s, t])
+        self.busy_us = covered_by((a.stream, a.e.ts, a.e.end) for a in acts)  # by start: one pass
         union = self.union = []  # [start, end, first activity, activity that ends it]: the GPU running anything
         for a in acts:
             s, t = a.e.ts, a.e.end
@@ -345,7 +326,7 @@ def idle_causes(timeline):
         delays = [a.delay for a in acts if a.delay is not None]
         kinds = Counter(a.kind for a in acts)
         rows.append({"device": s[0], "stream": s[1], "activities": len(acts),
-                     "busy_us": sum(b - a for a, b in timeline.busy[s]),
+                     "busy_us": timeline.busy_us.get(s, 0),
                      "span_us": acts[-1].e.end - acts[0].e.ts if acts else 0.0,
                      "idle_us": {c: idle.get(c, 0.0) for c in CAUSES},
                      "launch_delay_us": (stats(delays) or {}).get("median"),
@@ -360,32 +341,12 @@ def _one(a):
     return 0
 
 
-def _busy_by_stream_and_kind(acts):
-    """busy_by(acts, stream) and busy_by(acts, kind) in one pass: the same sums, in the same order."""
-    open_s, total_s, open_k, total_k = {}, {}, {}, {}
-    for a in acts:
-        e = a.e
-        s, t = e.ts, e.end
-        k = a.stream
-        cur = open_s.get(k)
-        if cur is None or s > cur[1]:
-            if cur is not None:
-                total_s[k] = total_s.get(k, 0.0) + cur[1] - cur[0]
-            open_s[k] = [s, t]
-        elif t > cur[1]:
-            cur[1] = t
-        k = a.kind
-        cur = open_k.get(k)
-        if cur is None or s > cur[1]:
-            if cur is not None:
-                total_k[k] = total_k.get(k, 0.0) + cur[1] - cur[0]
-            open_k[k] = [s, t]
-        elif t > cur[1]:
-            cur[1] = t
-    for opened, total in ((open_s, total_s), (open_k, total_k)):
-        for k, (s, t) in opened.items():
-            total[k] = total.get(k, 0.0) + t - s
-    return total_s, total_k
+def _stream(a):
+    return a.stream
+
+
+def _kind(a):
+    return a.kind
 
 
 def _gap_cause(opener, idle_from):
@@ -408,7 +369,7 @@ def window(acts, timeline, start, host_end):
     first = acts[0].e.ts
     last = max(a.e.end for a in acts)
     lo, hi = min(start, first), max(last, host_end)
-    stream_busy, kinds = _busy_by_stream_and_kind(acts)
+    stream_busy, kinds = busy_by(acts, _stream), busy_by(acts, _kind)
     own = sum(stream_busy.values()) if len(stream_busy) == 1 else busy_by(acts, _one)[0]
     idle = {c: 0.0 for c in CAUSES}
     union, starts = timeline.union, timeline.union_starts

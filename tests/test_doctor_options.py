@@ -1,5 +1,5 @@
 """One command, one set of options: trace-doctor and `build_tables.py --explain` take the
-reading's options from one table (explain_cli.OPTIONS), and a bad one is one line on stderr."""
+reading's options from one table (cli.OPTIONS), and a bad one is one line on stderr."""
 import os
 import subprocess
 import sys
@@ -8,8 +8,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import build_tables
+from report.doctor import cli
 from report.paths import ROOT
-from report.trace import explain_cli
 
 TRACE = ROOT / "tests" / "fixtures" / "h200" / "auto.json.gz"
 
@@ -21,25 +21,25 @@ def options(parser):
 
 
 def test_both_commands_accept_the_same_reading_options():
-    doctor = options(explain_cli.parser())
+    doctor = options(cli.parser())
     explain = options(build_tables._parser())
-    assert {d for d, *_ in doctor.values()} == explain_cli.OPTION_DESTS == {"format", "svg", "ask_torch"}
+    assert {d for d, *_ in doctor.values()} == cli.OPTION_DESTS == {"format", "svg", "ask_torch"}
     assert {s: explain[s] for s in doctor} == doctor  # the same strings, types, choices, defaults
 
 
 def test_every_option_of_the_doctor_goes_with_explain_and_nothing_else(tmp_path):
     given = ["--format", "json", "--svg", str(tmp_path / "new.svg"), "--ask-torch"]
-    doctor = explain_cli.parser().parse_args([str(TRACE), *given])
+    doctor = cli.parser().parse_args([str(TRACE), *given])
     explain = build_tables.parse_args(["--explain", str(TRACE), *given])
-    assert {d: getattr(explain, d) for d in explain_cli.OPTION_DESTS} == {d: getattr(doctor, d)
-                                                                          for d in explain_cli.OPTION_DESTS}
+    assert {d: getattr(explain, d) for d in cli.OPTION_DESTS} == {d: getattr(doctor, d)
+                                                                          for d in cli.OPTION_DESTS}
     with pytest.raises(SystemExit):  # a measuring option is no option of the reading
         build_tables.parse_args(["--explain", str(TRACE), "--rounds", "2"])
 
 
 def test_trace_doctor_svg_writes_the_drawing_explain_writes(tmp_path, capsys):
     ours, theirs = tmp_path / "doctor.svg", tmp_path / "explain.svg"
-    assert explain_cli.main(["--svg", str(ours), str(TRACE)]) == 0
+    assert cli.main(["--svg", str(ours), str(TRACE)]) == 0
     text = capsys.readouterr().out
     assert build_tables.main(["--explain", str(TRACE), "--svg", str(theirs)]) == 0
     assert capsys.readouterr().out == text  # the same reading beside the drawing
@@ -56,7 +56,7 @@ def test_trace_doctor_svg_never_replaces_a_file(how, tmp_path):
     if how == "hard link":
         target = tmp_path / "other.svg"
         os.link(mine, target)
-    done = subprocess.run([sys.executable, "-m", "report.trace.explain_cli", "--svg", str(target), str(TRACE)],
+    done = subprocess.run([sys.executable, "-m", "report.doctor.cli", "--svg", str(target), str(TRACE)],
                           capture_output=True, text=True, cwd=ROOT, check=False)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("trace-doctor: error: argument --svg: ")

@@ -1,9 +1,9 @@
-"""The doctor's one interval helper (explain_intervals.py): the edge cases every sweep meets."""
+"""The doctor's one interval helper (model/intervals.py): the edge cases every sweep meets."""
 import random
 
 import pytest
 
-from report.trace.explain_intervals import Cover, Spans, common, covered_by, holes, length, merge, merge_ordered
+from report.doctor.model.intervals import Cover, Spans, common, covered_by, holes, length, merge, merge_ordered
 
 
 def brute_cover(spans, resolution=1):

@@ -25,6 +25,7 @@ import html
 import math
 import re
 
+from ...locale_numbers import number
 from .svg_pieces import namer, panel, pieces
 
 BREAK_PX = 30  # px: a stretch of nothing drawn (svg_pieces: HOLE_SHARE, HOLE_US) is cut to this
@@ -136,8 +137,7 @@ def escape(text):
 
 def num(value, lang, decimals=1):
     """A number as the page writes it: 1,234.5 (en), 1 234,5 (nb)."""
-    s = f"{0.0 if abs(value) < 0.5 * 10 ** -decimals else value:,.{decimals}f}"
-    return s.replace(",", "\u00a0").replace(".", ",") if lang == "nb" else s
+    return number(0.0 if abs(value) < 0.5 * 10 ** -decimals else value, lang, decimals, minus="-")
 
 
 def _x(p, t, scale):

@@ -3,16 +3,19 @@
     us(value)       one decimal: the detail's tables, whose columns line up
     sig_us(value)   three significant figures, a whole number at most four, to the ns (the first
                     screen: report/text/format.py's fmt_sig, the pages' precision rule, in
-                    English and standard library only, so the in-browser reader has it)
+                    English)
+The separators and the rounding are report/locale_numbers.py's, the pages' own (standard
+library only, so the in-browser reader has them); the doctor writes a minus as a hyphen.
 """
 import math
 
-SIG, MAX_WHOLE_SIG = 3, 4  # report/text/format.py: SIG, MAX_WHOLE_SIG
+from ...locale_numbers import MAX_WHOLE_SIG, SIG, number, round_sig, sig_decimals
+
 NS_DECIMALS = 3  # of µs: whole nanoseconds
 
 
 def us(value):
-    return f"{0.0 if abs(value) < 0.05 else value:,.1f} µs"
+    return f"{number(0.0 if abs(value) < 0.05 else value, 'en', 1, minus='-')} µs"
 
 
 def sig(value, digits=SIG, most_decimals=None):
@@ -22,14 +25,11 @@ def sig(value, digits=SIG, most_decimals=None):
     x = float(value)
     if x == 0 or not math.isfinite(x):
         return "0" if x == 0 else str(x)
-    if abs(x) >= 10 ** MAX_WHOLE_SIG:
-        x = round(x, MAX_WHOLE_SIG - 1 - int(math.floor(math.log10(abs(x)))))
-    decimals = max(0, digits - 1 - math.floor(math.log10(abs(x))))
+    x = round_sig(x, MAX_WHOLE_SIG)
+    decimals = sig_decimals(x, digits)
     if most_decimals is not None:
         decimals = min(decimals, most_decimals)
-    if decimals and abs(round(x, decimals)) >= 10 ** (digits - decimals):  # 9.996 -> 10.0
-        decimals -= 1
-    text = f"{x:,.{decimals}f}"
+    text = number(x, "en", decimals, minus="-")
     return "0" if float(text.replace(",", "")) == 0 else text
 
 

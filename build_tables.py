@@ -19,11 +19,12 @@ import sys
 import time
 from pathlib import Path
 
+from report.doctor import cli
 from report.measure.host import PER_SLICE, WARM
 from report.measure.pairs import PAIRS
+from report.one_line import Parser
 from report.output import checks, signals
 from report.output.arguments import (
-    Parser,
     given_options,
     out_folder,
     seconds,
@@ -34,7 +35,6 @@ from report.output.arguments import (
 from report.output.write import publish_run, render_only, short_error
 from report.paths import DEFAULT_OUT, SCRATCH_OUT
 from report.results import UsageError
-from report.trace import explain_cli
 from report.variants import DTYPES, EXTRA_VARIANTS, SWEEP_SEQ_LENS, VARIANTS
 
 MAX_HEAD_DIM = 512  # larger than any attention kernel supports
@@ -129,12 +129,9 @@ def _parser():
     p.add_argument("--explain", metavar="TRACE", type=Path,
                    help="read a trace that torch.profiler wrote (.json or .json.gz): kernels "
                         "with occupancy, GPU idle gaps and a verdict per range; no GPU, no "
-                        "other option but --format and --svg")
-    # --explain's options are trace-doctor's (report/trace/explain_cli.py: the one entry of both)
-    p.add_argument("--format", choices=explain_cli.FORMATS, default="text",
-                   help=f"with --explain: {explain_cli.FORMAT_HELP}")
-    p.add_argument("--svg", metavar="PATH", type=explain_cli.new_svg, help=f"with --explain: {explain_cli.SVG_HELP}")
-    p.add_argument("--ask-torch", action="store_true", help=f"with --explain: {explain_cli.ASK_TORCH_HELP}")
+                        "other option but --format, --svg and --ask-torch")
+    # --explain's options are trace-doctor's, defined once (report/doctor/cli.py: OPTIONS)
+    cli.add_options(p, help_prefix="with --explain: ")
     return p
 
 
@@ -142,7 +139,7 @@ def parse_args(argv):
     p = _parser()
     args = p.parse_args(argv)
     if args.explain is not None:
-        extra = sorted(given_options(p, argv) - {"explain", "format", "svg", "ask_torch"})
+        extra = sorted(given_options(p, argv) - {"explain", *cli.OPTION_DESTS})
         if extra:
             p.error("--explain reads one trace (--format: text or json); it takes no other option but --svg "
                     "and --ask-torch, "
@@ -203,8 +200,7 @@ def main(argv=None):
     signals.install()
     try:
         if args.explain is not None:  # trace-doctor's entry, its stdout set up there
-            return explain_cli.run(args.explain, args.format, args.svg, prog="build_tables.py",
-                                   ask_torch=args.ask_torch)
+            return cli.run_parsed(args.explain, args, prog="build_tables.py")
         if args.render_only:
             render_only(args.out, args.slug)
         else:

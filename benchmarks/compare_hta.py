@@ -32,7 +32,7 @@ OURS = """
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
 started = time.perf_counter()
-from report.trace.explain import TraceError, explain, read_trace
+from report.doctor.explain import TraceError, explain, read_trace
 try:
     found = explain(read_trace({path!r}))
 except TraceError as err:

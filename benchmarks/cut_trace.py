@@ -10,7 +10,7 @@ ranges, launch calls and GPU activities in them, and of the CPU operations only 
 hold a launch call (with their enclosing ones), which is what --explain reads (op stacks,
 ATen ops, attention), Kineto's own events (category overhead) in those steps, and the
 recorded inputs (Input Dims, Input type, Input Strides, Concrete Inputs) of SDPA's ops and
-the matmuls alone (explain_events.INPUT_OPS: the reasons a backend ran, and a GEMM's sizes). Drops flow
+the matmuls alone (events.INPUT_OPS: the reasons a backend ran, and a GEMM's sizes). Drops flow
 events, Python function events, operations without GPU work under them and every other
 op's shape arguments. A trace without GPU activity
 (MTIA, CPU-only), which that would leave empty, is cut with --first N instead: its metadata
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from report.trace.explain_events import INPUT_ARGS, INPUT_OPS  # noqa: E402
+from report.doctor.reading.events import INPUT_ARGS, INPUT_OPS  # noqa: E402
 
 STEP = re.compile(r"ProfilerStep#\d+")
 GPU = {"kernel", "gpu_memcpy", "gpu_memset"}

@@ -99,9 +99,9 @@ CHILD = """
 import resource, sys, time
 sys.path.insert(0, {root!r})
 started = time.perf_counter()
-from report.trace import explain_read
-from report.trace.explain import explain, read_trace, report
-explain_read.FAST_DECODER = explain_read.FAST_DECODER and {fast!r}
+from report.doctor.reading import stream as reading_stream
+from report.doctor.explain import explain, read_trace, report
+reading_stream.FAST_DECODER = reading_stream.FAST_DECODER and {fast!r}
 text = report(explain(read_trace({path!r})))
 elapsed = time.perf_counter() - started
 use = resource.getrusage(resource.RUSAGE_SELF)
@@ -119,7 +119,7 @@ use = resource.getrusage(resource.RUSAGE_SELF)
 print(time.perf_counter() - started, use.ru_maxrss, use.ru_utime + use.ru_stime)
 """
 AS_DICT = CHILD.replace("read_trace({path", "load_trace({path").replace(
-    "from report.trace.explain import explain, read_trace", "from report.trace.explain import explain, load_trace")
+    "from report.doctor.explain import explain, read_trace", "from report.doctor.explain import explain, load_trace")
 
 HTA = """
 import resource, sys, time
@@ -156,7 +156,7 @@ def has_msgspec():
 
 def baseline_mb():
     """Peak resident memory of an interpreter that only imports the explain modules."""
-    code = (f"import resource, sys; sys.path.insert(0, {str(ROOT)!r}); import report.trace.explain; "
+    code = (f"import resource, sys; sys.path.insert(0, {str(ROOT)!r}); import report.doctor.explain; "
             "print(0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, 0)")
     return measure(code)[1]
 

@@ -181,9 +181,13 @@ SHAPES = {"plain": plain, "streams": streams, "devices": devices, "nesting": nes
 CHILD = """
 import resource, sys, time
 sys.path.insert(0, {root!r})
-from report.trace import explain_read
-from report.trace.explain import TraceError, explain_file
-explain_read.FAST_DECODER = explain_read.FAST_DECODER and {fast!r}
+try:
+    from report.doctor.reading import stream as reading_stream
+    from report.doctor.explain import TraceError, explain_file
+except ImportError:  # --root: a checkout from before report/doctor/ (report/trace/explain*.py)
+    from report.trace import explain_read as reading_stream
+    from report.trace.explain import TraceError, explain_file
+reading_stream.FAST_DECODER = reading_stream.FAST_DECODER and {fast!r}
 started = time.perf_counter()
 try:
     text = explain_file({path!r})

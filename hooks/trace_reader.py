@@ -2,7 +2,7 @@
 
 The page holds a drop zone (<div data-trace-reader>, written in each language's Markdown).
 A reader's trace is read by Pyodide (CPython compiled to WebAssembly) in a Web Worker,
-with the very function `build_tables.py --explain` calls: report.trace.explain.explain_file.
+with the very function `build_tables.py --explain` calls: report.doctor.explain.explain_file.
 Nothing of it is loaded before the reader picks a file, and no page but this one loads any
 of it (docs/javascripts/trace-reader.js and trace-worker.js do the browser's part).
 
@@ -10,7 +10,7 @@ The build puts into the site, under trace-reader/:
 - pyodide/: the five files of node_modules/pyodide that loading Pyodide needs (package.json
   pins the version; `npm ci` installs it; nothing of it is committed);
 - report.zip: the Python files explain_file imports, found by following the imports of
-  report/trace/explain.py (and the snippets it loads by name), read from the repository at
+  report/doctor/explain.py (and the snippets it loads by name), read from the repository at
   build time, so there is no second copy of them anywhere.
 
 Without node_modules/pyodide the build still works: it says so in one line, and the page
@@ -37,9 +37,9 @@ PYODIDE = ROOT / "node_modules" / "pyodide"
 # what the worker's loadPyodide fetches: pyodide.mjs imports pyodide.asm.mjs, which loads the rest
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
                  "pyodide-lock.json")
-ENTRY = "report/trace/explain.py"
+ENTRY = "report/doctor/explain.py"
 # and what the worker draws the reader's trace with (trace-timeline.js imports it)
-ENTRIES = (ENTRY, "report/trace/explain_svg.py")
+ENTRIES = (ENTRY, "report/doctor/output/svg.py")
 OUT = "trace-reader"
 MARK = "data-trace-reader"
 SCRIPT = "javascripts/trace-reader.js"
@@ -110,7 +110,7 @@ def _imports(path, package):
 
 # module -> a data file it reads beside itself (pyproject.toml's package-data): the recorded
 # eligibility tables the trace doctor answers from (report/output/asked_file.py writes it)
-PACKAGE_DATA = {"report/trace/explain_asked.py": "report/trace/asked.json"}
+PACKAGE_DATA = {"report/doctor/rules/asked_table.py": "report/doctor/rules/asked.json"}
 
 
 def python_files(entries=ENTRIES):
@@ -129,7 +129,7 @@ def python_files(entries=ENTRIES):
             package = ""
         else:
             package = ".".join(rel.parent.parts)  # for explain.py and trace/__init__.py alike
-            for i in range(1, len(rel.parent.parts) + 1):  # report/__init__.py, report/trace/__init__.py
+            for i in range(1, len(rel.parent.parts) + 1):  # report/__init__.py, report/doctor/__init__.py, ...
                 init = ROOT.joinpath(*rel.parent.parts[:i], "__init__.py")
                 if init.is_file():
                     todo.append((init, False))

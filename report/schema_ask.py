@@ -1,5 +1,5 @@
 """The shape of results.json's "eligibility" section, as types (measure/ask.py writes it,
-render/findings/ask_*.py and trace/asked.json read it); schema.py's rules apply."""
+render/findings/ask_*.py and doctor/rules/asked.json read it); schema.py's rules apply."""
 from typing import Required, TypedDict
 
 from .schema_types import Number, Spread, Time

@@ -4,7 +4,7 @@ import json
 
 from factory import FIXTURES
 
-from report.trace.explain import load_trace
+from report.doctor.explain import load_trace
 
 H200 = dict(json.loads(json.dumps(load_trace(FIXTURES / "flash.json.gz")["deviceProperties"][0])))
 

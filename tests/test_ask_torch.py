@@ -11,9 +11,10 @@ import warnings
 import pytest
 from madeup import call, sdpa_args, trace_of
 
-from report.trace import explain_ask_torch, explain_asked
-from report.trace.explain import explain
-from report.trace.explain_cli import main
+from report.doctor import ask_torch
+from report.doctor.cli import main
+from report.doctor.explain import explain
+from report.doctor.rules import asked_table
 
 SEED = (2, 8, 256, 64)
 STRIDED = [[256 * 8 * 128, 256 * 128, 128, 2]] * 3
@@ -21,7 +22,7 @@ STRIDED = [[256 * 8 * 128, 256 * 128, 128, 2]] * 3
 
 @pytest.fixture(autouse=True)
 def no_table(monkeypatch, tmp_path):
-    monkeypatch.setattr(explain_asked, "FILE", tmp_path / "none.json")
+    monkeypatch.setattr(asked_table, "FILE", tmp_path / "none.json")
 
 
 def reading(args=None, op="aten::_scaled_dot_product_efficient_attention"):
@@ -66,8 +67,8 @@ def fake_torch(cuda=True):
 
 def test_pytorch_is_asked_with_the_recorded_strides_and_its_words_come_back(monkeypatch):
     torch, asked = fake_torch()
-    monkeypatch.setattr(explain_ask_torch, "_torch", lambda: torch)
-    lines = explain_ask_torch.ask(reading())
+    monkeypatch.setattr(ask_torch, "_torch", lambda: torch)
+    lines = ask_torch.ask(reading())
     q = asked[0][0]
     assert q.shape == SEED and q.strides == tuple(STRIDED[0]) and q.dtype == "bf16"
     said = {line.split(":")[0].strip(): line for line in lines[2:]}
@@ -77,16 +78,16 @@ def test_pytorch_is_asked_with_the_recorded_strides_and_its_words_come_back(monk
 
 def test_tensors_too_large_to_replay_are_not_made(monkeypatch):
     torch, asked = fake_torch()
-    monkeypatch.setattr(explain_ask_torch, "_torch", lambda: torch)
+    monkeypatch.setattr(ask_torch, "_torch", lambda: torch)
     huge = (64, 64, 65536, 128)
-    lines = explain_ask_torch.ask(reading(sdpa_args(huge, huge)))
+    lines = ask_torch.ask(reading(sdpa_args(huge, huge)))
     assert not asked and len(lines) == 3  # the header, the group, why it was not asked
 
 
 def test_without_cuda_one_line_and_the_recorded_reasons_stand(monkeypatch):
     torch, asked = fake_torch(cuda=False)
-    monkeypatch.setattr(explain_ask_torch, "_torch", lambda: torch)
-    assert len(explain_ask_torch.ask(reading())) == 1 and not asked
+    monkeypatch.setattr(ask_torch, "_torch", lambda: torch)
+    assert len(ask_torch.ask(reading())) == 1 and not asked
 
 
 def test_the_installed_torch_here_has_no_cuda_and_the_command_still_reads(tmp_path, capsys):
@@ -97,7 +98,7 @@ def test_the_installed_torch_here_has_no_cuda_and_the_command_still_reads(tmp_pa
     path = tmp_path / "t.json"
     path.write_text(json.dumps(trace))
     assert main([str(path), "--ask-torch"]) == 0
-    said = explain_ask_torch.ask(explain(trace))
+    said = ask_torch.ask(explain(trace))
     assert len(said) == 1 and capsys.readouterr().out.rstrip().splitlines()[-1] == said[0]
 
 
@@ -105,7 +106,7 @@ def test_without_torch_one_line_and_exit_2_before_the_trace_is_read(monkeypatch,
     def gone():
         raise ImportError("No module named 'torch'")
 
-    monkeypatch.setattr(explain_ask_torch, "_torch", gone)
+    monkeypatch.setattr(ask_torch, "_torch", gone)
     assert main([str(tmp_path / "missing.json"), "--ask-torch"]) == 2
     done = capsys.readouterr()
     assert done.out == "" and len(done.err.splitlines()) == 1 and "missing.json" not in done.err

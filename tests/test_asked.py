@@ -1,4 +1,4 @@
-"""The trace doctor's copy of the recorded eligibility tables (report/trace/asked.json,
+"""The trace doctor's copy of the recorded eligibility tables (report/doctor/rules/asked.json,
 written when build_tables.py renders docs/generated/): what it keeps, that the committed file
 is what the committed runs render, and that each trace the GPU run recorded for a condition
 (traces/ask-<id>.json.gz) gets that condition's reason."""
@@ -8,12 +8,12 @@ import pytest
 from factory import results
 from madeup import condition, eligibility_results
 
+from report.doctor.explain import explain, load_trace
+from report.doctor.rules import asked_table, why
 from report.output.asked_file import asked_text, write_asked
 from report.output.folders import result_folders
 from report.paths import DEFAULT_OUT
 from report.results import load_results
-from report.trace import explain_asked, explain_why
-from report.trace.explain import explain, load_trace
 
 
 def run_folder(tmp_path, data, slug="h200"):
@@ -28,14 +28,14 @@ def test_the_doctor_keeps_each_condition_and_says_whose_table_it_is(tmp_path):
                                                                       mask="bool_padding")], **results())
     run_folder(tmp_path, data)
     target = write_asked(tmp_path, tmp_path / "asked.json")
-    runs = explain_asked.load(target)
+    runs = asked_table.load(target)
     assert [c["id"] for c in runs[0]["conditions"]] == ["seed", "mask"]
     assert runs[0]["conditions"][1]["can_use"]["cudnn"]["ok"] is False
     assert "kernel_time_us" not in runs[0]["conditions"][0]  # no measurement beyond the answers
-    who = explain_asked.whose(runs[0])
+    who = asked_table.whose(runs[0])
     assert "2.11.0" in who and "NVIDIA H200" in who and data["provenance"]["date"] in who
-    assert explain_asked.MARK in target.read_text(encoding="utf-8")
-    assert explain_asked.order(runs[0])[0] == "cudnn"  # the unpinned seed ran cudnn with every backend eligible
+    assert asked_table.MARK in target.read_text(encoding="utf-8")
+    assert asked_table.order(runs[0])[0] == "cudnn"  # the unpinned seed ran cudnn with every backend eligible
 
 
 def test_a_run_without_a_table_leaves_the_file_alone(tmp_path):
@@ -48,9 +48,9 @@ def test_a_run_without_a_table_leaves_the_file_alone(tmp_path):
 def test_the_committed_file_is_what_the_committed_runs_render():
     text = asked_text(DEFAULT_OUT)
     if text is None:
-        assert not explain_asked.FILE.exists(), "asked.json is left from a run no committed results.json holds"
+        assert not asked_table.FILE.exists(), "asked.json is left from a run no committed results.json holds"
     else:
-        assert explain_asked.FILE.read_text(encoding="utf-8") == text, "run python build_tables.py --render-only"
+        assert asked_table.FILE.read_text(encoding="utf-8") == text, "run python build_tables.py --render-only"
 
 
 def expected(setting, shape):
@@ -84,11 +84,11 @@ def test_each_recorded_ask_trace_gets_its_conditions_reason(monkeypatch, tmp_pat
     for folder, run in committed_tables():
         assert sorted((folder / "traces").glob("ask-*.json.gz")), f"{folder.name}: an eligibility table, no ask traces"
         table = tmp_path / f"{folder.name}.json"
-        table.write_text(json.dumps(explain_asked.document([explain_asked.compact(run, folder.name)])))
-        monkeypatch.setattr(explain_asked, "FILE", table)
+        table.write_text(json.dumps(asked_table.document([asked_table.compact(run, folder.name)])))
+        monkeypatch.setattr(asked_table, "FILE", table)
         el = run["eligibility"]
         cc = tuple(int(n) for n in el["versions"]["compute_capability"].split("."))
-        order = explain_why.order(cc, explain_asked.order(explain_asked.load(table)[0]))
+        order = why.order(cc, asked_table.order(asked_table.load(table)[0]))
         for c in el["conditions"]:
             if not c.get("trace"):
                 continue

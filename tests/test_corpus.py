@@ -4,7 +4,7 @@ benchmarks/cut_trace.py (tests/fixtures/corpus/), and Holistic Trace Analysis' t
 (A100, V100, MI250, NCCL, several streams, older Kineto, MTIA, CPU only;
 tests/fixtures/corpus/hta/). The verdicts, GPU busy time, streams, launch delays and SDPA
 backends are compared with tests/expected_verdicts.py, which derives them from the raw
-events without report/trace; each folder's expected.json holds what it derived, for the record.
+events without report/doctor; each folder's expected.json holds what it derived, for the record.
 """
 import json
 import re
@@ -12,11 +12,11 @@ import re
 import pytest
 from expected_verdicts import facts, read
 
+from report.doctor.explain import MAX_RANGES, TraceError, explain, load_trace, read_trace, report
+from report.doctor.model.result_types import QUEUE_US
+from report.doctor.output.text_report import detail
+from report.doctor.reading import stream as reading_stream
 from report.paths import ROOT
-from report.trace import explain_read
-from report.trace.explain import MAX_RANGES, TraceError, explain, load_trace, read_trace, report
-from report.trace.explain_result import QUEUE_US
-from report.trace.explain_text import detail
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 TRACES = sorted(p.name.removesuffix(".json.gz") for p in CORPUS.glob("*.json.gz"))
@@ -70,7 +70,7 @@ def test_the_streamed_reader_reads_what_json_reads(name, monkeypatch):
     path = CORPUS / f"{name}.json.gz"
     text = report(explain(load_trace(path)))
     assert report(explain(read_trace(path))) == text
-    monkeypatch.setattr(explain_read, "CHUNK", 1 << 14)  # many batches, cut between events
+    monkeypatch.setattr(reading_stream, "CHUNK", 1 << 14)  # many batches, cut between events
     assert report(explain(read_trace(path))) == text
     assert "-0.0" not in text
 

@@ -1,4 +1,4 @@
-"""build_tables.py --explain TRACE and report/trace/explain.py, on the committed traces
+"""build_tables.py --explain TRACE and report/doctor/explain.py, on the committed traces
 (docs/generated/h200/traces/, tests/fixtures/h200/) and on files that are no trace.
 
 The facts asserted are facts of those traces, recorded on an NVIDIA H200.
@@ -15,9 +15,9 @@ from expected_verdicts import verdicts as independent_verdicts
 from factory import FIXTURES
 
 import build_tables
+from report.doctor.explain import STEP_NAME, WHOLE_TRACE, TraceError, explain, load_trace, read_trace, report
 from report.paths import DEFAULT_OUT, ROOT
 from report.trace.analyze import analyze_trace
-from report.trace.explain import STEP_NAME, WHOLE_TRACE, TraceError, explain, load_trace, read_trace, report
 from report.variants import VARIANTS
 
 TRACES = DEFAULT_OUT / "h200" / "traces"
@@ -291,7 +291,7 @@ def gzip_bomb(path, monkeypatch=None):
 
 
 def test_a_gzip_that_unpacks_beyond_the_cap_is_refused_while_reading(tmp_path, capsys, monkeypatch):
-    from report.trace import explain_open as module  # where the cap is read
+    from report.doctor.reading import trace_file as module  # where the cap is read
 
     monkeypatch.setattr(module, "MAX_TRACE_BYTES", 2 * 2**20)
     gzip_bomb(tmp_path / "bomb.json.gz")
@@ -391,7 +391,7 @@ def test_the_page_shows_what_the_command_prints(variant):
 
 
 def test_the_page_states_the_rule_the_code_applies():
-    from report.trace.explain import BUSY_SHARE, HIP_SYNC_CALLS, HOST_SHARE, SYNC_CALLS
+    from report.doctor.explain import BUSY_SHARE, HIP_SYNC_CALLS, HOST_SHARE, SYNC_CALLS
 
     pages = {lang: (ROOT / "docs" / f"read-your-trace.{lang}.md").read_text(encoding="utf-8")
              for lang in ("nb", "en")}
@@ -408,7 +408,7 @@ def test_the_page_states_the_rule_the_code_applies():
 
 def test_the_page_names_the_words_a_rocm_trace_gets():
     """The command prints in English; both pages say which of its words a ROCm trace changes."""
-    from report.trace.explain_words import WORDS, unit
+    from report.doctor.model.platform_words import WORDS, unit
 
     rocm = WORDS["rocm"]
     printed = [unit("rocm", (9, 4))[1], unit("rocm", (11, 0))[1], rocm["warps"], rocm["graph"].split()[1],

@@ -12,9 +12,10 @@ from factory import FIXTURES, odd_value
 from madeup import H200, ev, kernel, launch, trace_of
 
 import build_tables
-from report.trace import explain_kineto, explain_read
-from report.trace.explain import TraceError, explain, load_trace, read_trace, report
-from report.trace.explain_format import pct, us
+from report.doctor.explain import TraceError, explain, load_trace, read_trace, report
+from report.doctor.reading import kineto_layout
+from report.doctor.reading import stream as reading_stream
+from report.doctor.shown.numbers import pct, us
 
 # --- other writers of the same trace ---------------------------------------------------
 
@@ -155,7 +156,7 @@ def test_the_streamed_reader_tells_rocm_as_the_dict_does(fast, tmp_path, monkeyp
     trace = one_step(ROCM_CALLS, MI300X)
     path = tmp_path / "rocm.json"
     path.write_text(json.dumps(trace), encoding="utf-8")
-    monkeypatch.setattr(explain_read, "FAST_DECODER", fast and explain_read.FAST_DECODER)
+    monkeypatch.setattr(reading_stream, "FAST_DECODER", fast and reading_stream.FAST_DECODER)
     streamed = explain(read_trace(path))
     assert streamed["platform"] == "rocm" and report(streamed) == report(explain(trace))
     trace = dict(one_step(CUDA_CALLS, None), hip_runtime_version="60443484")  # the version at the top alone
@@ -351,7 +352,7 @@ def test_no_negative_zero_is_printed():
 def test_a_truncated_plain_trace_is_one_line(tmp_path, monkeypatch):
     path = tmp_path / "cut.json"
     path.write_text(json.dumps(load_trace(FIXTURES / "naive.json.gz"))[:5000], encoding="utf-8")
-    monkeypatch.setattr(explain_read, "CHUNK", 1024)
+    monkeypatch.setattr(reading_stream, "CHUNK", 1024)
     with pytest.raises(TraceError, match=r"not JSON \(.* at character"):
         read_trace(path)
 
@@ -365,10 +366,10 @@ def test_the_fast_path_reads_kinetos_layout_and_json_reads_any_other(tmp_path, m
     other = dict(trace, traceEvents=[dict(reversed(list(e.items()))) for e in trace["traceEvents"]])
     shuffled.write_text(json.dumps(other), encoding="utf-8")
     used = []
-    fast = explain_kineto.read
-    monkeypatch.setattr(explain_read, "FAST_DECODER", False)  # the pure-Python reader, as in the browser
-    monkeypatch.setattr(explain_kineto, "read", lambda text, found: used.append(fast(text, found)) or used[-1])
-    monkeypatch.setattr(explain_read, "CHUNK", 1 << 15)
+    fast = kineto_layout.read
+    monkeypatch.setattr(reading_stream, "FAST_DECODER", False)  # the pure-Python reader, as in the browser
+    monkeypatch.setattr(kineto_layout, "read", lambda text, found: used.append(fast(text, found)) or used[-1])
+    monkeypatch.setattr(reading_stream, "CHUNK", 1 << 15)
     expected = report(explain(trace))
     assert report(explain(read_trace(kineto))) == expected and used and all(used)
     used.clear()
@@ -410,7 +411,7 @@ def test_odd_values_anywhere_give_a_report_or_one_trace_error(tmp_path):
 def test_the_streamed_reader_keeps_the_size_cap(tmp_path, monkeypatch, capsys):
     import gzip
 
-    from report.trace import explain_open as module  # where the cap is read
+    from report.doctor.reading import trace_file as module  # where the cap is read
 
     monkeypatch.setattr(module, "MAX_TRACE_BYTES", 2 * 2**20)
     path = tmp_path / "bomb.json.gz"

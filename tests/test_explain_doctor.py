@@ -9,13 +9,14 @@ import pytest
 from expected_verdicts import facts
 from madeup import call, ev, kernel, launch, sdpa_args, trace_of
 
+from report.doctor.explain import TraceError, explain, explain_json, load_trace, read_trace, report
+from report.doctor.model.result_types import VERSION
+from report.doctor.output.text_report import SCREEN, WIDTH, first_screen
+from report.doctor.reading import kineto_layout, msgspec_decoder
+from report.doctor.reading import stream as reading_stream
+from report.doctor.rules.remedies import LAUNCH_BOUND_KERNEL_US
+from report.doctor.shown.numbers import MAX_WHOLE_SIG, sig
 from report.text.format import fmt_sig
-from report.trace import explain_kineto, explain_msgspec, explain_read
-from report.trace.explain import TraceError, explain, explain_json, load_trace, read_trace, report
-from report.trace.explain_format import MAX_WHOLE_SIG, sig
-from report.trace.explain_remedies import LAUNCH_BOUND_KERNEL_US
-from report.trace.explain_result import VERSION
-from report.trace.explain_text import SCREEN, WIDTH, first_screen
 
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 SDPA = "aten::scaled_dot_product_attention"
@@ -149,18 +150,18 @@ def test_the_three_readers_keep_sdpas_recorded_inputs_alike(tmp_path, monkeypatc
     path = tmp_path / "t.json"
     path.write_text(json.dumps(trace_of(*events)), encoding="utf-8")
     kept = lambda t: [(e.cat, e.name, e.args) for e in t.events if e.cat in ("cpu_op", "overhead")]  # noqa: E731
-    by_json = kept(explain_read.from_dict(load_trace(path)))
+    by_json = kept(reading_stream.from_dict(load_trace(path)))
     assert by_json[0][2]["Input Dims"][3] == [8, 1, 512, 512] and ("overhead", "Activity Buffer Request", None) in by_json
     assert kept(read_trace(path)) == by_json  # msgspec where installed
-    monkeypatch.setattr(explain_read, "FAST_DECODER", False)
+    monkeypatch.setattr(reading_stream, "FAST_DECODER", False)
     assert kept(read_trace(path)) == by_json
     # Kineto's layout read by its pattern (a batch of a large file): the same
-    by_pattern = explain_read.Trace()
-    assert explain_kineto.read(", ".join(json.dumps(e) for e in events), by_pattern)
+    by_pattern = reading_stream.Trace()
+    assert kineto_layout.read(", ".join(json.dumps(e) for e in events), by_pattern)
     assert kept(by_pattern) == by_json
-    if explain_msgspec.AVAILABLE:  # and by msgspec
-        by_msgspec = explain_read.Trace()
-        by_msgspec.add_structs(explain_msgspec.events(", ".join(json.dumps(e) for e in events)))
+    if msgspec_decoder.AVAILABLE:  # and by msgspec
+        by_msgspec = reading_stream.Trace()
+        by_msgspec.add_structs(msgspec_decoder.events(", ".join(json.dumps(e) for e in events)))
         assert kept(by_msgspec) == by_json
 
 
@@ -227,8 +228,8 @@ def test_the_first_of_three_profiler_steps_is_left_out_and_the_independent_readi
 
 
 def test_the_dtype_checks_follow_the_gpus_compute_capability():
-    from report.trace.explain_sdpa_inputs import sdpa_inputs
-    from report.trace.explain_why import reasons
+    from report.doctor.model.sdpa_inputs import sdpa_inputs
+    from report.doctor.rules.why import reasons
 
     x = sdpa_inputs(sdpa_args((2, 4, 128, 64), (2, 4, 128, 64)))  # bfloat16
     assert [r.key for r in reasons(x, "math", (9, 0))] == ["not_first"]  # nothing the inputs show stops flash
@@ -262,11 +263,11 @@ def test_a_bias_through_the_backward_is_named_with_flex_as_its_remedy():
 def test_the_json_schema_is_documented_field_by_field():
     import dataclasses
 
-    from report.trace import explain_result
+    from report.doctor.model import result_types
 
-    doc = explain_result.__doc__
-    for cls in (explain_result.Pace, explain_result.AttentionRow, explain_result.Finding,
-                explain_result.GraphReplay, explain_result.CommStream):
+    doc = result_types.__doc__
+    for cls in (result_types.Pace, result_types.AttentionRow, result_types.Finding,
+                result_types.GraphReplay, result_types.CommStream):
         for f in dataclasses.fields(cls):
             assert re.search(rf"\b{f.name}\b", doc), f"{cls.__name__}.{f.name} is not documented"
     result = explain(read_trace(CORPUS / "sdpa_train.json.gz"))

@@ -1,5 +1,5 @@
-"""The streamed reader's three ways to read a batch of events (report/trace/explain_read.py):
-msgspec where it is installed (explain_msgspec.py), the pattern for Kineto's layout (explain_kineto.py)
+"""The streamed reader's three ways to read a batch of events (report/doctor/reading/stream.py):
+msgspec where it is installed (reading/msgspec_decoder.py), the pattern for Kineto's layout (reading/kineto_layout.py)
 and json for any other. They keep the same events with the same fields on every committed
 trace and on odd input, so --explain prints the same whichever ran.
 """
@@ -10,9 +10,11 @@ import random
 import pytest
 from factory import FIXTURES, odd_value
 
+from report.doctor.explain import TraceError, explain, load_trace, read_trace, report
+from report.doctor.reading import events as reading_events
+from report.doctor.reading import msgspec_decoder
+from report.doctor.reading import stream as reading_stream
 from report.paths import ROOT
-from report.trace import explain_events, explain_msgspec, explain_read
-from report.trace.explain import TraceError, explain, load_trace, read_trace, report
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 TRACES = sorted(FIXTURES.glob("*.json.gz")) + sorted(CORPUS.rglob("*.json.gz"))
@@ -28,7 +30,7 @@ def read_with(path, monkeypatch, fast_decoder, chunk=1 << 14):
     """read_trace with msgspec on or off, in batches of about `chunk` characters; the batches
     msgspec read (True) or handed on (False)."""
     used = []
-    decode = explain_msgspec.events
+    decode = msgspec_decoder.events
 
     def counted(text):
         found = decode(text)
@@ -36,9 +38,9 @@ def read_with(path, monkeypatch, fast_decoder, chunk=1 << 14):
         return found
 
     with monkeypatch.context() as m:
-        m.setattr(explain_read, "FAST_DECODER", fast_decoder)
-        m.setattr(explain_read, "CHUNK", chunk)
-        m.setattr(explain_msgspec, "events", counted)
+        m.setattr(reading_stream, "FAST_DECODER", fast_decoder)
+        m.setattr(reading_stream, "CHUNK", chunk)
+        m.setattr(msgspec_decoder, "events", counted)
         return read_trace(path), used
 
 
@@ -69,8 +71,8 @@ def said(trace):
 
 
 def test_without_msgspec_the_reader_is_pure_python(monkeypatch):
-    monkeypatch.setattr(explain_msgspec, "AVAILABLE", False)
-    assert explain_msgspec.events('{"ph": "X"}') is None
+    monkeypatch.setattr(msgspec_decoder, "AVAILABLE", False)
+    assert msgspec_decoder.events('{"ph": "X"}') is None
     path = FIXTURES / "flash.json.gz"
     pure, used = read_with(path, monkeypatch, True)  # on, but not installed
     assert used == [False] * len(used) and used
@@ -112,19 +114,19 @@ def test_odd_values_anywhere_read_the_same_both_ways(tmp_path, monkeypatch):
         path = kineto_layout(t, tmp_path / "t.json")
         pure, _ = read_with(path, monkeypatch, False, chunk=1 << 13)
         fast, _ = read_with(path, monkeypatch, True, chunk=1 << 13)
-        assert kept(fast) == kept(pure) == kept(explain_read.from_dict(t))
+        assert kept(fast) == kept(pure) == kept(reading_stream.from_dict(t))
 
 
 def test_equal_launch_resources_share_one_dict_and_unequal_types_do_not():
     pool = {}
-    a = explain_events.shared({"grid": [4, 1, 1], "block": [128, 1, 1], "shared memory": 0}, pool)
-    b = explain_events.shared({"grid": [4, 1, 1], "block": [128, 1, 1], "shared memory": 0}, pool)
+    a = reading_events.shared({"grid": [4, 1, 1], "block": [128, 1, 1], "shared memory": 0}, pool)
+    b = reading_events.shared({"grid": [4, 1, 1], "block": [128, 1, 1], "shared memory": 0}, pool)
     assert a is b
     for other in ({"grid": [4.0, 1, 1], "block": [128, 1, 1], "shared memory": 0},
                   {"grid": [4, 1, 1], "block": [128, 1, 1], "shared memory": False},
                   {"grid": [4, 1, 1], "block": [128, 1, 1], "shared memory": -0.0}):
-        assert explain_events.shared(dict(other), pool) == other and explain_events.shared(dict(other), pool) is not a
-    assert explain_events.shared({"device": [0]}, pool) == {"device": "[0]"}  # made hashable, as before
+        assert reading_events.shared(dict(other), pool) == other and reading_events.shared(dict(other), pool) is not a
+    assert reading_events.shared({"device": [0]}, pool) == {"device": "[0]"}  # made hashable, as before
 
 
 def test_reading_and_explaining_leave_the_garbage_collector_as_they_found_it():

@@ -4,8 +4,8 @@ ranges, a launch-bound step under 200 launches, a GEMM's recorded shapes. Facts 
 import pytest
 from madeup import ev, kernel, launch, small_call, trace_of
 
-from report.trace.explain import explain
-from report.trace.explain_facts import ExposedComm, GemmAlignment, PaceOnly
+from report.doctor.explain import explain
+from report.doctor.rules.facts import ExposedComm, GemmAlignment, PaceOnly
 
 FLASH = "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 64, 4>>(Flash_fwd_params)"
 
@@ -148,8 +148,8 @@ def test_alignment_without_shapes_says_it_read_the_name_only():
 
 
 def test_kernels_a_graph_replayed_are_named_as_its_replay():
-    from report.trace.explain import report
-    from report.trace.explain_words import WORDS
+    from report.doctor.explain import report
+    from report.doctor.model.platform_words import WORDS
 
     found = explain(graph_steps())
     row = next(k for k in found["kernels"] if k["name"] == FLASH)
@@ -174,23 +174,24 @@ def test_one_host_wait_for_the_stream_and_the_range():
 def test_every_reader_keeps_a_matmuls_dims_alone_and_once(tmp_path, monkeypatch):
     import json
 
-    from report.trace import explain_kineto, explain_msgspec, explain_read
-    from report.trace.explain import load_trace, read_trace
+    from report.doctor.explain import load_trace, read_trace
+    from report.doctor.reading import kineto_layout, msgspec_decoder
+    from report.doctor.reading import stream as reading_stream
 
     events = [e for i in range(3) for e in gemm_trace([[64, 50257], [50257, 64]])["traceEvents"]]
     path = tmp_path / "t.json"
     path.write_text(json.dumps(trace_of(*events)), encoding="utf-8")
     kept = lambda t: [e.args for e in t.events if e.cat == "cpu_op"]  # noqa: E731
-    by_json = kept(explain_read.from_dict(load_trace(path)))
+    by_json = kept(reading_stream.from_dict(load_trace(path)))
     assert by_json == [{"Input Dims": [[64, 50257], [50257, 64]]}] * 3  # no types, strides or concrete inputs
     assert by_json[0] is by_json[1]  # equal shapes held once
     assert kept(read_trace(path)) == by_json
-    monkeypatch.setattr(explain_read, "FAST_DECODER", False)
+    monkeypatch.setattr(reading_stream, "FAST_DECODER", False)
     assert kept(read_trace(path)) == by_json
-    by_pattern = explain_read.Trace()
-    assert explain_kineto.read(", ".join(json.dumps(e) for e in events), by_pattern)
+    by_pattern = reading_stream.Trace()
+    assert kineto_layout.read(", ".join(json.dumps(e) for e in events), by_pattern)
     assert kept(by_pattern) == by_json
-    if explain_msgspec.AVAILABLE:
-        by_msgspec = explain_read.Trace()
-        by_msgspec.add_structs(explain_msgspec.events(", ".join(json.dumps(e) for e in events)))
+    if msgspec_decoder.AVAILABLE:
+        by_msgspec = reading_stream.Trace()
+        by_msgspec.add_structs(msgspec_decoder.events(", ".join(json.dumps(e) for e in events)))
         assert kept(by_msgspec) == by_json

@@ -1,18 +1,18 @@
 """The doctor's "why" (issue 37): each condition a trace's recorded inputs show gets its reason
-key and fix (explain_why.py), PyTorch's recorded answer where the eligibility table holds the
-same setting (explain_asked.py), the pin the order shows, nn.MultiheadAttention's
+key and fix (rules/why.py), PyTorch's recorded answer where the eligibility table holds the
+same setting (rules/asked_table.py), the pin the order shows, nn.MultiheadAttention's
 need_weights path, the top-left causal warning; on made-up traces."""
 import json
 
 import pytest
 from madeup import call, condition, eligibility_results, ev, kernel, launch, sdpa_args, trace_of
 
-from report.trace import explain_asked
-from report.trace.explain import explain
-from report.trace.explain_call_why import bias_grad_of
-from report.trace.explain_read import from_dict
-from report.trace.explain_text import first_screen
-from report.trace.explain_why import CUDNN_FIRST, FIXES
+from report.doctor.explain import explain
+from report.doctor.output.text_report import first_screen
+from report.doctor.reading.stream import from_dict
+from report.doctor.rules import asked_table
+from report.doctor.rules.call_why import bias_grad_of
+from report.doctor.rules.why import CUDNN_FIRST, FIXES
 
 FLASH = "aten::_scaled_dot_product_flash_attention"
 EFFICIENT = "aten::_scaled_dot_product_efficient_attention"
@@ -24,7 +24,7 @@ SEED = (2, 8, 256, 64)
 @pytest.fixture(autouse=True)
 def no_table(monkeypatch, tmp_path):
     """The hand-written rules unless a test writes a table (the committed one may exist)."""
-    monkeypatch.setattr(explain_asked, "FILE", tmp_path / "none.json")
+    monkeypatch.setattr(asked_table, "FILE", tmp_path / "none.json")
 
 
 def group_of(trace):
@@ -167,8 +167,8 @@ def table(monkeypatch, tmp_path):
              condition("dropout", "flash", no=("cudnn",), dropout=0.1),
              condition("float32", "efficient", no=("cudnn", "flash"), dtype="float32") | {"fix": "seed"}]
     path = tmp_path / "asked.json"
-    path.write_text(json.dumps(explain_asked.document([explain_asked.compact(eligibility_results(conds), "h200")])))
-    monkeypatch.setattr(explain_asked, "FILE", path)
+    path.write_text(json.dumps(asked_table.document([asked_table.compact(eligibility_results(conds), "h200")])))
+    monkeypatch.setattr(asked_table, "FILE", path)
 
 
 def test_the_table_names_a_pin_where_pytorch_picks_another_backend_unpinned(table):
@@ -190,8 +190,8 @@ def test_a_bool_masks_shape_tells_padding_from_a_causal_triangle(monkeypatch, tm
     conds = [condition("causal_mask", "efficient", no=("cudnn", "flash"), mask="causal_materialised"),
              condition("bool_padding_mask", "efficient", no=("cudnn", "flash"), mask="bool_padding")]
     path = tmp_path / "asked.json"
-    path.write_text(json.dumps(explain_asked.document([explain_asked.compact(eligibility_results(conds), "h200")])))
-    monkeypatch.setattr(explain_asked, "FILE", path)
+    path.write_text(json.dumps(asked_table.document([asked_table.compact(eligibility_results(conds), "h200")])))
+    monkeypatch.setattr(asked_table, "FILE", path)
     _, g = group_of(one(EFFICIENT, sdpa_args(SEED, SEED, mask=mask, mask_type="bool")))
     assert g["asked"]["condition"] == cid
 

@@ -13,7 +13,7 @@ from report.render.figures import MIN_TEXT_PX, PHONE_COLUMN_PX
 
 SVGS = sorted(p for p in GENERATED.glob("*/figures/*.svg") if not p.name.startswith("timeline-"))
 # the timelines of the committed traces (report/render/timelines.py, drawn by
-# report/trace/explain_svg.py): inline SVGs in a div.sdpa-timeline that scrolls sideways
+# report/doctor/output/svg.py): inline SVGs in a div.sdpa-timeline that scrolls sideways
 TIMELINES = sorted(GENERATED.glob("*/figures/timeline-*.svg"))
 TIMELINE_CSS = DOCS / "stylesheets" / "timeline.css"
 # a font size in px: font-size: 12px (matplotlib), or the font shorthand's size (font:11px system-ui)

@@ -23,10 +23,11 @@ from hostile_events import ev, kernel
 
 import build_tables
 from benchmarks import explain_stress
+from report.doctor import explain as explain_module
+from report.doctor.explain import TraceError, explain, explain_file, load_trace, read_trace, report
+from report.doctor.reading import stream as reading_stream
+from report.doctor.reading import trace_file
 from report.paths import ROOT
-from report.trace import explain as explain_module
-from report.trace import explain_open, explain_read
-from report.trace.explain import TraceError, explain, explain_file, load_trace, read_trace, report
 
 # what a terminal acts on instead of showing: C0 but the line break, DEL, C1, the bidi
 # marks, embeddings, overrides and isolates, the line and paragraph separators, surrogates
@@ -74,7 +75,7 @@ def command(path, capsys):
 @pytest.mark.parametrize("fast", [True, False], ids=["msgspec", "pure-python"])
 @pytest.mark.parametrize("name", HOSTILE)
 def test_no_control_character_of_a_trace_reaches_the_terminal(name, fast, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(explain_read, "FAST_DECODER", explain_read.FAST_DECODER and fast)
+    monkeypatch.setattr(reading_stream, "FAST_DECODER", reading_stream.FAST_DECODER and fast)
     text, written_out = HOSTILE[name]
     code, out, err = command(write(tmp_path / "t.json", with_text(text)), capsys)
     assert code == 0 and err == ""
@@ -95,7 +96,7 @@ def test_the_json_result_is_ascii_and_gives_the_names_back(name, tmp_path, capsy
 
 
 @pytest.mark.parametrize("command_line", [[str(ROOT / "build_tables.py"), "--explain"],
-                                          ["-m", "report.trace.explain_cli"]], ids=["explain", "trace-doctor"])
+                                          ["-m", "report.doctor.cli"]], ids=["explain", "trace-doctor"])
 def test_the_report_is_written_whatever_the_terminal_can_encode(command_line, tmp_path):
     path = write(tmp_path / "t.json", with_text("\ud800\u202e\x1b[2J"))
     done = subprocess.run([sys.executable, *command_line, str(path)], cwd=ROOT,
@@ -153,13 +154,13 @@ def test_integers_beyond_a_c_int_are_no_launch_resources(tmp_path, capsys):
 def test_one_value_many_times_the_buffer_is_read_in_linear_time(tmp_path, monkeypatch):
     """A valid trace whose one value (a name here) is 1,000 buffers long is read whole (the
     64 MB cap called a valid 360 MB trace "not JSON"), each try reading twice as much."""
-    monkeypatch.setattr(explain_read, "CHUNK", 1024)
+    monkeypatch.setattr(reading_stream, "CHUNK", 1024)
     trace = with_text("k")
     trace["traceEvents"][3]["name"] = "kernel_" + "k" * 1_000_000
     path = write(tmp_path / "t.json", trace)
     tries = []
-    real = explain_read._DECODER.raw_decode
-    monkeypatch.setattr(explain_read._DECODER, "raw_decode", lambda s, i: tries.append(i) or real(s, i))
+    real = reading_stream._DECODER.raw_decode
+    monkeypatch.setattr(reading_stream._DECODER, "raw_decode", lambda s, i: tries.append(i) or real(s, i))
     found = read_trace(path)
     assert any(e.name.startswith("kernel_kkk") for e in found.events)
     assert len(tries) < 300  # the value-by-value reads of ~10 events and ~12 doublings, not 1,000 tries
@@ -200,7 +201,7 @@ def strict_json(text):
 @pytest.mark.parametrize("value", ["1e400", "-1e400", "NaN", "Infinity", "32.0", "true"])
 def test_a_launch_resource_that_is_not_a_finite_whole_number_is_malformed(value, fast, tmp_path, capsys,
                                                                            monkeypatch):
-    monkeypatch.setattr(explain_read, "FAST_DECODER", explain_read.FAST_DECODER and fast)
+    monkeypatch.setattr(reading_stream, "FAST_DECODER", reading_stream.FAST_DECODER and fast)
     text = json.dumps(with_text("k")).replace('"registers per thread": 32', f'"registers per thread": {value}')
     text = text.replace('"shared memory": 0', f'"shared memory": 0, "est. achieved occupancy %": {value}')
     (tmp_path / "t.json").write_text(text, encoding="utf-8")
@@ -228,7 +229,7 @@ DIGITS = "9" * 5000  # beyond Python's 4,300 digits of an int parsed from text
 @pytest.mark.parametrize("fast", [True, False], ids=["msgspec", "pure-python"])
 @pytest.mark.parametrize("where", ["dur", "grid", "numSms", "schemaVersion", "pid"])
 def test_an_integer_of_thousands_of_digits_is_one_line(where, fast, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(explain_read, "FAST_DECODER", explain_read.FAST_DECODER and fast)
+    monkeypatch.setattr(reading_stream, "FAST_DECODER", reading_stream.FAST_DECODER and fast)
     trace = dict(with_text("k"), schemaVersion=1)
     text = json.dumps(trace)
     old = {"dur": '"dur": 5.0', "grid": '"grid": [256', "numSms": '"numSms": ', "schemaVersion": '"schemaVersion": 1',
@@ -245,12 +246,12 @@ def test_an_integer_of_thousands_of_digits_is_one_line(where, fast, tmp_path, ca
 
 
 def test_the_command_and_explain_take_the_same_options_and_draw_the_same(tmp_path, capsys):
-    from report.trace import explain_cli
+    from report.doctor import cli
 
-    given = {a.dest for a in explain_cli.parser()._actions} - {"help", "trace"}
+    given = {a.dest for a in cli.parser()._actions} - {"help", "trace"}
     path = str(FIXTURES / "flash.json.gz")
     assert given == {"format", "svg", "ask_torch"}
-    assert explain_cli.main([path, "--svg", str(tmp_path / "a.svg")]) == 0
+    assert cli.main([path, "--svg", str(tmp_path / "a.svg")]) == 0
     doctor = capsys.readouterr().out
     assert build_tables.main(["--explain", path, "--svg", str(tmp_path / "b.svg")]) == 0
     assert capsys.readouterr().out == doctor
@@ -261,7 +262,7 @@ def test_the_command_and_explain_take_the_same_options_and_draw_the_same(tmp_pat
 def test_a_duration_under_a_nanosecond_is_no_time(fast, tmp_path, capsys, monkeypatch):
     """Kineto writes whole nanoseconds: a kernel of 5e-324 µs printed 330 zeros; a duration
     above 0 and below 0.001 µs is malformed (the event is not kept), 0 stays a time."""
-    monkeypatch.setattr(explain_read, "FAST_DECODER", explain_read.FAST_DECODER and fast)
+    monkeypatch.setattr(reading_stream, "FAST_DECODER", reading_stream.FAST_DECODER and fast)
     trace = with_text("k")
     trace["traceEvents"] += [kernel("tiny", 20.0, 1), kernel("zero", 30.0, 1)]
     trace["traceEvents"][-2]["dur"], trace["traceEvents"][-1]["dur"] = 5e-324, 0
@@ -273,7 +274,7 @@ def test_a_duration_under_a_nanosecond_is_no_time(fast, tmp_path, capsys, monkey
 
 
 def test_a_derived_time_is_shown_to_the_nanosecond():
-    from report.trace.explain_format import sig_us
+    from report.doctor.shown.numbers import sig_us
 
     assert [sig_us(v) for v in (5e-324, 4e-4, 0.0123, 16.16, 172_296.4)] == [
         "0 µs", "0 µs", "0.012 µs", "16.2 µs", "172,300 µs"]
@@ -293,8 +294,8 @@ def test_a_launch_delay_is_never_negative(tmp_path, capsys):
     assert stream["launch_delay_us"] == 6.0 and found["ranges"][0]["launch_delay_us"] == 6.0
     code, out, _ = command(tmp_path / "t.json", capsys)
     assert code == 0 and not re.search(r"-\d[\d,.]* µs", out)
-    from report.trace.explain_read import from_dict
-    from report.trace.explain_timeline import Timeline
+    from report.doctor.model.timeline import Timeline
+    from report.doctor.reading.stream import from_dict
 
     acts = Timeline(from_dict({"traceEvents": events}).events).acts
     assert [a.delay for a in acts if a.e.name == "g"] == [0.0, None]  # the graph's first kernel: 40 µs in its call
@@ -304,7 +305,7 @@ def test_a_launch_delay_is_never_negative(tmp_path, capsys):
 # --- beyond what the reader holds: one line, before the explaining -------------------------
 
 def test_more_events_than_the_reader_holds_is_refused_before_explaining(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(explain_open, "MAX_EVENTS", 1000)  # read_trace passes it to the reader
+    monkeypatch.setattr(trace_file, "MAX_EVENTS", 1000)  # read_trace passes it to the reader
     monkeypatch.setattr(explain_module, "_explain", lambda data: pytest.fail("explained"))
     path = tmp_path / "t.json"
     w = explain_stress.Writer()
@@ -319,8 +320,8 @@ def test_more_events_than_the_reader_holds_is_refused_before_explaining(tmp_path
 def test_one_value_beyond_the_cap_is_refused_while_it_is_read(value, tmp_path, capsys, monkeypatch):
     """A 1.9 GB string in a 2 MB gzip took 4 GB of memory and ended in a MemoryError: one
     value beyond MAX_VALUE_CHARS (1 MB here, 40 MB in the file) is refused as it is read."""
-    monkeypatch.setattr(explain_read, "CHUNK", 1 << 16)
-    monkeypatch.setattr(explain_read, "MAX_VALUE_CHARS", 1 << 20)
+    monkeypatch.setattr(reading_stream, "CHUNK", 1 << 16)
+    monkeypatch.setattr(reading_stream, "MAX_VALUE_CHARS", 1 << 20)
     big = {"string": '"' + "x" * (40 << 20) + '"', "number": "1." + "0" * (40 << 20),
            "spaces": "1" + " " * (40 << 20)}[value]
     path = tmp_path / "t.json.gz"
@@ -337,7 +338,7 @@ def test_one_value_beyond_the_cap_is_refused_while_it_is_read(value, tmp_path, c
 def test_running_out_of_memory_is_one_line(tmp_path, capsys, monkeypatch):
     def no_memory(*_):
         raise MemoryError
-    monkeypatch.setattr(explain_open, "_read_stream", no_memory)
+    monkeypatch.setattr(trace_file, "_read_stream", no_memory)
     code, out, err = command(FIXTURES / "flash.json.gz", capsys)
     assert code == 2 and out == "" and err.count("\n") == 1 and "more than this machine's free memory" in err
     monkeypatch.undo()

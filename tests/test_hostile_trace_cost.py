@@ -1,6 +1,6 @@
 """--explain's cost on made-up hostile traces (issue 27; moved from test_hostile_trace.py, which
 holds the hostile values): linear in the trace whatever its shape (many streams, devices,
-nested ranges, syncs, hand-written attention), and the O(log n) searches of explain_index.py
+nested ranges, syncs, hand-written attention), and the O(log n) searches of model/searches.py
 finding what a scan finds.
 """
 import time
@@ -10,9 +10,10 @@ import pytest
 from hostile_events import ev, kernel
 
 from benchmarks import explain_stress
-from report.trace import explain as explain_module
-from report.trace.explain import explain_file
-from report.trace.explain_index import Cover, FirstAtMost, LastAtLeast, Spans
+from report.doctor import explain as explain_module
+from report.doctor.explain import explain_file
+from report.doctor.model.intervals import Cover, Spans
+from report.doctor.model.searches import FirstAtMost, LastAtLeast
 
 # --- linear in the trace ------------------------------------------------------------------
 
@@ -63,8 +64,8 @@ def test_each_shape_costs_what_a_plain_trace_of_its_size_does(shape, n, memory, 
 
 
 def test_ops_nested_thousands_deep_keep_the_innermost():
-    from report.trace.explain_read import from_dict
-    from report.trace.explain_timeline import MAX_STACK, Timeline
+    from report.doctor.model.timeline import MAX_STACK, Timeline
+    from report.doctor.reading.stream import from_dict
 
     depth = 5000
     events = [ev("cpu_op", f"op_{k}", float(k), 2.0 * depth - k) for k in range(depth)]

@@ -1,6 +1,6 @@
 """The trace reader installs as a command of its own (issue 31, item 6): the wheel built from
 pyproject.toml, installed in a clean venv under a temporary folder, runs `trace-doctor` and
-`python -m report.trace.explain_cli` on a committed trace from another folder, with the
+`python -m report.doctor.cli` on a committed trace from another folder, with the
 standard library alone (the venv has nothing else: no torch, no msgspec). pip fetches the
 build backend (setuptools) from the package index."""
 import json
@@ -12,7 +12,7 @@ import venv
 import pytest
 from pagecode import ROOT
 
-from report.trace.explain import explain_file
+from report.doctor.explain import explain_file
 
 TRACE = ROOT / "tests" / "fixtures" / "corpus" / "sdpa_train.json.gz"
 
@@ -48,7 +48,7 @@ def test_the_installed_command_prints_what_build_tables_explain_prints(installed
 def test_the_installed_module_writes_the_json_result_with_the_standard_library_alone(installed):
     env, away = installed
     py = env / "bin" / "python"
-    done = subprocess.run([py, "-m", "report.trace.explain_cli", TRACE, "--format", "json"], capture_output=True,
+    done = subprocess.run([py, "-m", "report.doctor.cli", TRACE, "--format", "json"], capture_output=True,
                           text=True, cwd=away, timeout=120)
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
@@ -57,7 +57,7 @@ def test_the_installed_module_writes_the_json_result_with_the_standard_library_a
     listed = subprocess.run([py, "-m", "pip", "list", "--format", "json"], capture_output=True, text=True, check=True)
     names = {p["name"] for p in json.loads(listed.stdout)}
     assert "sdpa-trace-doctor" in names and names <= {"pip", "setuptools", "sdpa-trace-doctor"}
-    loaded = subprocess.run([py, "-c", "import sys, report.trace.explain_cli; print(sorted(m for m in sys.modules "
+    loaded = subprocess.run([py, "-c", "import sys, report.doctor.cli; print(sorted(m for m in sys.modules "
                              "if m in ('torch', 'numpy', 'msgspec')))"], capture_output=True, text=True, cwd=away)
     assert loaded.stdout.strip() == "[]"
 
@@ -69,6 +69,6 @@ def test_the_installed_command_refuses_a_missing_file_in_one_line(installed):
 
 
 def test_python_runs_the_command_module_here_too():
-    done = subprocess.run([sys.executable, "-m", "report.trace.explain_cli", TRACE], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "report.doctor.cli", TRACE], capture_output=True, text=True,
                           cwd=ROOT, timeout=120)
     assert done.returncode == 0 and done.stdout == explain_file(TRACE)

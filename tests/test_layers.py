@@ -7,6 +7,8 @@ from report.paths import PACKAGE
 ALLOWED = {
     "paths": set(),
     "limits": set(),
+    "one_line": set(),
+    "locale_numbers": set(),
     "variants": set(),
     "schema_types": set(),
     "schema_ask": {"schema_types"},
@@ -14,12 +16,13 @@ ALLOWED = {
     "schema_check": {"schema"},
     "snippets": {"paths"},
     "trace": {"trace", "snippets", "paths", "variants", "limits"},
+    "doctor": {"doctor", "trace", "snippets", "paths", "variants", "limits", "one_line", "locale_numbers"},
     "results": {"paths", "variants", "schema", "schema_check", "limits"},
-    "text": {"text"},
+    "text": {"text", "locale_numbers"},
     "verdict": {"verdict"},
     "measure": {"measure", "trace", "results", "schema", "variants", "snippets", "paths"},
-    "render": {"render", "verdict", "text", "trace", "schema", "variants"},
-    "output": {"output", "render", "measure", "results", "paths", "variants", "limits"},
+    "render": {"render", "verdict", "text", "trace", "doctor", "schema", "variants"},
+    "output": {"output", "render", "measure", "results", "paths", "variants", "limits", "one_line"},
 }
 
 
@@ -71,8 +74,58 @@ def test_layers_import_downward_only():
                 assert part_of(target) in ALLOWED[own], f"{name} imports {target}"
 
 
+# report/doctor/'s layers, lowest first: each imports from its own and those before it only
+DOCTOR_LAYERS = ("shown", "reading", "model", "rules", "output", "top")
+
+
+def doctor_layer(module):
+    """The layer of a module (or sub-package) of report.doctor: its sub-package, else "top"
+    (explain, cli, ask_torch)."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[2] in DOCTOR_LAYERS else "top"
+
+
+def upward(own, target):
+    """Whether module `own` importing `target` (both of report.doctor) goes up a layer."""
+    rank = {name: i for i, name in enumerate(DOCTOR_LAYERS)}
+    return rank[doctor_layer(target)] > rank[doctor_layer(own)]
+
+
+def test_the_doctor_has_its_layers_and_nothing_else():
+    doctor = PACKAGE / "doctor"
+    subs = {p.name for p in doctor.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    assert subs == set(DOCTOR_LAYERS) - {"top"}
+    assert {p.stem for p in doctor.glob("*.py")} == {"__init__", "explain", "cli", "ask_torch"}
+    assert not list((PACKAGE / "trace").glob("explain*.py"))  # the doctor lives in report/doctor/ alone
+
+
+def test_the_doctors_layers_import_downward_only():
+    seen = set()
+    for path in (PACKAGE / "doctor").rglob("*.py"):
+        name, _ = module_name(path)
+        for target in imports(path):
+            if target.startswith("report.doctor.") and _module_exists(target):
+                assert not upward(name, target), f"{name} imports {target}"
+                seen.add((doctor_layer(name), doctor_layer(target)))
+    assert {("top", "output"), ("output", "model"), ("rules", "model"), ("model", "reading"),
+            ("reading", "shown")} <= seen
+
+
+def test_the_layer_check_sees_an_upward_import():
+    assert upward("report.doctor.model.timeline", "report.doctor.rules.why")
+    assert upward("report.doctor.output.svg", "report.doctor.explain")
+    assert upward("report.doctor.reading.stream", "report.doctor.model")  # `from ..model import x`
+    assert not upward("report.doctor.cli", "report.doctor.output.svg")
+    assert not upward("report.doctor.rules.why", "report.doctor.rules.mha")
+
+
+def _module_exists(dotted):
+    base = PACKAGE.parent.joinpath(*dotted.split("."))
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
 # the trace doctor's --ask-torch, on the reader's machine, imports torch when asked (and only then)
-ASKS_TORCH = {"report.trace.explain_ask_torch"}
+ASKS_TORCH = {"report.doctor.ask_torch"}
 
 
 def test_only_measurement_imports_torch():

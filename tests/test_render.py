@@ -253,8 +253,8 @@ def test_host_overhead_note_rounds_the_busy_share_down():
 def test_explain_modules_are_not_measuring_code():
     """--explain reads a reader's trace: changing how it reads one re-measures nothing."""
     files = set(code_hashes())
-    assert not any(f.startswith("report/trace/explain") for f in files)
-    assert (ROOT / "report/trace/explain_timeline.py").is_file()  # one of those left out
+    assert not any(f.startswith("report/doctor/explain") for f in files)
+    assert (ROOT / "report/doctor/model/timeline.py").is_file()  # one of those left out
 
 
 def test_the_rounds_table_gives_each_figure_as_its_range_over_the_rounds():

@@ -1,4 +1,4 @@
-"""The timelines of one profiled step: report/trace/explain_svg.py draws them, the render step
+"""The timelines of one profiled step: report/doctor/output/svg.py draws them, the render step
 puts them on the pages (report/render/timelines.py), `--explain TRACE --svg PATH` writes the
 same drawing. Each drawn GPU activity is checked against the trace, read here on its own."""
 import gzip
@@ -12,12 +12,12 @@ import pytest
 from madeup import small_call
 
 import build_tables
+from report.doctor.output.svg import WORDS, svg
+from report.doctor.output.svg_pieces import MAX_ACTS, pieces
+from report.doctor.reading.stream import from_dict
 from report.paths import ROOT
 from report.render import timelines
 from report.text.catalog import t
-from report.trace.explain_read import from_dict
-from report.trace.explain_svg import WORDS, svg
-from report.trace.explain_svg_pieces import MAX_ACTS, pieces
 
 MISSING = t("finding.missing", "en")  # the line a file without its data says
 
@@ -188,7 +188,7 @@ def test_a_trace_without_steps_is_drawn_in_windows_of_its_activities():
     trace["traceEvents"] = [e for e in trace["traceEvents"] if e["cat"] != "user_annotation"]
     found = pieces(from_dict(trace))
     assert not found.steps and found.default == 0 and len(found.items) == 1
-    from report.trace.explain_svg_pieces import panel
+    from report.doctor.output.svg_pieces import panel
 
     text = svg([panel(found, 0, "t.json")], "en", "tl-t")
     assert text.count('tabindex="0"') == 3 and WORDS["en"]["title_window"].split(":")[0] in text
@@ -287,7 +287,7 @@ def test_a_real_graph_replay_is_one_launch_joined_to_its_kernels():
     ones it draws (at most MAX_ACTS) under one bracket."""
     trace = load(ROOT / "tests" / "fixtures" / "corpus" / "cuda_graph.json.gz")
     found = pieces(from_dict(trace))
-    from report.trace.explain_svg_pieces import panel
+    from report.doctor.output.svg_pieces import panel
 
     p = panel(found, found.default, "cuda_graph.json.gz")
     launches = [i for i in p.items if i.cls == "l"]

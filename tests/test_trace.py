@@ -9,8 +9,8 @@ import pytest
 from factory import FIXTURES
 from occupancy import GpuLimits, blocks_per_sm, occupancy, smem_alloc_unit
 
+from report.doctor.explain import load_trace
 from report.trace.analyze import analyze_trace
-from report.trace.explain import load_trace
 from report.trace.kernel_occupancy import add_occupancy
 from report.trace.names import backend_of_kernels, short_kernel_name
 from report.variants import VARIANTS

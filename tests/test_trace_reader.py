@@ -113,14 +113,14 @@ def test_the_shipped_python_explains_a_trace_on_its_own(tmp_path):
     """report.zip holds every file explain_file needs: unpacked alone, an isolated Python
     prints what the command prints, and the command's error line."""
     files = hook.python_files()
-    assert {"report/trace/explain.py", "report/__init__.py", "snippets/occupancy.py"} <= set(files)
+    assert {"report/doctor/explain.py", "report/__init__.py", "snippets/occupancy.py"} <= set(files)
     assert not any(f.startswith(("report/measure/", "report/render/")) for f in files)
     assert hook.python_zip(files) == hook.python_zip(files)  # the same bytes every build
     with zipfile.ZipFile(__import__("io").BytesIO(hook.python_zip(files))) as z:
         z.extractall(tmp_path / "app")
     shutil.copy(COMMITTED[0], tmp_path / "t.json.gz")
     (tmp_path / "bad.json").write_text("[]", encoding="utf-8")
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from report.trace.explain import TraceError, explain_file\n"
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from report.doctor.explain import TraceError, explain_file\n"
             "try: sys.stdout.write(explain_file(sys.argv[2]))\n"
             "except TraceError as err: sys.stdout.write(str(err))")
     for name, expected in (("t.json.gz", cli("t.json.gz", tmp_path)[0]), ("bad.json", error_line("bad.json", tmp_path))):
@@ -371,7 +371,7 @@ def test_a_file_that_is_no_trace_gets_the_command_lines_message(reader, tmp_path
 def test_the_page_shows_the_diagnosis_findings_first_and_the_text_one_click_away(reader):
     """The JSON result rendered as headings, lists and a small table, findings first, readable
     at 390 px; the command's text in a closed <details>, equal to what the command prints."""
-    from report.trace.explain import explain_file
+    from report.doctor.explain import explain_file
 
     trace = ROOT / "tests" / "fixtures" / "corpus" / "eager_infer.json.gz"
     doc = json.loads(explain_file(trace, "json"))
@@ -471,9 +471,9 @@ def drawn_titles(reader, drawn_before):
 
 
 def expected_titles(trace, name, index=None):
-    """What report/trace/explain_svg.py draws for the page's reader, read here in Python."""
-    from report.trace.explain_read import from_dict
-    from report.trace.explain_svg import pieces, reader_view
+    """What report/doctor/output/svg.py draws for the page's reader, read here in Python."""
+    from report.doctor.output.svg import pieces, reader_view
+    from report.doctor.reading.stream import from_dict
 
     svg = reader_view(pieces(from_dict(trace)), index, "en", name)[0]
     return [html_unescape(t) for t in re.findall(r'<g tabindex="0"><title>([^<]*)</title>', svg)]

@@ -1,6 +1,6 @@
 /*
  * The diagnosis on "Read your own trace": the JSON result of the reading (the schema of
- * report/trace/explain_result.py, what `--format json` prints) rendered as headings, lists
+ * report/doctor/model/result_types.py, what `--format json` prints) rendered as headings, lists
  * and small tables: findings first, then the pace, then attention. trace-reader.js loads
  * this file when the first trace has been read and calls traceDoctor.render. Every string
  * from the trace goes into the page as text (textContent), never as markup.

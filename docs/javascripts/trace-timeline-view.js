@@ -1,6 +1,6 @@
 /*
  * "Read your own trace": the timeline the worker drew of the reader's trace
- * (trace-timeline.js, report/trace/explain_svg.py), shown under the text. trace-reader.js
+ * (trace-timeline.js, report/doctor/output/svg.py), shown under the text. trace-reader.js
  * passes each drawing on as a "trace-timeline" event on the reader's <div>; where the trace
  * has no ProfilerStep, it is drawn a window of GPU activities at a time, and a slider and
  * two buttons move the window (a "trace-timeline-move" event, which trace-reader.js sends

@@ -1,7 +1,7 @@
 /*
  * The timeline of the reader's trace, drawn in the worker (trace-worker.js imports this
  * module), so that a long step never holds up the page: Pyodide runs
- * report.trace.explain_svg, the code that draws the pages' timelines and that
+ * report.doctor.output.svg, the code that draws the pages' timelines and that
  * `build_tables.py --explain TRACE --svg PATH` runs. The trace's pieces (its profiled
  * steps, or windows of its GPU activities where it has no steps) are kept until the next
  * file, so that moving to another window reads nothing again.
@@ -17,7 +17,7 @@ let kept = null;  // {found: the trace's pieces (a Python object), name, lang}
 function python(pyodide) {
   if (api === null) {
     api = pyodide.runPython(`
-from report.trace.explain_svg import reader_pieces, reader_view
+from report.doctor.output.svg import reader_pieces, reader_view
 (reader_pieces, reader_view)
 `).toJs();
   }

@@ -1,6 +1,6 @@
 /*
  * The in-browser trace reader's worker (a module worker, started by trace-reader.js when
- * the reader picks a file): Pyodide runs report.trace.explain.explain_file, the function
+ * the reader picks a file): Pyodide runs report.doctor.explain.explain_file, the function
  * `build_tables.py --explain` calls, on the reader's file. Nothing leaves the browser:
  * the only requests are for Pyodide and the Python files, from this site.
  *
@@ -35,8 +35,8 @@ async function boot(assets) {
   const read = pyodide.runPython(`
 import gc, os, sys
 sys.path.insert(0, "/app")
-from report.trace.explain import TraceError, explain_json, explain_path, report
-from report.trace.explain_safe import shown
+from report.doctor.explain import TraceError, explain_json, explain_path, report
+from report.doctor.shown.safe import shown
 
 def read(folder, name, stored):
     os.chdir(folder)  # the file is named as the reader named it, as on the command line,

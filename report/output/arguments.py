@@ -1,5 +1,5 @@
-"""build_tables.py's command line: the type of each value, and one line (exit 2) when a
-value or an option is wrong, instead of argparse's usage block."""
+"""build_tables.py's command line: the type of each value (report/one_line.py's Parser says a wrong
+value or option in one line, exit 2, instead of argparse's usage block)."""
 from __future__ import annotations
 
 import argparse
@@ -78,12 +78,6 @@ def out_folder(text):
     if not text.isprintable():
         raise argparse.ArgumentTypeError(f"{text!r} holds a line break or a control character")
     return Path(text)
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        """One line and exit 2, instead of argparse's usage block."""
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
 def given_options(parser, argv):

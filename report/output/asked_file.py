@@ -1,6 +1,6 @@
-"""report/trace/asked.json: the committed runs' eligibility tables (results.json's
+"""report/doctor/rules/asked.json: the committed runs' eligibility tables (results.json's
 "eligibility", what PyTorch said about each backend on the GPU), kept as package data of the
-trace doctor, which installs without docs/ (explain_asked.py reads it). Written by
+trace doctor, which installs without docs/ (report/doctor/rules/asked_table.py reads it). Written by
 build_tables.py when it renders the committed folder (docs/generated/), never by hand.
 
     asked_text(out)           the file's text from every results folder of `out` with an

@@ -1,10 +1,10 @@
-"""The text of report/trace/asked.json, the trace doctor's copy of the runs' eligibility
-tables (explain_asked.py's compact form, with its "generated, do not edit" mark)."""
+"""The text of report/doctor/rules/asked.json, the trace doctor's copy of the runs' eligibility
+tables (rules/asked_table.py's compact form, with its "generated, do not edit" mark)."""
 from __future__ import annotations
 
 import json
 
-from ..trace.explain_asked import FILE, compact, document
+from ..doctor.rules.asked_table import FILE, compact, document
 
 __all__ = ["FILE", "asked_json"]
 

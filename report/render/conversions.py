@@ -19,9 +19,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from ..doctor.explain import TraceError, load_trace
 from ..trace.analyze import activities_per_step, complete_events, op_stack_finder
 from ..trace.causes import cause_of
-from ..trace.explain import TraceError, load_trace
 from ..trace.names import kernel_kind
 from ..trace.stats import stats
 

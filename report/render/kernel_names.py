@@ -1,14 +1,14 @@
 """What a kernel's name says about it, read off the name itself: which library it comes
 from, the architecture it was compiled for, Hopper's warpgroup instructions, its tile.
 
-One function, decode() (report/trace/explain_names.py, where the page's in-browser reader
+One function, decode() (report/doctor/model/short_names.py, where the page's in-browser reader
 finds it too), for any GPU's names: nothing there is a list typed for one GPU. The page
 "The fused backends" shows it for the kernels of the run the site is built for.
 """
 from __future__ import annotations
 
+from ..doctor.model.short_names import brief, brief_names, decode
 from ..text.catalog import t
-from ..trace.explain_names import brief, brief_names, decode
 from .markdown import label, markdown_safe
 
 __all__ = ["brief", "brief_names", "decode", "describe", "kernel_cell", "kernel_names"]
@@ -71,7 +71,7 @@ def kernel_names(results, lang, names):
     return "\n\n".join(items) if items else t("finding.missing", lang)
 
 
-# --- a long generated name, shown short in a table: report/trace/explain_names.py --------
+# --- a long generated name, shown short in a table: report/doctor/model/short_names.py --------
 
 
 def _attribute(text):

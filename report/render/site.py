@@ -4,9 +4,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..doctor.explain import TraceError, explain, load_trace, report
 from ..text.catalog import t
 from ..text.display import LANGS
-from ..trace.explain import TraceError, explain, load_trace, report
 from ..variants import FUSED
 from . import (
     ask_table,

@@ -1,22 +1,22 @@
 """The pages' timelines: one profiled step of the committed traces (traces/<variant>.json.gz),
-drawn by report/trace/explain_svg.py (the code the in-browser reader draws a reader's trace
+drawn by report/doctor/output/svg.py (the code the in-browser reader draws a reader's trace
 with), as figures/<name>.<lang>.svg, and beside each figure its caption and the events it
 draws as a table (tables/<name>.<lang>.md), its text alternative.
 
     FIGURES                     name -> the traces drawn on one time scale, and how many
                                 steps in a row each panel draws (from the median one)
-    draw(paths, lang, count)    the SVG and its panels, for any trace files (explain_svg.py's)
+    draw(paths, lang, count)    the SVG and its panels, for any trace files (output/svg.py's)
     render_timelines(...)       every figure of FIGURES for one GPU folder
 """
 from __future__ import annotations
 
 from pathlib import Path
 
+from ..doctor.explain import TraceError, read_trace
+from ..doctor.output.svg import CAUSE_WORD, CHAR, WORDS, draw, escape
+from ..doctor.output.svg_pieces import pieces
 from ..text.catalog import t
 from ..text.format import fmt_sig
-from ..trace.explain import TraceError, read_trace
-from ..trace.explain_svg import CAUSE_WORD, CHAR, WORDS, draw, escape
-from ..trace.explain_svg_pieces import pieces
 from .header import header
 from .markdown import code_safe, markdown_safe, md_table
 

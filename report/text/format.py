@@ -1,13 +1,14 @@
 """Numbers in each locale's format: nb uses a decimal comma, a no-break space as thousands
-separator and before %, en uses a point and no space before %."""
+separator and before %, en uses a point and no space before %. The separators and the
+significant-figure rounding are report/locale_numbers.py's, which the trace doctor shares."""
 from __future__ import annotations
 
 import functools
 import math
 
+from .. import locale_numbers
+from ..locale_numbers import MAX_WHOLE_SIG, NBSP, SIG, number, sig_decimals
 from .catalog import t
-
-NBSP = "\u00a0"
 
 
 def finite_or_dash(fmt):
@@ -22,10 +23,7 @@ def finite_or_dash(fmt):
 
 @finite_or_dash
 def fmt_num(x, lang, decimals=1):
-    s = f"{x:,.{decimals}f}".replace("-", "\u2212")  # a real minus sign, not a hyphen
-    if lang == "nb":
-        s = s.replace(",", NBSP).replace(".", ",")
-    return s
+    return number(x, lang, decimals)
 
 
 def unit(value, name, lang):
@@ -97,30 +95,11 @@ def blocks_text(n, lang):
 # The precision rule (issue 19): three significant figures, unless telling two values
 # apart needs more; one unit for a whole table column. fmt_sig, fmt_distinct, fmt_us_sig
 # and fmt_us_column implement it; a number never shows digits its measurement lacks.
-SIG = 3            # significant figures a measured number is shown with
 MAX_EXTRA_SIG = 4  # at most this many more, to tell apart two values that differ
 TIME_UNITS = (("s", 1e6), ("ms", 1e3), ("µs", 1.0))  # larger first: µs per unit
 
 
-def sig_decimals(x, digits=SIG):
-    """Decimals that show x with `digits` significant figures; 0 where the integer part
-    has that many digits or more (an integer part is never rounded away)."""
-    x = abs(float(x))
-    if x == 0 or not math.isfinite(x):
-        return 0
-    decimals = max(0, digits - 1 - math.floor(math.log10(x)))
-    if decimals and abs(round(x, decimals)) >= 10 ** (digits - decimals):  # 9.996 -> 10.0
-        decimals -= 1
-    return decimals
-
-
-@finite_or_dash
-def round_sig(x, sig):
-    """x rounded to `sig` significant figures where its whole part has more (46,104 -> 46,100
-    at 4); smaller x unchanged."""
-    if not _finite(x) or x == 0 or abs(x) < 10 ** sig:
-        return x
-    return round(x, sig - 1 - int(math.floor(math.log10(abs(x)))))
+round_sig = finite_or_dash(locale_numbers.round_sig)
 
 
 def fmt_sig(x, lang, sig=SIG):
@@ -134,9 +113,6 @@ def fmt_sig(x, lang, sig=SIG):
 
 def _finite(x):
     return isinstance(x, (int, float)) and math.isfinite(x)
-
-
-MAX_WHOLE_SIG = 4  # a whole number's figures shown at most (the precision scan's limit)
 
 
 def distinct_digits(values, digits=SIG):

@@ -1,0 +1,137 @@
+"""--ask-torch: the trace's recorded SDPA inputs replayed through PyTorch's own checks on the
+reader's machine, torch.backends.cuda.can_use_{cudnn,flash,efficient}_attention(SDPAParams(
+q, k, v, attn_mask, dropout_p, is_causal, enable_gqa), debug=True), with what each said.
+
+    refusal()          one line where torch cannot be imported (the command exits 2 before
+                       reading the trace), else None
+    ask(result)        the lines to print after the reading: PyTorch's answers per group of
+                       calls, or one line where this machine has no CUDA device (the reasons
+                       above are then the recorded table's or the doctor's rule)
+
+The only module of report/doctor/ that imports torch, and only when asked (tests/test_layers.py
+names it): the doctor itself is standard library only. The tensors are empty ones of the
+recorded shapes, strides and dtypes (their values do not enter the checks); requires_grad is
+not recorded in a trace, so they are replayed without it. What the checks say comes through
+Python warnings and, as c10's "[W ...] Warning: ..." lines, through descriptor 2
+(torch/csrc/Module.cpp's can_use_* have no Python warning handler): both are caught.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+import warnings
+from contextlib import contextmanager
+
+HELP = ("with --explain: replay the trace's recorded SDPA inputs through this machine's PyTorch "
+        "(torch.backends.cuda.can_use_*_attention, debug=True) and print what it says; needs torch and a CUDA device")
+BACKENDS = (("cudnn", "can_use_cudnn_attention"), ("flash", "can_use_flash_attention"),
+            ("efficient", "can_use_efficient_attention"))
+DTYPES = {"bfloat16", "float16", "float32", "float64", "bool"}
+MAX_BYTES = 2 << 30  # the most one group's empty tensors may take on the GPU
+_C10 = re.compile(r"^\[W[^\]]*\]\s*(?:Warning:\s*)?(.*?)(?:\s*\(function [^)]*\))?\s*$")
+_TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?\s*$")
+
+
+def _torch():
+    import torch  # only here: --ask-torch on the reader's machine
+
+    return torch
+
+
+def refusal():
+    try:
+        _torch()
+    except ImportError as err:
+        return f"--ask-torch needs PyTorch, which cannot be imported here ({err}); leave --ask-torch out"
+    return None
+
+
+@contextmanager
+def _heard():
+    """A list that, after the block, holds the warnings raised in it: Python's and c10's lines
+    on descriptor 2."""
+    said, raw = [], b""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as tmp, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield said
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            raw = tmp.read()
+            lines = [m.group(1) for m in map(_C10.match, raw.decode("utf-8", "replace").splitlines()) if m]
+            words = [_TRIGGERED.sub("", str(w.message)).strip() for w in caught] + lines
+            said.extend(dict.fromkeys(w for w in words if w))
+
+
+def _bytes(shape, strides, size):
+    return (1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if n)) * size
+
+
+def _answers(torch, x):
+    """{backend: (ok, [words])} for one group's inputs, or a string saying why it was not asked."""
+    if x.dtype not in DTYPES or (x.mask_dtype and x.mask_dtype not in DTYPES):
+        return f"dtype {x.dtype} is not one this replay makes"
+    dtype = getattr(torch, x.dtype)
+    strides = x.strides or tuple(_contiguous(s) for s in (x.query, x.key, x.value))
+    size = torch.empty((), dtype=dtype).element_size()
+    need = sum(_bytes(s, st, size) for s, st in zip((x.query, x.key, x.value), strides, strict=True))
+    if need > MAX_BYTES:
+        return f"its tensors would take {need / 2**30:.1f} GiB"
+    q, k, v = (torch.empty_strided(s, st, dtype=dtype, device="cuda")
+               for s, st in zip((x.query, x.key, x.value), strides, strict=True))
+    mask = torch.empty(x.mask, dtype=getattr(torch, x.mask_dtype), device="cuda") if x.mask is not None else None
+    args = (q, k, v, mask, float(x.dropout or 0.0), bool(x.is_causal))
+    try:
+        params = torch.backends.cuda.SDPAParams(*args, bool(x.enable_gqa))
+    except TypeError:  # before torch 2.5 it took no enable_gqa
+        if x.enable_gqa:
+            raise
+        params = torch.backends.cuda.SDPAParams(*args)
+    out = {}
+    for backend, name in BACKENDS:
+        with _heard() as said:
+            ok = bool(getattr(torch.backends.cuda, name)(params, True))
+        out[backend] = (ok, said)
+    return out
+
+
+def _contiguous(shape):
+    out, n = [], 1
+    for d in reversed(shape):
+        out.insert(0, n)
+        n *= d
+    return tuple(out)
+
+
+def ask(result):
+    """The lines --ask-torch prints after the reading."""
+    torch = _torch()
+    groups = [g for g in result["attention"]["calls"] if g["shapes"] and g["parsed"] is not None]
+    if not groups:
+        return ["--ask-torch: the trace records no SDPA inputs to replay (record it with record_shapes=True)"]
+    if not torch.cuda.is_available():
+        return [f"--ask-torch: PyTorch {torch.__version__} here has no CUDA device, and its checks read the GPU's: "
+                "the reasons above are the recorded table's (or the doctor's rule where it says so)"]
+    lines = [f"Asked PyTorch {torch.__version__} on {torch.cuda.get_device_name()} (this machine), replaying "
+             "each group's recorded shapes, strides and dtypes without requires_grad (a trace does not record it):"]
+    for g in groups:
+        try:
+            answers = _answers(torch, g["parsed"])
+        except (RuntimeError, TypeError, ValueError) as err:
+            answers = f"PyTorch refused the replay: {str(err).splitlines()[0] if str(err) else type(err).__name__}"
+        lines.append(f"  {g['calls']:,} {'call' if g['calls'] == 1 else 'calls'} that ran {g['backend']} "
+                     f"({g['inputs']}):")
+        if isinstance(answers, str):
+            lines.append(f"    not asked: {answers}")
+            continue
+        for backend, (ok, said) in answers.items():
+            lines.append(f"    {backend}: " + ("yes" if ok else "no" + (f": {' '.join(said)}" if said else "")))
+    return lines

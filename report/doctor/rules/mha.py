@@ -1,0 +1,123 @@
+"""nn.MultiheadAttention with need_weights=True in a trace: F.multi_head_attention_forward
+(torch/nn/functional.py) then computes attention itself, torch.bmm (or torch.baddbmm with a
+mask), softmax, torch.bmm, and projects the output with linear (out_proj), instead of
+calling scaled_dot_product_attention as it does with need_weights=False.
+
+    need_weights_chains(events, chains)   how many of attention's hand-written chains
+                                          are that path: a bmm chain followed by linear, or one
+                                          inside an nn.Module: MultiheadAttention range
+                                          (with_modules=True)
+
+    native_need_weights(events, timeline, activity_us)   the fast path's calls
+                                          (aten::_native_multi_head_attention: eval, no grad,
+                                          self-attention) that computed the weights, and their
+                                          GPU time
+    finding(f)                            the finding for those (a rule of remedies)
+
+The slow path's module arguments are not in a trace; the ops' order is what it shows. The
+fast path records need_weights among its Concrete Inputs (record_shapes=True); without them,
+a call with no fused attention op inside computed the weights.
+"""
+from __future__ import annotations
+
+import bisect
+
+from ..model.intervals import Spans
+from ..model.result_types import Finding
+from .why import FIXES
+
+BMM = {"aten::bmm", "aten::baddbmm"}
+# view and copy ops between the second bmm and out_proj (transpose(0, 1).reshape(...))
+SHAPE_OPS = {"aten::transpose", "aten::reshape", "aten::view", "aten::_reshape_alias", "aten::contiguous",
+             "aten::clone", "aten::copy_", "aten::empty_like", "aten::_unsafe_view", "aten::as_strided",
+             "aten::empty", "aten::empty_strided"}
+MODULE = "nn.Module: MultiheadAttention"
+
+
+def need_weights_chains(events, chains):
+    """chains: [(start, end, tid, masked, ops)] with ops the chain's (first matmul, last matmul).
+    Each chain costs O(log n) (bisection) and the few view ops after it."""
+    by_tid, modules, native = {}, [], {}
+    for e in events:
+        if e.cat == "cpu_op":
+            by_tid.setdefault(e.tid, []).append(e)
+            if e.name == NATIVE and _need_weights(e, ()):
+                native.setdefault(e.tid, []).append((e.ts, e.end))
+        elif e.name.startswith(MODULE):
+            modules.append((e.ts, e.end))
+    for ops in by_tid.values():
+        ops.sort(key=lambda e: (e.ts, -e.dur))
+    starts = {tid: [e.ts for e in ops] for tid, ops in by_tid.items()}
+    modules = Spans(modules) if modules else None
+    native = {tid: Spans(spans) for tid, spans in native.items()}
+    found = 0
+    for start, end, tid, _, names in chains:
+        inside = native.get(tid)
+        if (modules and modules.holds(start) and modules.holds(end)) or (
+                inside and inside.holds(start) and inside.holds(end)):
+            found += 1  # inside the module's range, or inside the fast path's op that computed the weights
+            continue
+        if names[0] not in BMM or names[1] != "aten::bmm":
+            continue
+        ops = by_tid.get(tid, ())
+        k = bisect.bisect_left(starts.get(tid, ()), end)
+        while k < len(ops) and ops[k].name in SHAPE_OPS:
+            k += 1
+        found += k < len(ops) and ops[k].name == "aten::linear"
+    return found
+
+
+NATIVE = "aten::_native_multi_head_attention"  # nn.MultiheadAttention's fast path (eval, no grad, self-attention)
+NEED_WEIGHTS = 10  # its need_weights input: (query, key, value, embed_dim, num_head, qkv_weight, qkv_bias,
+# proj_weight, proj_bias, mask, need_weights, average_attn_weights, mask_type)
+FUSED_INSIDE = ("_scaled_dot_product_", "aten::_flash_attention_forward", "aten::_efficient_attention_forward")
+
+
+def _need_weights(e, inner):
+    concrete = (e.args or {}).get("Concrete Inputs")
+    said = concrete[NEED_WEIGHTS] if isinstance(concrete, list) and len(concrete) > NEED_WEIGHTS else ""
+    if said in ("True", "False"):
+        return said == "True"
+    return not inner  # not recorded: without a fused op inside, it computed the weights itself
+
+
+def native_need_weights(events, timeline, activity_us):
+    """The fast path's calls that computed the attention weights (need_weights=True: native
+    MHA in attention.cpp runs bmm, _masked_softmax, bmm instead of SDPA's fused kernels) and
+    the GPU time launched inside them: {calls, gpu_us, share}, or None without one."""
+    ops = [e for e in events if e.cat == "cpu_op" and e.name == NATIVE]
+    if not ops:
+        return None
+    fused = {}
+    for e in events:
+        if e.cat == "cpu_op" and any(f in e.name for f in FUSED_INSIDE):
+            fused.setdefault(e.tid, []).append(e.ts)
+    for starts in fused.values():
+        starts.sort()
+
+    def has_fused(e):
+        starts = fused.get(e.tid, ())
+        k = bisect.bisect_left(starts, e.ts)
+        return k < len(starts) and starts[k] <= e.end
+
+    weights = [e for e in ops if _need_weights(e, has_fused(e))]
+    if not weights:
+        return None
+    spans = {}
+    for e in weights:
+        spans.setdefault(e.tid, []).append((e.ts, e.end))
+    inside = {tid: Spans(s) for tid, s in spans.items()}
+    gpu = sum(a.e.dur for a in timeline.acts if a.launch is not None and a.launch.tid in inside
+              and inside[a.launch.tid].holds(a.launch.ts))
+    return {"calls": len(weights), "gpu_us": gpu, "share": gpu / activity_us if activity_us else 0.0}
+
+
+def finding(f):
+    """The finding for the fast path's need_weights=True calls (remedies.RULES)."""
+    native = f.attention.get("mha_native_weights")
+    if not native or (f.attention.get("hand_written") or {}).get("mha_need_weights"):
+        return None  # its bmm, softmax, bmm were read as a chain: _hand_written's finding names it
+    return Finding("mha_need_weights", "nn.MultiheadAttention computes its weights (need_weights=True)",
+                   native["gpu_us"], native["share"],
+                   f"{native['calls']:,} {NATIVE} calls without a fused attention op inside",
+                   FIXES["need_weights_false"], "attention.cpp: native_multi_head_attention_cuda")

@@ -2,9 +2,10 @@
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-SNIPPETS = ROOT / "snippets"
-PACKAGE = ROOT / "report"
+PACKAGE = Path(__file__).resolve().parent  # report/ in a clone; sdpa_trace_doctor/ where pip installed it
+ROOT = PACKAGE.parent
+# snippets/ beside report/ in a clone; pip installs it inside the package (pyproject.toml's package-dir)
+SNIPPETS = PACKAGE / "_snippets" if (PACKAGE / "_snippets").is_dir() else ROOT / "snippets"
 DEFAULT_OUT = ROOT / "docs" / "generated"
 COMPARE = "compare"  # <out>/compare/tables/: every GPU side by side; never a GPU's folder
 # a results folder's name, as build_tables.py writes it (--slug); staging (.h200-x) and .old never match

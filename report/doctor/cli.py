@@ -1,5 +1,6 @@
 """The trace reader's one entry: what `pip install .` installs as `trace-doctor`, also
-`python -m report.doctor.cli`, and what `build_tables.py --explain TRACE` runs
+`python -m report.doctor.cli` in a clone (`python -m sdpa_trace_doctor.doctor.cli` where pip installed
+it: one package of the project's own name, pyproject.toml), and what `build_tables.py --explain TRACE` runs
 (run(), with its own name in the error line); standard library only (no torch).
 
     trace-doctor TRACE [--format text|json] [--svg PATH] [--ask-torch]

@@ -7,13 +7,13 @@ from factory import h200
 from report.output.rerun_files import rerun_results
 from report.paths import RERUNS
 from report.render.findings.common import Paired
-from report.render.reruns import compared, contradicting, reruns_table, steady
+from report.render.reruns import compared, contradicting, reruns_table, scatter_explains, steady, with_interval
 from report.results import load_reference
 from report.text.catalog import t
 
 
 def test_the_committed_reruns_load_by_name():
-    assert [name for name, _ in rerun_results(RERUNS / "h200")] == ["b", "c"]
+    assert [name for name, _ in rerun_results(RERUNS / "h200")] == ["b", "c", "d", "e"]
     assert rerun_results(RERUNS / "no-such-gpu") == [] and rerun_results(None) == []
 
 
@@ -50,3 +50,29 @@ def test_undecided_in_one_run_and_decided_in_another_is_no_contradiction():
 
 def test_without_reruns_the_table_says_so():
     assert reruns_table(h200(), load_reference(), [], "en") == t("reruns.none", "en")
+
+
+def _wall(order, interval, same=False):
+    return Paired(order, "wall", 1.1, interval, 95.0, 5.0, 120, 4, same, None if order or same else "margin")
+
+
+def test_scatter_explains_a_difference_only_where_every_undecided_interval_is_the_wider():
+    """The committed runs' FlexAttention against flash: undecided in runs whose processes
+    scattered (0.777x-2.30x, 0.804x-1.35x), decided where they did not (1.12x-1.15x)."""
+    flex = [_wall(None, (0.777, 2.30)), _wall("<", (1.13, 1.14)), _wall(None, (0.804, 1.35)), _wall("<", (1.12, 1.15))]
+    assert scatter_explains(flex)
+    # undecided with a narrow interval near the margin's edge (1.04x-1.09x) while a decided
+    # run's is wider (1.05x-1.16x): its centre, not its scatter, left it undecided
+    near_edge = [_wall(">", (1.05, 1.16)), _wall(None, (1.04, 1.09)), _wall(">", (1.07, 1.10))]
+    assert not scatter_explains(near_edge)
+    assert not scatter_explains([_wall("<", (1.1, 1.2))] * 2)  # nothing undecided: nothing to explain
+
+
+def test_a_row_whose_words_differ_shows_each_runs_interval_and_the_note_says_why_where_it_can():
+    cell = with_interval(_wall(None, (0.777, 2.30)), "en")
+    assert "0.777×" in cell and "2.30×" in cell and "4" in cell
+    assert "0,777×" in with_interval(_wall(None, (0.777, 2.30)), "nb")
+    run = h200()
+    table = reruns_table(run, load_reference(), [("b", run)], "en")
+    assert t("reruns.note_differ", "en") not in table  # the same run twice: no words differ
+    assert "0.777×" not in table

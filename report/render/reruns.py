@@ -6,6 +6,7 @@ stayed the same. benchmarks/verdicts.py checks every sentence the same way."""
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from ..text.catalog import t
 from ..text.format import fmt_pct, fmt_ratio_sig
@@ -57,6 +58,15 @@ def word(v, lang) -> str:
     return t("reruns.first" if v.order == "<" else "reruns.second", lang, ratio=fmt_ratio_sig(v.ratio, lang))
 
 
+def with_interval(v, lang) -> str:
+    """word(), and for a paired verdict its interval across the run's processes: the cells of
+    a row whose words differ between runs, where the interval shows why."""
+    if isinstance(v, Compare):
+        return word(v, lang)
+    return t("reruns.with_interval", lang, verdict=word(v, lang), lo=fmt_ratio_sig(v.interval[0], lang),
+             hi=fmt_ratio_sig(v.interval[1], lang), processes=v.rounds)
+
+
 def _key(v) -> str | None:
     """What the words say, numbers aside."""
     if isinstance(v, Compare):
@@ -82,20 +92,38 @@ def _metric(v, lang) -> str:
             "host_share": t("reruns.host_share", lang)}.get(metric, t("reruns.wall", lang))
 
 
+def _width(v) -> float:
+    return math.log(v.interval[1] / v.interval[0])
+
+
+def scatter_explains(verdicts) -> bool:
+    """True where every run that leaves a paired comparison undecided has a wider interval
+    across its processes (in log terms) than every run that decides it: there, the
+    undecided runs' processes scattered more."""
+    paired_ = [v for v in verdicts if isinstance(v, Paired)]
+    undecided = [_width(v) for v in paired_ if v.undecided]
+    decided = [_width(v) for v in paired_ if not v.undecided]
+    return bool(undecided and decided) and min(undecided) > max(decided)
+
+
 def reruns_table(results, ref, reruns, lang) -> str:
     """The table, or the line saying that no rerun is committed for this GPU."""
     if not reruns:
         return t("reruns.none", lang)
     runs = [(t("reruns.this_run", lang), compared(results, ref))] + [(name, compared(r, ref)) for name, r in reruns]
-    rows, same, against = [], 0, 0
+    rows, same, against, explained = [], 0, 0, True
     for where in runs[0][1]:
         verdicts = [found.get(where) for _, found in runs]
         same += steady(verdicts)
         against += contradicting(verdicts)
         agree = "reruns.yes" if steady(verdicts) else "reruns.no" if contradicting(verdicts) else "reruns.no_undecided"
+        cell = word if steady(verdicts) else with_interval
+        explained &= steady(verdicts) or contradicting(verdicts) or scatter_explains(verdicts)
         rows.append([f"`{where}`", _metric(verdicts[0], lang)]
-                    + [word(v, lang) if v is not None else t("value.none", lang) for v in verdicts]
+                    + [cell(v, lang) if v is not None else t("value.none", lang) for v in verdicts]
                     + [t(agree, lang)])
     headers = [t("reruns.where", lang), t("reruns.metric", lang), *(name for name, _ in runs), t("reruns.steady", lang)]
     return md_table(headers, rows, ["l", "l", *("r" for _ in runs), "l"]) + "\n\n" + \
-        t("reruns.note", lang, same=same, n=len(rows), runs=len(runs), contradicting=against)
+        t("reruns.note", lang, same=same, n=len(rows), runs=len(runs), contradicting=against) + \
+        ("" if same == len(rows) else " " + t("reruns.note_differ", lang)
+         + (" " + t("reruns.note_scatter", lang) if explained and not against else ""))

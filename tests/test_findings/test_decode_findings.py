@@ -3,6 +3,7 @@ import pytest
 from factory import findings_of, found, h200, nothing_measured, shape_results
 
 from report.render.findings import FINDINGS, decode_findings
+from report.render.shape_tables import decode_pairs_table
 
 
 @pytest.mark.parametrize("name", findings_of(decode_findings))
@@ -56,6 +57,17 @@ def test_wall_time_at_batch_1_is_decided_by_pairs_eager_and_inside_a_cuda_graph(
     assert (wall.eager_lost, wall.graph_lost, wall.eager_n) == (1, 1, 1)  # flash's replay: 20 against 12
     (p,) = decode_findings.decode_pairs(run)
     assert (p.eager.best, p.graph.best) == ("flash", "flash") and p.graph.verdict.ratio == pytest.approx(20 / 12)
+    assert p.eager.contenders == ("flash",)  # flash's 40 µs is beyond the margin from cuDNN's 61 µs
+    # two pinned backends within the margin of each other: the rule names no fastest
+    run["pairs"]["groups"] = {}
+    _decode_group(run, 1, 1024, {"auto": 60.0, "auto_graph": 20.0, "flash": 40.5, "flash_graph": 12.0,
+                                 "cudnn": 40.0, "cudnn_graph": 20.2})
+    (p,) = decode_findings.decode_pairs(run)
+    assert p.eager.best == "cudnn" and p.eager.contenders == ("cudnn", "flash") and p.eager.verdict.order == "<"
+    assert p.graph.contenders == ("flash",)
+    row = next(line for line in decode_pairs_table(run, "en").splitlines() if line.startswith("| 1 | 1,024"))
+    eager_cell = row.split(" | ")[2]
+    assert "SDPA cuDNN or SDPA flash" in eager_cell and eager_cell.count("SDPA flash") == 1
     run.pop("pairs")
     assert found(decode_findings.shapes_decode_wall, run) is None  # not timed in pairs
 

@@ -8,10 +8,11 @@ by the pairs timed together (by_group).
 from __future__ import annotations
 
 import math
-import statistics
 from dataclasses import dataclass
 
 from ...verdict import median
+from ...verdict.leader import leader
+from ...verdict.paired import by_group
 from ..datasheets import Datasheet, memory_share
 from ..extra_tables import point_time
 from ..prose import Data
@@ -40,10 +41,13 @@ def shapes_decode_answer(results, ref) -> Answer | None:
 @dataclass(frozen=True)
 class DecodeCall:
     """One way of calling at one decode point, timed in pairs: the pinned backend with the
-    lowest wall time per call there (`best`) against unpinned SDPA, by the paired rule
-    (`verdict`: "<" where the pinned backend is faster, auto lost)."""
+    lowest median wall time per call there (`best`) against unpinned SDPA, by the paired rule
+    (`verdict`: "<" where the pinned backend is faster, auto lost). `contenders`: best and the
+    pinned backends the rule does not order after it (verdict/leader.py); where there are
+    several, no pinned backend is called the fastest."""
     best: str
     verdict: Paired
+    contenders: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -56,17 +60,20 @@ class DecodePoint:
 
 
 def _call(results, name, group, suffix) -> DecodeCall | None:
-    medians = {}
+    """The pinned backends ranked by their paired ratio to unpinned SDPA (the geometric mean
+    of the processes' ratios, not medians of blocks pooled across processes), the first
+    against auto, and the ones the rule does not order after it."""
+    to_auto = {}
     for n in PINNED:
-        found = [x for rnd in group["rounds"] if "error" not in rnd
-                 for x in (rnd.get("blocks_us") or {}).get(n + suffix) or []]
-        if found:
-            medians[n] = statistics.median(found)
-    if not medians:
+        v = by_group(group, "auto" + suffix, n + suffix)  # ratios n / auto: lower is faster
+        if v.median_ratio is not None:
+            to_auto[n] = v.median_ratio
+    if not to_auto:
         return None
-    best = min(medians, key=medians.get)
-    verdict = by_pair_group(results, name, best + suffix, "auto" + suffix)
-    return DecodeCall(best, verdict) if verdict is not None else None
+    ranked = sorted(to_auto, key=to_auto.get)
+    top = leader(ranked, lambda a, b: by_pair_group(results, name, a + suffix, b + suffix))
+    verdict = by_pair_group(results, name, ranked[0] + suffix, "auto" + suffix)
+    return DecodeCall(ranked[0], verdict, top.contenders) if verdict is not None else None
 
 
 def decode_pairs(results) -> tuple[DecodePoint, ...]:

@@ -74,7 +74,8 @@ case "$ARG" in
     rm -rf "$tmp"
     ;;
   tests)
-    step gpu-tests "$(left)" "$PY" -m pytest -q -p no:cacheprovider tests/test_snippets.py tests/test_shapes.py \
+    # a failure's traceback as it happens (tests/conftest.py): the time limit may kill pytest before its summary
+    SDPA_FAILURES_AT_ONCE=1 step gpu-tests "$(left)" "$PY" -m pytest -q -p no:cacheprovider tests/test_snippets.py tests/test_shapes.py \
       tests/test_cli.py tests/test_pages.py
     ;;
   b|c|d|e)

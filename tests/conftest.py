@@ -73,6 +73,15 @@ def pytest_report_header(config):
     return matplotlib_differs()
 
 
+def pytest_runtest_logreport(report):
+    """With SDPA_FAILURES_AT_ONCE=1 (scripts/gpu_remeasure.sh tests), a failure's traceback is
+    printed when it happens, not in the summary at the end: a lent GPU's time limit can kill
+    the run before the summary, and the failure would be lost."""
+    if report.failed and os.environ.get("SDPA_FAILURES_AT_ONCE") == "1":
+        sys.stdout.write(f"\nFAILED {report.nodeid} ({report.when}):\n{report.longreprtext}\n")
+        sys.stdout.flush()
+
+
 def pytest_terminal_summary(terminalreporter):
     if _REPORT:
         terminalreporter.section("site")

@@ -64,7 +64,7 @@ def test_cudnn_occupancy_is_zero_for_kineto_for_its_shared_memory(committed):
     assert k["kineto_occupancy_pct"] == 0 and k["kineto_rule_pct"] == 0
     assert round(k["theoretical_pct"], 1) == 18.8 and k["blocks_per_sm"] == 1
     assert k["limited_by"] == ["registers", "shared memory"]
-    assert any("over the default 48 KiB limit" in why for why in k["reasons"])
+    assert ("smem_over", {"smem_kib": pytest.approx(k["shared_memory"] / 1024), "limit_kib": 48.0}) in k["reasons"]
     assert k["aten_op"] == "aten::_cudnn_attention_forward" and k["launched_by"] == "cuLaunchKernelEx"
 
 

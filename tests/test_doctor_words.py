@@ -1,15 +1,20 @@
 """The trace doctor speaks two languages (issue 38): its rules return typed facts, every
 sentence is a key of one catalog per language (report/doctor/output/words_en.py, words_nb.py),
-and the Norwegian text gives the same findings with the same numbers, written as the Norwegian
+and `--lang nb` gives the same findings with the same numbers, written as the Norwegian
 pages write them."""
 import re
 import string
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from madeup import call, sdpa_args, trace_of
 from nbterms import check_nb
 
-from report.doctor.explain import explain, explain_path, read_trace, report
+import build_tables
+from report.doctor import cli
+from report.doctor.explain import explain, explain_file, explain_path, read_trace, report
 from report.doctor.output import said, words_en, words_nb
 from report.doctor.rules import facts as F
 from report.paths import ROOT
@@ -144,3 +149,35 @@ def test_the_norwegian_text_holds_no_english_sentence(path):
     nb = report(explain_path(path), "nb")
     english = sorted(piece for piece in _english_only() if piece in nb)
     assert not english, english
+
+
+def test_the_json_is_the_same_whatever_the_text_language(capsys):
+    trace = CORPUS / "sdpa_train.json.gz"
+    assert cli.main([str(trace), "--format", "json", "--lang", "nb"]) == 0
+    assert capsys.readouterr().out == explain_file(trace, "json")
+
+
+# --------------------------------------------------------------------------- the option
+
+@pytest.mark.parametrize("command", [[sys.executable, "-m", "report.doctor.cli"],
+                                     [sys.executable, "build_tables.py", "--explain"]])
+def test_an_unknown_language_is_one_line_and_exit_2(command):
+    done = subprocess.run([*command, str(CORPUS / "sdpa_train.json.gz"), "--lang", "de"], capture_output=True,
+                          text=True, cwd=ROOT, check=False)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and "--lang" in done.stderr and "'de'" in done.stderr
+
+
+def test_lang_goes_with_explain_only():
+    with pytest.raises(SystemExit) as err:
+        build_tables.parse_args(["--lang", "nb"])
+    assert err.value.code == 2
+    assert build_tables.parse_args(["--explain", "x.json", "--lang", "nb"]).lang == "nb"
+
+
+def test_trace_doctor_writes_norwegian_when_asked(capsys, tmp_path):
+    trace = CORPUS / "sdpa_train.json.gz"
+    assert cli.main([str(trace), "--lang", "nb", "--svg", str(tmp_path / "step.svg")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Tempoet settes av verten") and "1\u00a0134 oppstarter per område" in out
+    assert "Tidslinje" in Path(tmp_path / "step.svg").read_text(encoding="utf-8")

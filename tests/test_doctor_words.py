@@ -14,7 +14,7 @@ from nbterms import check_nb
 
 import build_tables
 from report.doctor import cli
-from report.doctor.explain import explain, explain_file, explain_path, read_trace, report
+from report.doctor.explain import explain, explain_file, explain_json, explain_path, read_trace, report
 from report.doctor.output import said, words_en, words_nb
 from report.doctor.rules import facts as F
 from report.paths import ROOT
@@ -155,6 +155,20 @@ def test_the_json_is_the_same_whatever_the_text_language(capsys):
     trace = CORPUS / "sdpa_train.json.gz"
     assert cli.main([str(trace), "--format", "json", "--lang", "nb"]) == 0
     assert capsys.readouterr().out == explain_file(trace, "json")
+
+
+def test_the_pages_reader_asks_the_doctor_in_the_pages_language():
+    """The in-browser worker's Python, run here: its text and its diagnosis's words are the
+    command's in the language the page gives it."""
+    worker = (ROOT / "docs" / "javascripts" / "trace-worker.js").read_text(encoding="utf-8")
+    code = re.search(r"pyodide\.runPython\(`(.*?)`\);", worker, re.S).group(1)
+    assert 'read(folder, file.name, stored, lang === "nb" ? "nb" : "en")' in worker
+    scope = {}
+    exec(code.replace('sys.path.insert(0, "/app")', ""), scope)  # the page's own code, as Pyodide runs it
+    trace = CORPUS / "sdpa_train.json.gz"
+    kind, text, doc = scope["read"](str(trace.parent), trace.name, trace.name, "nb")
+    assert kind == "done" and text == explain_file(trace, lang="nb")
+    assert doc == explain_json(explain_path(trace), "nb") and "Oppstartene fra verten" in doc
 
 
 # --------------------------------------------------------------------------- the option

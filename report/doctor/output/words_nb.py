@@ -442,4 +442,41 @@ SENTENCES = {
     "why.profiler": ("når Kinetos eget arbeid ({overhead:us} per område, kategorien `overhead`) regnes som "
                      "profilerens, venter GPU-en på verten {host:pct0} av områdets tid og kjører arbeid "
                      "{busy:pct0}"),
+    # ------------------------------------------------------------ the SVG timeline (output/svg.py)
+    "svg.title": "Tidslinje for ett profilert steg: {labels}",
+    "svg.title_window": "Tidslinje for et utsnitt av sporet: {labels}",
+    "svg.desc": ("Baner ovenfra: CPU-operasjoner etter dybde, runtime-kall og én bane per GPU-strøm. En strek binder "
+                 "hvert oppstartskall til GPU-aktiviteten det startet; en klamme over strømmen samler aktivitetene "
+                 "ett kall startet flere av (en CUDA-graf som spilles av). Skraverte felt er tid GPU-en står ledig, "
+                 "merket med årsaken."),
+    "svg.step": "{label} · {step}: kjernetid {kernel} µs, median av {n} steg",
+    "svg.steps": "{label} · {step}: {count} steg på rad rundt median av {n} steg, kjernetid {kernel} µs",
+    "svg.window": "{label} · utsnitt {i} av {n}: {acts} GPU-aktiviteter, kjernetid {kernel} µs",
+    "svg.ops": "CPU-operasjoner",
+    "svg.runtime": "Runtime-kall",
+    "svg.stream": "GPU-strøm {stream}",
+    "svg.axis": "µs fra stegets start",
+    "svg.axis_window": "µs fra utsnittets start",
+    "svg.kernel": "kjerne",
+    "svg.memcpy": "Memcpy",
+    "svg.memset": "Memset",
+    "svg.op": "operasjon",
+    "svg.launch": "oppstartskall",
+    "svg.runtime_other": "annet runtime-kall",
+    "svg.sync": "synkronisering",
+    "svg.link": "start → aktivitet",
+    "svg.fan": "ett kall, flere aktiviteter",
+    "svg.fan_title": "{name}: {n} GPU-aktiviteter fra ett kall, {span} µs fra den første starter til den siste slutter",
+    "svg.gap": "GPU ledig",
+    "svg.host": "CPU",
+    "svg.stream_gap": "strøm",
+    "svg.other": "latens",
+    "svg.profiler": "profiler",
+    "svg.host_long": "venter på CPU-en: neste oppstartskall kom etter at GPU-en var tom for arbeid",
+    "svg.stream_gap_long": "venter på arbeid på en annen strøm",
+    "svg.other_long": "allerede startet: oppstartsforsinkelse eller en avhengighet",
+    "svg.profiler_long": "profilerens egen kostnad: CPU-en var i profilerens stegskifte",
+    "svg.idle": "GPU ledig {us} µs: {why}",
+    "svg.at": "{name}: start {start} µs, varighet {dur} µs",
+    "svg.cut": "{us} µs uten noe å tegne er kuttet bort",
 }

@@ -8,6 +8,7 @@
     python build_tables.py --explain TRACE  # read any torch.profiler trace (.json, .json.gz)
     python build_tables.py --explain TRACE --svg OUT.svg  # and draw its median step
     python build_tables.py --explain TRACE --ask-torch  # and ask this machine's PyTorch (torch, CUDA)
+    python build_tables.py --explain TRACE --lang nb  # the reading in Norwegian (JSON: the same in each)
 
 Writes docs/generated/<gpu-slug>/ and docs/generated/compare/. This file is the command:
 arguments, order of work, exit codes; the work is done by report/ (see its __init__).
@@ -129,7 +130,7 @@ def _parser():
     p.add_argument("--explain", metavar="TRACE", type=Path,
                    help="read a trace that torch.profiler wrote (.json or .json.gz): kernels "
                         "with occupancy, GPU idle gaps and a verdict per range; no GPU, no "
-                        "other option but --format, --svg and --ask-torch")
+                        "other option but --format, --svg, --ask-torch and --lang")
     # --explain's options are trace-doctor's, defined once (report/doctor/cli.py: OPTIONS)
     cli.add_options(p, help_prefix="with --explain: ")
     return p
@@ -141,8 +142,8 @@ def parse_args(argv):
     if args.explain is not None:
         extra = sorted(given_options(p, argv) - {"explain", *cli.OPTION_DESTS})
         if extra:
-            p.error("--explain reads one trace (--format: text or json); it takes no other option but --svg "
-                    "and --ask-torch, "
+            p.error("--explain reads one trace (--format: text or json); it takes no other option but --svg, "
+                    "--ask-torch and --lang, "
                     f"not {', '.join('--' + e.replace('_', '-') for e in extra)}")
         return args
     if "format" in given_options(p, argv):
@@ -151,6 +152,8 @@ def parse_args(argv):
         p.error("--svg draws the trace that --explain reads: give --explain TRACE too")
     if args.ask_torch:
         p.error("--ask-torch asks PyTorch about the trace that --explain reads: give --explain TRACE too")
+    if "lang" in given_options(p, argv):
+        p.error("--lang is the language of the reading that --explain prints: give --explain TRACE too")
     if args.render_only:
         extra = sorted(given_options(p, argv) - RENDER_OPTIONS)
         if extra:

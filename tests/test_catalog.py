@@ -12,8 +12,10 @@ from report.render.keyed import NAMES
 from report.text.catalog import CATALOG_FILE, catalog, placeholders, t
 from report.text.display import LANGS
 
-# the code, and the findings' templates (a label there is t("value.oom"))
-CODE = [*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.j2"), ROOT / "build_tables.py", *(ROOT / "hooks").glob("*.py")]
+# the code, and the findings' templates (a label there is t("value.oom")); the trace doctor
+# (report/doctor/) has its own catalog, standard library only (tests/test_doctor_words.py)
+CODE = [*(p for p in PACKAGE.rglob("*.py") if p.relative_to(PACKAGE).parts[0] != "doctor"), *PACKAGE.rglob("*.j2"),
+        ROOT / "build_tables.py", *(ROOT / "hooks").glob("*.py")]
 GROUPS = sorted({key.split(".")[0] for key in catalog()})
 KEY = re.compile(r"""["']((?:""" + "|".join(GROUPS) + r""")\.[a-z0-9_]+)["']""")
 KEYED = ROOT / "report" / "render" / "keyed.py"

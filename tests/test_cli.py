@@ -143,7 +143,7 @@ def test_the_seed_shapes_variants_are_also_timed_in_pairs_in_every_round(cpu_run
 @pytest.mark.parametrize("argv, message", [
     (["--rounds", "0"], "must be at least 1"),
     (["--rounds", "two"], "is not a whole number"),
-    (["--explain", "trace.json", "--rounds", "2"], "takes no other option but --svg and --ask-torch, not --rounds"),
+    (["--explain", "trace.json", "--rounds", "2"], "takes no other option but --svg, --ask-torch and --lang, not --rounds"),
     (["--format", "json"], "--format goes with --explain TRACE"),
 ])
 def test_rounds_must_be_a_positive_whole_number_and_only_for_measuring(argv, message, capsys):

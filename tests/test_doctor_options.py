@@ -23,12 +23,12 @@ def options(parser):
 def test_both_commands_accept_the_same_reading_options():
     doctor = options(cli.parser())
     explain = options(build_tables._parser())
-    assert {d for d, *_ in doctor.values()} == cli.OPTION_DESTS == {"format", "svg", "ask_torch"}
+    assert {d for d, *_ in doctor.values()} == cli.OPTION_DESTS == {"format", "svg", "ask_torch", "lang"}
     assert {s: explain[s] for s in doctor} == doctor  # the same strings, types, choices, defaults
 
 
 def test_every_option_of_the_doctor_goes_with_explain_and_nothing_else(tmp_path):
-    given = ["--format", "json", "--svg", str(tmp_path / "new.svg"), "--ask-torch"]
+    given = ["--format", "json", "--svg", str(tmp_path / "new.svg"), "--ask-torch", "--lang", "nb"]
     doctor = cli.parser().parse_args([str(TRACE), *given])
     explain = build_tables.parse_args(["--explain", str(TRACE), *given])
     assert {d: getattr(explain, d) for d in cli.OPTION_DESTS} == {d: getattr(doctor, d)

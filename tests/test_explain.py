@@ -64,7 +64,7 @@ def test_cudnn_occupancy_is_zero_for_kineto_for_its_shared_memory(committed):
     assert k["kineto_occupancy_pct"] == 0 and k["kineto_rule_pct"] == 0
     assert round(k["theoretical_pct"], 1) == 18.8 and k["blocks_per_sm"] == 1
     assert k["limited_by"] == ["registers", "shared memory"]
-    assert any("over the default 48 KiB limit" in why for why in k["reasons"])
+    assert ("smem_over", {"smem_kib": pytest.approx(k["shared_memory"] / 1024), "limit_kib": 48.0}) in k["reasons"]
     assert k["aten_op"] == "aten::_cudnn_attention_forward" and k["launched_by"] == "cuLaunchKernelEx"
 
 
@@ -382,12 +382,12 @@ def test_a_bad_file_from_the_shell_is_exit_2_without_torch(tmp_path):
 def test_the_page_shows_what_the_command_prints(variant):
     """The generated file the page includes holds the command line, naming the trace as a
     reader downloads it, and the command's real output."""
-    done = run_cli("--explain", f"docs/generated/h200/traces/{variant}.json.gz")
-    assert done.returncode == 0
-    for lang in ("nb", "en"):
+    for lang, option in (("nb", " --lang nb"), ("en", "")):  # each page in its language
+        done = run_cli("--explain", f"docs/generated/h200/traces/{variant}.json.gz", *option.split())
+        assert done.returncode == 0
         text = (DEFAULT_OUT / "h200" / "tables" / f"explain-{variant}.{lang}.md").read_text(encoding="utf-8")
         # the command names the trace as a reader has it, downloaded from "Reproduce the numbers"
-        assert f"```text\n$ python build_tables.py --explain {variant}.json.gz\n{done.stdout}```\n" in text
+        assert f"```text\n$ python build_tables.py --explain {variant}.json.gz{option}\n{done.stdout}```\n" in text
 
 
 def test_the_page_states_the_rule_the_code_applies():
@@ -424,11 +424,11 @@ def test_the_page_walks_through_the_real_models_trace():
     """The model's --explain output, generated from the corpus trace the tests read."""
     from report.paths import MODEL_TRACE
 
-    done = run_cli("--explain", str(MODEL_TRACE.relative_to(ROOT)))
-    assert done.returncode == 0
-    for lang in ("nb", "en"):
+    for lang, option in (("nb", " --lang nb"), ("en", "")):
+        done = run_cli("--explain", str(MODEL_TRACE.relative_to(ROOT)), *option.split())
+        assert done.returncode == 0
         page = (ROOT / "docs" / f"read-your-trace.{lang}.md").read_text(encoding="utf-8")
         assert f'--8<-- "generated/GPU/tables/explain-model.{lang}.md"' in page
         text = (DEFAULT_OUT / "h200" / "tables" / f"explain-model.{lang}.md").read_text(encoding="utf-8")
-        assert f"```text\n$ python build_tables.py --explain {MODEL_TRACE.name}\n{done.stdout}```\n" in text
+        assert f"```text\n$ python build_tables.py --explain {MODEL_TRACE.name}{option}\n{done.stdout}```\n" in text
         assert "benchmarks/record_traces.py" in text and "transformers 5.17.0" in text

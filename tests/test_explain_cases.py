@@ -96,7 +96,8 @@ def test_a_rocm_trace_gets_amds_words_and_none_of_nvidias():
     # the one "cuda" left is the API's own name, which a ROCm build keeps
     assert re.findall(r"\w*cuda\w*", text) == ["cuda"] and "torch.backends.cuda.enable_flash_sdp" in text
     # the math backend's check on ROCm is the same call, with the backends it has
-    assert found["attention"]["math_check"].startswith("run the call under `with torch.nn.attention.sdpa_kernel(")
+    assert found["attention"]["math_check_backends"] == "EFFICIENT_ATTENTION"
+    assert "To check: run the call under `with torch.nn.attention.sdpa_kernel(" in text
 
 
 def test_the_same_step_on_nvidia_keeps_nvidias_words():
@@ -306,8 +307,8 @@ def test_a_grid_smaller_than_the_sm_count_is_flagged_with_its_numbers():
     found = explain(trace_of(launch(0, 1), kernel("small", 5, 10, 1, grid=(16, 1, 1), block=(384, 1, 1),
                                                   regs=168, smem=100 * 1024)))
     k = found["kernels"][0]
-    assert k["small_grid"] and k["reasons"][0] == "16 blocks on 132 SMs: 116 SMs get no block"
-    assert "over the default 48 KiB limit" in k["reasons"][1]
+    assert k["small_grid"] and k["reasons"][0] == ("small_grid", {"grid": 16, "sms": 132, "unit": "SMs", "idle": 116})
+    assert k["reasons"][1] == ("smem_over", {"smem_kib": 100.0, "limit_kib": 48.0})
     assert k["kineto_rule_pct"] == 0 and k["theoretical_pct"] == pytest.approx(18.75)
     text = report(found)
     assert "why: 16 blocks on 132 SMs" in text

@@ -29,13 +29,11 @@ def test_a_bool_mask_converted_before_the_backend_is_sdpas_preparation_not_math(
     att = found["attention"]
     backends = {r["backend"]: r for r in att["backends"]}
     assert set(backends) == {"efficient", "preparation"} and not att["math_fallback"]
-    assert backends["preparation"]["causes"] == {
-        "converting the bool mask to an additive one (convert_boolean_attn_mask)": 5.0, "other work before the "
-        "backend's op": 5.0}
+    assert backends["preparation"]["causes"] == {"bool_mask": 5.0, "other": 5.0}
     assert "math" not in {r.backend for r in found.attention}
     group = att["calls"][0]
     assert group["backend"] == "efficient" and group["parsed"].mask == (8, 1, 512, 512)
-    assert "check_for_attn_mask" in group["why"]
+    assert "mask" in group["reasons"] and group["why"].speed[0].check == "check_for_attn_mask"
     rules = {f.rule: f for f in found.findings}
     assert "bool_mask" in rules and "nested jagged" in rules["bool_mask"].remedy  # a padding mask per sequence
     assert "math backend" not in report(found)
@@ -54,7 +52,7 @@ def test_a_head_dim_of_100_is_padded_for_flash_and_named():
     found = explain(trace_of(*call(0, "aten::_scaled_dot_product_flash_attention",
                                    [("aten::constant_pad_nd", "copy_kernel")], args)))
     prep = next(r for r in found["attention"]["backends"] if r["backend"] == "preparation")
-    assert list(prep["causes"]) == ["padding the head dim to a multiple of 8 (pad_last_dim)"]
+    assert list(prep["causes"]) == ["head_dim"]
     head = next(f for f in found.findings if f.rule == "head_dim")
     assert head.time_us == 5.0 and "104" in head.evidence and "96 or 104" in head.remedy
 
@@ -65,7 +63,8 @@ def test_math_only_where_its_op_ran_and_float64_says_which_checks_failed():
                                    backend_kernel="gemm_kernel")))
     assert [r["backend"] for r in found["attention"]["backends"]] == ["math"]
     why = found["attention"]["calls"][0]["why"]
-    assert "check_dtypes_flash_attention" in why and "float64" in why
+    dtype = next(r for r in why.speed if r.key == "dtype")
+    assert "check_dtypes_flash_attention" in dtype.check and dtype.values["dtype"] == "float64"
     fallback = next(f for f in found.findings if f.rule == "math_fallback")
     assert "bfloat16" in fallback.remedy
 
@@ -73,7 +72,8 @@ def test_math_only_where_its_op_ran_and_float64_says_which_checks_failed():
 def test_gqa_without_enable_gqa_names_the_head_check():
     args = sdpa_args((2, 32, 128, 64), (2, 8, 128, 64), dtype="float")
     found = explain(trace_of(*call(0, "aten::_scaled_dot_product_attention_math", (), args)))
-    assert "check_batch_size_and_num_heads_dense" in found["attention"]["calls"][0]["why"]
+    assert [r.check for r in found["attention"]["calls"][0]["why"].speed if r.key == "gqa_heads"] == [
+        "check_batch_size_and_num_heads_dense"]
 
 
 def test_without_record_shapes_the_first_screen_says_how_to_record_them():

@@ -8,11 +8,13 @@ import pytest
 from madeup import call, condition, eligibility_results, ev, kernel, launch, sdpa_args, trace_of
 
 from report.doctor.explain import explain
+from report.doctor.output.said import fix
 from report.doctor.output.text_report import first_screen
 from report.doctor.reading.stream import from_dict
 from report.doctor.rules import asked_table
 from report.doctor.rules.call_why import bias_grad_of
-from report.doctor.rules.why import CUDNN_FIRST, FIXES
+from report.doctor.rules.facts import NativeWeights
+from report.doctor.rules.why import CUDNN_FIRST
 
 FLASH = "aten::_scaled_dot_product_flash_attention"
 EFFICIENT = "aten::_scaled_dot_product_efficient_attention"
@@ -149,13 +151,14 @@ def test_the_fast_path_with_need_weights_is_told_too(need_weights, inner, told):
     rules = {f.rule: f for f in found.findings}
     assert ("mha_need_weights" in rules) is told
     if told:
-        assert rules["mha_need_weights"].remedy == FIXES["need_weights_false"] and rules["mha_need_weights"].time_us == 30
+        assert isinstance(rules["mha_need_weights"].fact, NativeWeights) and rules["mha_need_weights"].time_us == 30
+        assert rules["mha_need_weights"].remedy == fix("need_weights_false")
 
 
 def test_multihead_attention_with_need_weights_is_told_to_pass_need_weights_false():
     found = explain(trace_of(*mha(0)))
     f = next(f for f in found.findings if f.rule == "mha_need_weights")
-    assert f.remedy.startswith(FIXES["need_weights_false"])
+    assert f.fact.need_weights and f.remedy.startswith(fix("need_weights_false"))
     found = explain(trace_of(*mha(0, then=None, first="aten::matmul")))  # q @ k.T written by hand
     assert "hand_written_attention" in {f.rule for f in found.findings}
 

@@ -250,7 +250,7 @@ def test_the_command_and_explain_take_the_same_options_and_draw_the_same(tmp_pat
 
     given = {a.dest for a in cli.parser()._actions} - {"help", "trace"}
     path = str(FIXTURES / "flash.json.gz")
-    assert given == {"format", "svg", "ask_torch"}
+    assert given == {"format", "svg", "ask_torch", "lang"}
     assert cli.main([path, "--svg", str(tmp_path / "a.svg")]) == 0
     doctor = capsys.readouterr().out
     assert build_tables.main(["--explain", path, "--svg", str(tmp_path / "b.svg")]) == 0

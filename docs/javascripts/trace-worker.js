@@ -4,12 +4,14 @@
  * `build_tables.py --explain` calls, on the reader's file. Nothing leaves the browser:
  * the only requests are for Pyodide and the Python files, from this site.
  *
- * In:  {file: File, assets: URL of the site's trace-reader/ folder, limit: bytes of JSON}
+ * In:  {file: File, assets: URL of the site's trace-reader/ folder, limit: bytes of JSON,
+ *       lang: the page's language, "nb" or "en": the language the doctor answers in}
  * Out: {kind: "status", step: "checking" | "loading" | "reading"}
  *      {kind: "too-large", gzipped}                more than `limit` bytes of JSON
  *      {kind: "gzip-parts", parts}                 gzip of more members than it counts
- *      {kind: "done", text, json, loadMs, readMs, heapBytes}    what --explain prints, and
- *                                                  what --format json prints (the page's diagnosis)
+ *      {kind: "done", text, json, loadMs, readMs, heapBytes}    what --explain --lang LANG
+ *                                                  prints, and the JSON result with its words in
+ *                                                  LANG (the page's diagnosis)
  *      {kind: "error", line, loadMs, readMs, heapBytes}   the line it prints after "error: "
  *      (heapBytes: the WebAssembly memory now, the most it has used, as it never shrinks)
  *      {kind: "crash", detail}                     anything else (out of memory, a bug)
@@ -38,11 +40,11 @@ sys.path.insert(0, "/app")
 from report.doctor.explain import TraceError, explain_json, explain_path, report
 from report.doctor.shown.safe import shown
 
-def read(folder, name, stored):
+def read(folder, name, stored, lang):
     os.chdir(folder)  # the file is named as the reader named it, as on the command line,
     try:              # unless no file can have that name ("..", "."): then it is stored as "trace"
-        found = explain_path(stored)
-        return ["done", report(found), explain_json(found)]
+        found = explain_path(stored)  # the text and the diagnosis's words in the page's language
+        return ["done", report(found, lang), explain_json(found, lang)]
     except TraceError as err:
         line = str(err)
         return ["error", line if stored == name else shown(name) + line[len(shown(stored)):]]
@@ -166,7 +168,7 @@ self.onmessage = async ({ data }) => {
     pyodide.FS.close(stream);
     let result;
     try {
-      const answer = read(folder, file.name, stored);
+      const answer = read(folder, file.name, stored, lang === "nb" ? "nb" : "en");
       result = answer.toJs();
       answer.destroy();
     } finally {

@@ -14,8 +14,10 @@ Its layers, each importing only from those below it (tests/test_layers.py checks
                and the typed result (result_types.py)
     rules/     the diagnosis: attention per backend and why (attention.py, why.py,
                asked_table.py with asked.json, call_why.py, mha.py), the pace and findings
-               (diagnose.py, remedies.py), facts (facts.py) and their sentences (wording.py)
-    output/    the text (text_report.py) and the SVG timeline (svg.py, svg_pieces.py)
+               (diagnose.py, remedies.py), and the typed facts they return (facts.py)
+    output/    the words: one catalog of sentences per language (words_en.py, words_nb.py),
+               filled from the rules' facts (said.py); the text (text_report.py, text_detail.py)
+               and the SVG timeline (svg.py, svg_pieces.py)
     explain.py the reading in one call: explain_file, explain_path, explain, report
     cli.py     the command (trace-doctor, build_tables.py --explain), ask_torch.py its --ask-torch
 """

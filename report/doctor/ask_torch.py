@@ -24,6 +24,8 @@ import tempfile
 import warnings
 from contextlib import contextmanager
 
+from .output.said import inputs
+
 HELP = ("with --explain: replay the trace's recorded SDPA inputs through this machine's PyTorch "
         "(torch.backends.cuda.can_use_*_attention, debug=True) and print what it says; needs torch and a CUDA device")
 BACKENDS = (("cudnn", "can_use_cudnn_attention"), ("flash", "can_use_flash_attention"),
@@ -128,7 +130,7 @@ def ask(result):
         except (RuntimeError, TypeError, ValueError) as err:
             answers = f"PyTorch refused the replay: {str(err).splitlines()[0] if str(err) else type(err).__name__}"
         lines.append(f"  {g['calls']:,} {'call' if g['calls'] == 1 else 'calls'} that ran {g['backend']} "
-                     f"({g['inputs']}):")
+                     f"({inputs(g['parsed'])}):")
         if isinstance(answers, str):
             lines.append(f"    not asked: {answers}")
             continue

@@ -3,9 +3,11 @@
 it: one package of the project's own name, pyproject.toml), and what `build_tables.py --explain TRACE` runs
 (run(), with its own name in the error line); standard library only (no torch).
 
-    trace-doctor TRACE [--format text|json] [--svg PATH] [--ask-torch]
+    trace-doctor TRACE [--format text|json] [--svg PATH] [--ask-torch] [--lang en|nb]
 
-Prints the diagnosis and the detail (text) or the JSON result (model/result_types.py's schema),
+Prints the diagnosis and the detail (text, in --lang's language: English by default, or
+Norwegian Bokmål as the site's Norwegian pages write it) or the JSON result
+(model/result_types.py's schema, the same in every language),
 and with --svg also draws the trace's median profiled step into PATH, a new file; with
 --ask-torch, after the text, what this machine's PyTorch says of the recorded inputs
 (ask_torch.py). A file that is no trace, or --ask-torch without torch: one line on
@@ -22,6 +24,7 @@ from pathlib import Path
 from ..one_line import Parser
 from . import ask_torch
 from .explain import TraceError, explain_file, explain_path, report
+from .output.said import LANGS
 from .shown.safe import error_line, inert
 
 PROG = "trace-doctor"
@@ -46,11 +49,14 @@ def new_svg(text):
 
 
 ASK_TORCH_HELP = ask_torch.HELP.removeprefix("with --explain: ")
+LANG_HELP = ("the language of the text and the drawing: en (default) or nb (Norwegian Bokmål); "
+             "the JSON result is the same in each")
 # the reading's options, once: trace-doctor's and build_tables.py --explain's (add_options)
 OPTIONS = (
     (("--format",), {"choices": FORMATS, "default": "text", "help": FORMAT_HELP}),
     (("--svg",), {"metavar": "PATH", "type": new_svg, "help": SVG_HELP}),
     (("--ask-torch",), {"action": "store_true", "help": ASK_TORCH_HELP}),
+    (("--lang",), {"choices": LANGS, "default": "en", "help": LANG_HELP}),
 )
 OPTION_DESTS = frozenset(flags[0].removeprefix("--").replace("-", "_") for flags, _ in OPTIONS)
 
@@ -81,22 +87,23 @@ def report_asked(found):
     return inert("\n".join(ask_torch.ask(found))) + "\n"
 
 
-def run(path, form="text", svg=None, prog=PROG, ask_torch=False):
-    """Print the reading of one trace (and with svg, write its timeline there; with ask_torch,
-    what this machine's PyTorch says of its recorded inputs); 0, or 2 with one line on stderr."""
+def run(path, form="text", svg=None, prog=PROG, ask_torch=False, lang="en"):
+    """Print the reading of one trace in `lang` (and with svg, write its timeline there; with
+    ask_torch, what this machine's PyTorch says of its recorded inputs); 0, or 2 with one line
+    on stderr."""
     no = refuse_asking(form) if ask_torch else None
     if no:  # before the trace is read
         return _refuse(prog, no)
     try:
         if ask_torch:
             found = explain_path(path)
-            out = report(found) + "\n" + report_asked(found)
+            out = report(found, lang) + "\n" + report_asked(found)
         else:
-            out = explain_file(path, form)  # the trace's text made inert (shown/safe.py)
+            out = explain_file(path, form, lang)  # the trace's text made inert (shown/safe.py)
         if svg is not None:
             from .output.svg import draw
 
-            drawn = draw([path], "en")[0]
+            drawn = draw([path], lang)[0]
             with open(svg, "x", encoding="utf-8") as f:  # "x": never over a file made meanwhile
                 f.write(drawn)
     except TraceError as err:  # one line that names the file
@@ -116,7 +123,7 @@ def _refuse(prog, line):
 
 def run_parsed(path, args, prog=PROG):
     """run() with the options add_options() parsed into args: the one place that passes them on."""
-    return run(path, args.format, args.svg, prog=prog, ask_torch=args.ask_torch)
+    return run(path, args.format, args.svg, prog=prog, ask_torch=args.ask_torch, lang=args.lang)
 
 
 def main(argv=None):

@@ -50,13 +50,13 @@ from .model.kernel_rows import add_occupancy, devices, kernel_rows
 from .model.platform_words import WORDS, platform
 from .model.result_types import BUSY_SHARE, HOST_SHARE, QUEUE_US, STEP_NAME, WHOLE_TRACE, Result, pace_verdict, to_json
 from .model.timeline import HIP_SYNC_CALLS, SYNC_CALLS, Timeline
+from .output import said
 from .output.text_report import report as _text
 from .reading.events import MAX_TIME_US
 from .reading.stream import Trace, from_dict
 from .reading.trace_file import OUT_OF_MEMORY, TraceError, collector_paused, load_trace, read_trace
 from .rules.attention import attention
 from .rules.diagnose import diagnose
-from .shown.numbers import us as _us
 from .shown.safe import error_line, inert
 
 STEP = re.compile(r"ProfilerStep#\d+")
@@ -138,7 +138,7 @@ def _explain_range(name, ranges, per_range, timeline):
     out = {"name": name, "ranges": len(ranges), "with_gpu_work": len(worked)}
     if not worked:
         return out | {"host_us": stats([x[0] for x in rows])["median"], "sync_wait_us": 0.0,
-                      "span_us": None, "verdict": "CPU only", "why": "no GPU activity was launched in it",
+                      "span_us": None, "verdict": "CPU only", "why": ("cpu_only", {}),
                       "gaps": [], "single_gaps": []}
     med = lambda values: stats(values)["median"]  # noqa: E731
     wins = [x[2] for x in worked]
@@ -201,27 +201,21 @@ def _gaps(wins, timeline, instances):
 
 
 def _verdict(r):
+    """(verdict, why): why is a fact, (its case, its figures), that output/said.py words."""
     share, delay = r["idle_share"], r["launch_delay_us"]
-    queued = f"activities start a median {_us(delay)} after their launch call returned" if delay is not None else ""
     verdict = pace_verdict(share["host"], r["busy_share"], delay)
+    figures = {"busy_share": r["busy_share"], "host_share": share["host"], "delay_us": delay}
     if verdict == "GPU-bound" and delay is not None and delay >= QUEUE_US:
-        return verdict, (f"{queued}: the launches queue ahead of the GPU, which is behind the host; the GPU "
-                         f"runs work for {100 * r['busy_share']:.0f}% of the range's time and waits for the "
-                         f"host for {100 * share['host']:.0f}%")
+        return verdict, ("queued", figures)
     if verdict == "CPU-bound":
-        why = (f"the GPU waits for the host for {100 * share['host']:.0f}% of the range's time "
-               f"({_us(r['idle_by_cause_us']['host'])} per range): the next launch was not yet issued")
+        figures = {"host_share": share["host"], "host_us": r["idle_by_cause_us"]["host"]}
         if r["openers"]:
             by, us = max(r["openers"].items(), key=lambda kv: kv[1])
-            why += f"; the largest waits follow {by} ({_us(us)} per range)"
-        return "CPU-bound", why
+            return verdict, ("host_after", figures | {"by": by, "by_us": us})
+        return verdict, ("host", figures)
     if verdict == "GPU-bound":
-        return "GPU-bound", (f"the GPU runs work for {100 * r['busy_share']:.0f}% of the range's time and "
-                             f"waits for the host for {100 * share['host']:.0f}%" + (f"; {queued}" if queued else ""))
-    return "stalled", (f"the GPU is idle for {100 * share['other']:.0f}% of the range's time with its "
-                       "next activity already launched (waiting on an event or another stream's work, "
-                       "or the launch latency of many small kernels), and waits for the host for "
-                       f"{100 * share['host']:.0f}%" + (f"; {queued}" if queued else ""))
+        return verdict, ("gpu" if delay is None else "gpu_delay", figures)
+    return verdict, ("stalled" if delay is None else "stalled_delay", figures | {"other_share": share["other"]})
 
 
 def _stream_verdict(row):
@@ -247,18 +241,41 @@ def explain_path(path):
                                           f"{str(err)[:100]})")) from None
 
 
-def explain_file(path, form="text"):
-    """The text `build_tables.py --explain PATH` prints (form "json": the JSON document of
-    model/result_types.py); TraceError as explain_path."""
+def explain_file(path, form="text", lang="en"):
+    """The text `build_tables.py --explain PATH` prints in `lang` (form "json": the JSON document
+    of model/result_types.py, whatever the language); TraceError as explain_path."""
     found = explain_path(path)
-    return explain_json(found) if form == "json" else report(found)
+    return explain_json(found) if form == "json" else report(found, lang)
 
 
-def explain_json(result):
+def explain_json(result, lang="en"):
     """The Result as the JSON text `--format json` prints (model/result_types.py's schema): ASCII
     only, so no control character, bidi mark or lone surrogate of the trace's names reaches a
-    terminal as itself (each is a JSON escape, \\u001b; inert() would write \\x1b, no JSON)."""
-    return json.dumps(to_json(result), indent=1, ensure_ascii=True, allow_nan=False) + "\n"
+    terminal as itself (each is a JSON escape, \\u001b; inert() would write \\x1b, no JSON).
+    Its facts are the same in every language; its words (a finding's title, evidence, remedy,
+    source; the pace's evidence; a group of calls' inputs and why) are English, the schema's,
+    unless the page asks for its own language (lang)."""
+    return json.dumps(to_json(worded(result, lang) if lang != "en" else result), indent=1, ensure_ascii=True,
+                      allow_nan=False) + "\n"
+
+
+def worded(result, lang="en"):
+    """The result with the words of its facts in `lang` (output/said.py): what the JSON holds
+    beside the facts. explain() gives it in English."""
+    for f in result.findings:
+        f.title, f.evidence, f.remedy, f.source = said.finding(f, lang)
+    result.pace.evidence = said.pace(result.pace, lang)
+    result.attention_note = said.attention_note(result.note, lang)
+    for r in result.attention:
+        if r.direction == "call":
+            r.inputs = said.inputs(r.parsed, lang)
+            r.why = said.call_why(r.told, lang) if r.told else None
+            r.remedy = said.remedy(r.told, lang) if r.told else None
+            r.warnings = said.warnings(r.told, lang) if r.told else []
+        elif r.causes or r.copies:
+            r.why = ("; ".join(said.say("att.cause", lang, cause=said.say(f"prep.{c}", lang), us=u)
+                               for c, u in r.causes.items()) or said.say("att.copies", lang, copies=r.copies))
+    return result
 
 
 def explain(trace):
@@ -266,7 +283,7 @@ def explain(trace):
     Result (model/result_types.py): the diagnosis, and the detail dict, whose keys it reads as;
     TraceError if it has no GPU activity."""
     with collector_paused():
-        return _explain(trace if isinstance(trace, Trace) else from_dict(trace))
+        return worded(_explain(trace if isinstance(trace, Trace) else from_dict(trace)))
 
 
 def _explain(data):
@@ -337,7 +354,8 @@ def _explain(data):
     return diagnose(found, timeline, data.events)
 
 
-def report(found):
-    """The explanation as plain English text, the same for the same trace; the trace's text
-    in it made inert (shown/safe.py), whatever the renderer clipped or not."""
-    return inert(_text(found))
+def report(found, lang="en"):
+    """The explanation as plain text in `lang` (output/said.py's languages), the same for the
+    same trace; the trace's text in it made inert (shown/safe.py), whatever the renderer
+    clipped or not."""
+    return inert(_text(found, lang))

@@ -125,13 +125,13 @@ def extra(results, ref, lang):
 EXPLAINED = ("cudnn", "naive")
 
 
-def explained(traces_dir):
+def explained(traces_dir, lang="en"):
     """name -> (Markdown body, the functions that wrote it): the command and what it prints,
     for each trace of EXPLAINED, named as a reader has it after downloading it from the
-    page "Reproduce the numbers".
+    page "Read your own trace" in `lang` (`--lang nb` on the Norwegian page).
 
-    The output is the command's own (English, en numbers) in both languages. A trace that
-    is missing or has no GPU activity (a CPU run's) gets no file.
+    The output is the command's own, in the page's language. A trace that is missing or has
+    no GPU activity (a CPU run's) gets no file.
     """
     out = {}
     for variant in EXPLAINED if traces_dir is not None else ():
@@ -139,26 +139,31 @@ def explained(traces_dir):
         if not path.is_file():
             continue
         try:
-            text = report(explain(load_trace(path)))
+            text = report(explain(load_trace(path)), lang)
         except TraceError:
             continue
-        command = f"$ python build_tables.py --explain {variant}.json.gz"
+        command = f"$ python build_tables.py --explain {variant}.json.gz{_lang_option(lang)}"
         out[f"explain-{variant}"] = (fenced(command + "\n" + text), (explain, report))
     return out
 
 
-def model_explained(results, trace):
+def _lang_option(lang):
+    return "" if lang == "en" else f" --lang {lang}"
+
+
+def model_explained(results, trace, lang="en"):
     """{"explain-model": (body, writers, the manifest)} for the real model's trace the page
     "Read your own trace" walks through (report.paths.MODEL_TRACE), when it was recorded on
-    this run's GPU (a run on another GPU gets no file: the page says it is not in it)."""
+    this run's GPU (a run on another GPU gets no file: the page says it is not in it), in `lang`."""
     manifest_path = Path(trace).parent / "manifest.json" if trace is not None else None
     if manifest_path is None or not Path(trace).is_file() or not manifest_path.is_file():
         return {}
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     if manifest.get("gpu") != results["provenance"].get("gpu_name"):
         return {}
-    text = report(explain(load_trace(trace)))
-    body = "\n".join(["```text", f"$ python build_tables.py --explain {Path(trace).name}", text + "```"])
+    text = report(explain(load_trace(trace)), lang)
+    body = "\n".join(["```text", f"$ python build_tables.py --explain {Path(trace).name}{_lang_option(lang)}",
+                      text + "```"])
     return {"explain-model": (body, (explain, report), manifest)}
 
 
@@ -171,9 +176,9 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
     output/rerun_files.py), the table of how the findings' comparisons moved across them.
     """
     written = []
-    explanations = explained(traces_dir)
+    explanations = {lang: explained(traces_dir, lang) for lang in LANGS}  # the doctor speaks each page's language
     split = attribution.splits(results, traces_dir)
-    model = model_explained(results, model_trace)
+    models = {lang: model_explained(results, model_trace, lang) for lang in LANGS}
     tables_dir.mkdir(parents=True, exist_ok=True)
     plain, results = results, safe_provenance(results)  # figures draw text, pages read Markdown
     for lang in LANGS:
@@ -182,7 +187,7 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
         bodies.update(findings_files(plain, ref, lang))
         # prose over facts from the plain results, like the findings: its template escapes
         bodies["model"] = (model_text(plain, lang), (model_text,))
-        bodies.update(explanations)
+        bodies.update(explanations[lang])
         bodies["traces"] = (trace_links(results, traces_dir, lang), (trace_links,))
         if figures_dir is not None:  # figures/timeline-*.svg, and each one's caption and events here
             figures_dir.mkdir(parents=True, exist_ok=True)
@@ -198,7 +203,7 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
             path = tables_dir / f"{name}.{lang}.md"
             path.write_text("\n".join([header(lang, fns), "", body]) + "\n", encoding="utf-8")
             written.append(path)
-        for name, (body, fns, manifest) in model.items():  # not this run's: its own caption
+        for name, (body, fns, manifest) in models[lang].items():  # not this run's: its own caption
             note = t("page.model_trace", lang).format(gpu=manifest["gpu"], torch=manifest["torch"],
                                                       transformers=manifest["transformers"])
             path = tables_dir / f"{name}.{lang}.md"

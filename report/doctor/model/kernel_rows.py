@@ -162,18 +162,17 @@ def add_occupancy(rows, limits, platform="cuda"):
         k["theoretical_pct"] = 100.0 * fit * warps / max_warps
         k["blocks_per_sm"], k["limited_by"], k["unit"] = fit, limited_by, one
         k["kineto_rule_pct"] = 100.0 * min(fit_default, grid / limits.sm_count) * warps / max_warps
-        reasons = []
+        reasons = []  # (case, figures): output/said.py words each as occ.CASE
         if grid < limits.sm_count * SMALL_GRID:
-            reasons.append(f"{grid:,} {'block' if grid == 1 else 'blocks'} on {limits.sm_count} {many}: "
-                           f"{limits.sm_count - grid:,} {many} get no block")
+            reasons.append(("small_grid", {"grid": grid, "sms": limits.sm_count, "unit": many,
+                                           "idle": limits.sm_count - grid}))
         if smem > limits.smem_per_block and platform != "rocm":
-            reasons.append(f"{smem / 1024:,.1f} KiB shared memory per block, over the default "
-                           f"{limits.smem_per_block / 1024:g} KiB limit: Kineto's rule fits no block")
+            reasons.append(("smem_over", {"smem_kib": smem / 1024, "limit_kib": limits.smem_per_block / 1024}))
         if fit:
             waves = grid / (fit * limits.sm_count)
             k["waves"] = waves
             if 1 < waves < 8 and waves % 1 < 0.5:
-                reasons.append(f"{waves:.2f} waves: the last one fills {100 * (waves % 1):.0f}% of the GPU")
+                reasons.append(("waves", {"waves": waves, "fill": waves % 1}))
         k["small_grid"] = grid < limits.sm_count * SMALL_GRID
         k["reasons"] = reasons
     return rows

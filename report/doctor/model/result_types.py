@@ -10,14 +10,21 @@ The JSON document (version 1), every time in µs, every share a fraction of 1:
     pace                   scope (the range the verdict is of), verdict (CPU-bound, GPU-bound,
                            stalled, CPU only), paced_by (host, gpu, sync, waiting, none),
                            evidence (one line), busy_share, host_wait_share, launches_per_range,
-                           median_kernel_us, launch_delay_us, sync_wait_us, profiler_us
+                           median_kernel_us, launch_delay_us, sync_wait_us, profiler_us, case
+                           (which evidence holds: paced, no_range, cpu_only), activities_per_range,
+                           with_stack
     attention              [{backend, direction, calls, gpu_us, share, fallback, inputs,
-                           why, remedy, shapes, reasons, warnings, source}]: per backend and per
-                           group of calls with equal inputs (reasons: keys of rules/why.py;
-                           source: "table" where the recorded eligibility table answered)
+                           why, remedy, shapes, reasons, warnings, source, causes, copies, parsed,
+                           told}]: per backend and per group of calls with equal inputs (reasons:
+                           keys of rules/why.py; source: "table" where the recorded eligibility
+                           table answered; causes: SDPA's preparation by cause key; copies: masked_fill
+                           copies; parsed: the recorded inputs; told: why, as facts, rules/call_why.py)
     attention_note         a line where the trace lacks what attention needs (shapes), else null
+    note                   its key (no_inputs), else null
     findings               [{rule, title, time_us, share, evidence, remedy, source, fact}], largest
                            first; fact: the rule's typed fact as a dict (its fields), or null
+The words (evidence, inputs, why, remedy, warnings, attention_note, title, source) are English,
+output/said.py's of the facts beside them, in every language the text is asked in.
     graphs                 {replays, activities, gpu_us, share, per_range, other_launches_per_range}
                            where captured graphs replay, else null
     communication          [{device, stream, comm_us, share, overlap_share}]: per stream with
@@ -58,7 +65,7 @@ class Pace:
     scope: str
     verdict: str
     paced_by: str
-    evidence: str
+    evidence: str | None = None  # the English words of the figures below (the JSON's), set by explain.py
     busy_share: float | None = None
     host_wait_share: float | None = None
     launches_per_range: float | None = None
@@ -66,6 +73,9 @@ class Pace:
     launch_delay_us: float | None = None
     sync_wait_us: float | None = None
     profiler_us: float | None = None
+    case: str = "paced"  # which evidence holds: paced, no_range (none with GPU work), cpu_only
+    activities_per_range: float | None = None
+    with_stack: bool = False  # recorded with_stack=True: Python stacks add to every op's host time
 
 
 @dataclass
@@ -83,18 +93,26 @@ class AttentionRow:
     reasons: list = field(default_factory=list)  # rules/why.py's keys: not_4d, mask, pinned, ...
     warnings: list = field(default_factory=list)  # correctness warnings (causal_top_left), one line each
     source: str | None = None  # "table": PyTorch's recorded answer (rules/asked_table.py); "rule": the doctor's
+    # the facts the words above are of (inputs, why, remedy, warnings: English, set by explain.py)
+    causes: dict = field(default_factory=dict)  # SDPA's preparation: cause key -> its GPU time
+    copies: int = 0  # hand-written attention: chains with an out-of-place masked_fill copy
+    parsed: object = None  # a group of calls' recorded inputs (model/sdpa_inputs.Inputs)
+    told: object = None  # why that group ran its backend (rules/call_why.CallWhy)
 
 
 @dataclass
 class Finding:
+    """A rule's finding: its typed fact (rules/facts.py) and the time at stake. The words
+    (title, evidence, remedy, source) are the fact's in English, the JSON's (schema version 1),
+    set by explain.py from output/said.py; the text words the fact in the language asked for."""
     rule: str
-    title: str
-    time_us: float
-    share: float
-    evidence: str
-    remedy: str
-    source: str
-    fact: object = None  # the typed fact a rule found (rules/facts.py), where it gives one
+    title: str | None = None
+    time_us: float = 0.0
+    share: float = 0.0
+    evidence: str | None = None
+    remedy: str | None = None
+    source: str | None = None
+    fact: object = None
 
 
 @dataclass
@@ -131,6 +149,7 @@ class Result(Mapping):
     detail: dict = field(repr=False)
     graphs: GraphReplay | None = None
     communication: list[CommStream] = field(default_factory=list)
+    note: str | None = None  # attention_note's fact: "no_inputs" (SDPA calls, no recorded inputs) or None
     schema: str = SCHEMA
     version: int = VERSION
 

@@ -26,6 +26,7 @@ import math
 import re
 
 from ...locale_numbers import number
+from . import words_en, words_nb
 from .svg_pieces import namer, panel, pieces
 
 BREAK_PX = 30  # px: a stretch of nothing drawn (svg_pieces: HOLE_SHARE, HOLE_US) is cut to this
@@ -34,60 +35,9 @@ LANE, PAD, HEAD, AXIS = 16, 3, 22, 44  # px: a lane, the space between lanes, a 
 TICK_PX = 64  # px: the least space between two ticks
 CHAR = 6.1  # px: the width of a character of 11 px text, for what fits in a box
 
-WORDS = {
-    "nb": {
-        "title": "Tidslinje for ett profilert steg: {labels}",
-        "title_window": "Tidslinje for et utsnitt av sporet: {labels}",
-        "desc": ("Baner ovenfra: CPU-operasjoner etter dybde, runtime-kall og én bane per GPU-strøm. "
-                 "En strek binder hvert oppstartskall til GPU-aktiviteten det startet; en klamme over "
-                 "strømmen samler aktivitetene ett kall startet flere av (en CUDA-graf som spilles av). "
-                 "Skraverte felt er tid GPU-en står ledig, merket med årsaken."),
-        "step": "{label} · {step}: kjernetid {kernel} µs, median av {n} steg",
-        "steps": "{label} · {step}: {count} steg på rad rundt median av {n} steg, kjernetid {kernel} µs",
-        "window": "{label} · utsnitt {i} av {n}: {acts} GPU-aktiviteter, kjernetid {kernel} µs",
-        "ops": "CPU-operasjoner", "runtime": "Runtime-kall", "stream": "GPU-strøm {stream}",
-        "axis": "µs fra stegets start", "axis_window": "µs fra utsnittets start",
-        "kernel": "kjerne", "memcpy": "Memcpy", "memset": "Memset", "op": "operasjon",
-        "launch": "oppstartskall", "runtime_other": "annet runtime-kall", "sync": "synkronisering",
-        "link": "start → aktivitet", "fan": "ett kall, flere aktiviteter",
-        "fan_title": "{name}: {n} GPU-aktiviteter fra ett kall, {span} µs fra den første starter til den siste slutter",
-        "gap": "GPU ledig",
-        "host": "CPU", "stream_gap": "strøm", "other": "latens", "profiler": "profiler",
-        "host_long": "venter på CPU-en: neste oppstartskall kom etter at GPU-en var tom for arbeid",
-        "stream_gap_long": "venter på arbeid på en annen strøm",
-        "other_long": "allerede startet: oppstartsforsinkelse eller en avhengighet",
-        "profiler_long": "profilerens egen kostnad: CPU-en var i profilerens stegskifte",
-        "idle": "GPU ledig {us} µs: {why}",
-        "at": "{name}: start {start} µs, varighet {dur} µs",
-        "cut": "{us} µs uten noe å tegne er kuttet bort",
-    },
-    "en": {
-        "title": "Timeline of one profiled step: {labels}",
-        "title_window": "Timeline of a window of the trace: {labels}",
-        "desc": ("Lanes from the top: CPU ops by depth, runtime calls, and one lane per GPU stream. "
-                 "A line joins each launch call to the GPU activity it launched; a bracket over the "
-                 "stream gathers the activities of a call that launched several (a CUDA graph's replay). "
-                 "Hatched boxes are time the GPU is idle, labelled with the cause."),
-        "step": "{label} · {step}: kernel time {kernel} µs, the median of {n} steps",
-        "steps": "{label} · {step}: {count} steps in a row around the median of {n} steps, kernel time {kernel} µs",
-        "window": "{label} · window {i} of {n}: {acts} GPU activities, kernel time {kernel} µs",
-        "ops": "CPU ops", "runtime": "Runtime calls", "stream": "GPU stream {stream}",
-        "axis": "µs from the step's start", "axis_window": "µs from the window's start",
-        "kernel": "kernel", "memcpy": "Memcpy", "memset": "Memset", "op": "op",
-        "launch": "launch call", "runtime_other": "other runtime call", "sync": "synchronize",
-        "link": "launch → activity", "fan": "one call, several activities",
-        "fan_title": "{name}: {n} GPU activities from one call, {span} µs from the first's start to the last's end",
-        "gap": "GPU idle",
-        "host": "host", "stream_gap": "stream", "other": "launched", "profiler": "profiler",
-        "host_long": "waiting for the host: the next launch call came after the GPU ran dry",
-        "stream_gap_long": "waiting on work on another stream",
-        "other_long": "already launched: launch latency or a dependency",
-        "profiler_long": "the profiler's own cost: the host was in the profiler's step boundary",
-        "idle": "GPU idle {us} µs: {why}",
-        "at": "{name}: start {start} µs, duration {dur} µs",
-        "cut": "{us} µs with nothing to draw, cut out",
-    },
-}
+# the drawing's words: the catalogs' svg.* sentences (output/words_*.py), by their short key
+WORDS = {lang: {k.removeprefix("svg."): v for k, v in words.SENTENCES.items() if k.startswith("svg.")}
+         for lang, words in (("nb", words_nb), ("en", words_en))}
 CAUSE_WORD = {"host": "host", "stream": "stream_gap", "other": "other", "profiler": "profiler"}
 # light and dark: fill, stroke, text; a pattern besides colour (memcpy stripes, memset dots,
 # idle gaps hatched). The site's stylesheet sets the same variables for its own dark scheme.

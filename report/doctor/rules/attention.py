@@ -42,26 +42,21 @@ BACKWARD_OPS = {"aten::_scaled_dot_product_flash_attention_backward": "flash",
 MATMULS = {"aten::matmul", "aten::bmm", "aten::baddbmm", "aten::einsum"}
 SOFTMAXES = {"aten::softmax", "aten::_softmax", "aten::_safe_softmax"}
 MASK_COPIES = {"aten::masked_fill"}  # masked_fill_ works in place; masked_fill copies the scores
-MATH_REASONS = ("inputs in float32 (the fused kernels want float16 or bfloat16)",
-                "an explicit attn_mask the fused backend does not take, or a head size it does not support",
-                "the fused backends disabled (torch.backends.cuda.enable_flash_sdp(False), sdpa_kernel)",
-                "a CPU tensor or a GPU the fused kernels were not built for")
-MATH_CHECK = ("run the call under `with torch.nn.attention.sdpa_kernel(SDPBackend.FLASH_ATTENTION):` "
-              "(or {backends}): it raises if the backend cannot run, and the warnings it prints say why")
+# why SDPA falls back to math, where the trace records no inputs to say which (output/words_*.py's
+# math_reason.KEY; the check names the fused backends the platform's build has)
+MATH_REASONS = ("float32", "mask_or_head_size", "disabled", "cpu_or_arch")
 
 
 # what SDPA's own ops before its backend's op do (aten/src/ATen/native/transformers/attention.cpp:
 # convert_boolean_attn_mask turns a bool mask into an additive one with where/fill; pad_last_dim
 # pads a head dim to a multiple of 8 for flash; the math path repeats K/V for GQA): the first
-# op of the stack below SDPA that names one, its cause
-PREP_CAUSES = (({"aten::constant_pad_nd", "aten::pad"}, "padding the head dim to a multiple of 8 (pad_last_dim)"),
+# op of the stack below SDPA that names one, its cause's key
+PREP_CAUSES = (({"aten::constant_pad_nd", "aten::pad"}, "head_dim"),
                ({"aten::where", "aten::logical_not", "aten::masked_fill", "aten::masked_fill_",
-                 "aten::full_like", "aten::zeros_like"},
-                "converting the bool mask to an additive one (convert_boolean_attn_mask)"),
-               ({"aten::repeat_interleave", "aten::expand", "aten::index_select"},
-                "repeating K/V heads for the query heads (GQA)"),
-               ({"aten::contiguous", "aten::clone", "aten::_to_copy", "aten::to"}, "copying inputs to a new layout"))
-PREP_OTHER = "other work before the backend's op"
+                 "aten::full_like", "aten::zeros_like"}, "bool_mask"),
+               ({"aten::repeat_interleave", "aten::expand", "aten::index_select"}, "gqa_repeat"),
+               ({"aten::contiguous", "aten::clone", "aten::_to_copy", "aten::to"}, "layout_copy"))
+PREP_OTHER = "other"  # other work before the backend's op (output/words_*.py: prep.KEY for each)
 NESTED_OPS = {"aten::_flash_attention_forward": "flash_nested",
               "aten::_efficient_attention_forward": "efficient_nested"}
 INDUCTOR_SDPA = "scaled_dot_product"  # in a Triton kernel's name: Inductor fused ops around an SDPA call
@@ -100,8 +95,8 @@ def _backend(stack, name):
 
 def call_groups(events, sdpa_calls, cc=None, tables=None):
     """SDPA's calls grouped by the backend each ran (its op inside the call) and its recorded
-    inputs: [{backend, calls, inputs (words), why, remedy, shapes, reasons, fixes, warnings,
-    source, asked}] (rules/call_why.py); a call without recorded inputs is grouped with
+    inputs: [{backend, calls, shapes, parsed (the inputs), why (a CallWhy), reasons, fixes,
+    warning_keys, source, asked}] (rules/call_why.py); a call without recorded inputs is grouped with
     shapes False. tables: the recorded eligibility tables (asked_table.load())."""
     bias_grad = bias_grad_of(events)
     inner = {}
@@ -123,9 +118,8 @@ def call_groups(events, sdpa_calls, cc=None, tables=None):
         g = groups.get(key)
         if g is None:
             told = (why_group(x, ran, cc or (9, 0), tables, bias_grad) if x is not None and ran
-                    else {"why": None, "remedy": None})
-            g = groups[key] = {"backend": ran, "calls": 0, "inputs": x.describe() if x else None,
-                               "shapes": x is not None, "parsed": x, **told}
+                    else {"why": None})
+            g = groups[key] = {"backend": ran, "calls": 0, "shapes": x is not None, "parsed": x, **told}
         g["calls"] += 1
     return sorted(groups.values(), key=lambda g: -g["calls"])
 
@@ -243,4 +237,4 @@ def attention(timeline, events, activity_us, platform="cuda", devices_cc=None):
             "compiled_backend": compiled if not rows else None,
             "math_fallback": any(r["backend"] == "math" for r in rows),
             "backward_matched": matched,
-            "math_reasons": MATH_REASONS, "math_check": MATH_CHECK.format(backends=WORDS[platform]["backends"])}
+            "math_reasons": MATH_REASONS, "math_check_backends": WORDS[platform]["backends"]}

@@ -3,8 +3,8 @@ answer where the committed eligibility table (rules/asked_table.py) holds the sa
 checks read off the inputs (rules/why.py) for the reason keys and fixes, and the
 hand-written rule alone, said as such, where no condition matches.
 
-    why_group(x, ran, cc, table_runs, bias_grad)   {why, remedy, reasons, fixes, warnings,
-                                                    source ("table" or "rule"), asked}
+    why_group(x, ran, cc, table_runs, bias_grad)   {why (a CallWhy: the facts), reasons, fixes,
+                                                    warning_keys, source ("table" or "rule"), asked}
     bias_grad_of(events)                           whether the trace shows a float mask's
                                                    gradient computed: True, False, "unknown"
                                                    (a bias in the backward, its grad_input_mask
@@ -12,11 +12,11 @@ hand-written rule alone, said as such, where no condition matches.
 """
 from __future__ import annotations
 
-from . import asked_table
-from .why import FIXES, Reason, order, reasons
+from dataclasses import dataclass
 
-RULE_NOTE = "the doctor's reading of sdp_utils.cpp (2.11): no recorded condition matches these inputs"
-NO_TABLE = "the doctor's reading of sdp_utils.cpp (2.11): it holds no recorded table"
+from . import asked_table
+from .why import Reason, order, reasons
+
 EFFICIENT_BACKWARD = "aten::_scaled_dot_product_efficient_attention_backward"
 
 
@@ -52,8 +52,31 @@ def _said(cond, seq, ran):
             if b in can and not (can.get(b) or {}).get("ok")}
 
 
-def _line(r):
-    return f"{'/'.join(r.backends)}: {r.check} ({r.evidence})"
+@dataclass(frozen=True)
+class CallWhy:
+    """Why one group of calls ran its backend, as facts (output/said.py words it)."""
+    ran: str
+    first: str  # the first backend of the order in force
+    reasons: tuple  # [Reason] (rules/why.py): speed reasons and warnings
+    asked: dict | None  # PyTorch's recorded answer for the same setting, where the table holds one
+    table: bool  # a recorded table was there to ask (whether or not a condition matched)
+
+    @property
+    def speed(self):
+        return tuple(r for r in self.reasons if not r.warning)
+
+    @property
+    def warnings(self):
+        return tuple(r for r in self.reasons if r.warning)
+
+    @property
+    def fixes(self):
+        return list(dict.fromkeys(r.fix for r in self.speed if r.fix))
+
+    @property
+    def shown(self):
+        """The speed reasons the text lists after PyTorch's answer (the pin is said first)."""
+        return tuple(r for r in self.speed if r.key != "pinned") if self.asked else self.speed
 
 
 def why_group(x, ran, cc=(9, 0), table_runs=None, bias_grad=None, api="sdpa"):
@@ -73,30 +96,9 @@ def why_group(x, ran, cc=(9, 0), table_runs=None, bias_grad=None, api="sdpa"):
         elif cond.get("ran") and ran:
             found = [r for r in found if r.key != "not_first"]
             found.append(Reason("pinned", (cond["ran"],), "select_sdp_backend",
-                                f"{ran} ran where {asked['by']} ran {cond['ran']} for the same setting "
-                                f"({cond['id']}): a pin (sdpa_kernel, enable_*_sdp(False))"
-                                + (f", as its condition {pin['id']} shows" if pin else ""), "unpin"))
-    speed = [r for r in found if not r.warning]
-    warn = [r for r in found if r.warning]
-    if asked:
-        said = "; ".join(f"{b}: {' '.join(words).rstrip('.') or 'no'}" for b, words in asked["said"].items())
-        pinned = [r for r in speed if r.key == "pinned"]  # said first: it is why this backend ran
-        why = (pinned[0].evidence if pinned else
-               f"{asked['by']} ran {asked['ran']} for these inputs ({asked['condition']})") + (
-            f"; it said {said}" if said else "") + (
-            f"; with the fix it measured ({asked['fix']['condition']}) it ran {asked['fix']['ran']}"
-            if asked["fix"] and asked["fix"]["ran"] else "")
-        shown = [r for r in speed if r.key != "pinned"]
-        if shown:
-            why += "; the trace shows " + "; ".join(_line(r) for r in shown)
-    elif speed:
-        why = "; ".join(_line(r) for r in speed) + f" [{NO_TABLE if not run else RULE_NOTE}]"
-    else:
-        first = order(cc, table_order)[0]
-        why = (f"select_sdp_backend's order picks {ran} first for these inputs" if ran == first
-               else f"{ran} ran; the inputs show no check that stops the backends before it")
-    fixes = [r.fix for r in speed if r.fix]
-    return {"why": why, "remedy": FIXES[fixes[0]] if fixes else None,
-            "reasons": [r.key for r in found], "fixes": list(dict.fromkeys(fixes)),
-            "warnings": [f"{r.evidence}: {FIXES[r.fix]}" for r in warn], "warning_keys": [r.key for r in warn],
-            "source": "table" if asked else "rule", "asked": asked}
+                                "pinned_shown" if pin else "pinned",
+                                {"ran": ran, "by": asked["by"], "their": cond["ran"], "condition": cond["id"],
+                                 "pin": pin["id"] if pin else None}, "unpin"))
+    told = CallWhy(ran, order(cc, table_order)[0], tuple(found), asked, run is not None)
+    return {"why": told, "reasons": [r.key for r in found], "fixes": told.fixes,
+            "warning_keys": [r.key for r in told.warnings], "source": "table" if asked else "rule", "asked": asked}

@@ -19,8 +19,6 @@ from ..model.communication import collectives, communication
 from ..model.gemm_shapes import gemm_inputs
 from ..model.intervals import merge
 from ..model.result_types import STEP_NAME, WHOLE_TRACE, AttentionRow, GraphReplay, Pace, Result, pace_verdict
-from ..shown.numbers import pct as _pct
-from ..shown.numbers import sig_us as _us
 from .remedies import ALIGNED
 from .remedies import findings as _findings
 
@@ -99,9 +97,9 @@ def _host_gaps(timeline, spans):
 
 def _pace(scope, kernel_median, overhead_us, with_stack=False):
     if scope is None:
-        return Pace("", "none", "none", "no range with GPU work")
+        return Pace("", "none", "none", case="no_range")
     if scope.get("span_us") is None:
-        return Pace(scope["name"], scope["verdict"], "none", scope["why"])
+        return Pace(scope["name"], scope["verdict"], "none", case="cpu_only")
     host_idle = scope["idle_by_cause_us"]["host"]
     window = scope["window_us"] or 0.0
     host_share = scope["idle_share"]["host"]
@@ -111,36 +109,19 @@ def _pace(scope, kernel_median, overhead_us, with_stack=False):
         verdict = pace_verdict(host_share, scope["busy_share"], scope.get("launch_delay_us"))
         if verdict != scope["verdict"]:
             scope["verdict"] = verdict
-            scope["why"] = (f"with Kineto's own work ({_us(overhead_us)} per range, category overhead) counted "
-                            f"as the profiler's, the GPU waits for the host for {100 * host_share:.0f}% "
-                            f"of the range's time and runs work for {100 * scope['busy_share']:.0f}%")
+            scope["why"] = ("profiler", {"overhead_us": overhead_us, "host_share": host_share,
+                                              "busy_share": scope["busy_share"]})
     paced = PACED_BY.get(scope["verdict"], "none")
     syncs = scope.get("sync_wait_us") or 0.0
     if paced == "host" and scope.get("openers"):
         by, per = max(scope["openers"].items(), key=lambda kv: kv[1])
         if per >= 0.5 * host_idle:
             paced = "sync"
-    parts = [f"GPU busy {_pct(100 * scope['busy_share'], 0)} of each range",
-             f"host wait {_pct(100 * host_share, 0)}",
-             f"{scope['launches_per_range']:,.0f} {'launch' if scope['launches_per_range'] == 1 else 'launches'}"
-             " per range" + (f" ({scope['activities_per_range']:,.0f} GPU activities)"
-                             if scope["activities_per_range"] != scope["launches_per_range"] else "")]
-    if kernel_median is not None:
-        parts.append(f"median kernel {_us(kernel_median)}")
-    delay = scope.get("launch_delay_us")
-    if delay is not None:
-        parts.append(f"launch delay {_us(delay)}")
-        if paced == "gpu" and kernel_median and delay > 0:
-            # HTA reports the queue length per stream; here its estimate: the delay over the median kernel
-            parts.append(f"about {delay / kernel_median:,.0f} kernels queued (launch delay / median kernel)")
-    if overhead_us:
-        parts.append(f"profiler's own {_us(overhead_us)}")
-    if with_stack:
-        parts.append("recorded with_stack=True: its Python stacks add to every op's host time")
-    return Pace(scope["name"], scope["verdict"], paced, "; ".join(parts), busy_share=scope["busy_share"],
+    return Pace(scope["name"], scope["verdict"], paced, busy_share=scope["busy_share"],
                 host_wait_share=host_share, launches_per_range=scope["launches_per_range"],
                 median_kernel_us=kernel_median, launch_delay_us=scope.get("launch_delay_us"),
-                sync_wait_us=syncs, profiler_us=overhead_us)
+                sync_wait_us=syncs, profiler_us=overhead_us,
+                activities_per_range=scope["activities_per_range"], with_stack=with_stack)
 
 
 def _graphs(timeline, spans, ranges, activity_us, launches_per_range):
@@ -181,19 +162,16 @@ def _attention_rows(att):
     rows = []
     for r in att["backends"]:
         rows.append(AttentionRow(r["backend"], r["direction"], r["calls"], r["gpu_us"], r["share"],
-                                 fallback=r["backend"] == "math",
-                                 why="; ".join(f"{c} {_us(u)}" for c, u in r.get("causes", {}).items()) or None))
+                                 fallback=r["backend"] == "math", causes=r.get("causes") or {}))
     hand = att.get("hand_written")
     if hand:
-        copies = hand["masked_fill_copies"]
         rows.append(AttentionRow("hand_written", "forward", hand["chains"], hand["gpu_us"], hand["share"],
-                                 why=f"{copies:,} out-of-place masked_fill copies of the scores" if copies else None))
+                                 copies=hand["masked_fill_copies"]))
     for g in att.get("calls", ()):
         if g["shapes"]:
             rows.append(AttentionRow(g["backend"], "call", g["calls"], fallback=g["backend"] == "math",
-                                     inputs=g["inputs"], why=g["why"], remedy=g["remedy"], shapes=True,
-                                     reasons=g.get("reasons", []), warnings=g.get("warnings", []),
-                                     source=g.get("source")))
+                                     shapes=True, reasons=g.get("reasons", []), source=g.get("source"),
+                                     parsed=g["parsed"], told=g["why"]))
     return rows
 
 
@@ -213,10 +191,7 @@ def diagnose(found, timeline, events):
     pace = _pace(scope, kernel_median, overhead, found.get("with_stack", False))
     att = found["attention"]
     calls = att.get("calls", [])
-    note = None
-    if att["sdpa_calls"] and not any(g["shapes"] for g in calls):
-        note = ("the trace records no SDPA inputs: record it with torch.profiler.profile(record_shapes=True) "
-                "for the reason each backend ran")
+    note = "no_inputs" if att["sdpa_calls"] and not any(g["shapes"] for g in calls) else None
     ranges = scope["with_gpu_work"] if scope and scope.get("span_us") is not None else 0
     host_wait = scope["idle_by_cause_us"]["host"] if ranges else None
     gaps = _host_gaps(timeline, spans) if ranges else []
@@ -243,5 +218,5 @@ def diagnose(found, timeline, events):
         if not x.share and total:
             x.share = min(1.0, x.time_us / total)
     rows = _attention_rows(att) + _replayed(att, timeline, found["activity_us"])
-    return Result(pace=pace, attention=rows, attention_note=note, findings=found_list, detail=found,
+    return Result(pace=pace, attention=rows, attention_note=None, findings=found_list, detail=found, note=note,
                   graphs=facts.graphs, communication=facts.communication)

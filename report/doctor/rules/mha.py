@@ -24,7 +24,7 @@ import bisect
 
 from ..model.intervals import Spans
 from ..model.result_types import Finding
-from .why import FIXES
+from .facts import NativeWeights
 
 BMM = {"aten::bmm", "aten::baddbmm"}
 # view and copy ops between the second bmm and out_proj (transpose(0, 1).reshape(...))
@@ -117,7 +117,5 @@ def finding(f):
     native = f.attention.get("mha_native_weights")
     if not native or (f.attention.get("hand_written") or {}).get("mha_need_weights"):
         return None  # its bmm, softmax, bmm were read as a chain: _hand_written's finding names it
-    return Finding("mha_need_weights", "nn.MultiheadAttention computes its weights (need_weights=True)",
-                   native["gpu_us"], native["share"],
-                   f"{native['calls']:,} {NATIVE} calls without a fused attention op inside",
-                   FIXES["need_weights_false"], "attention.cpp: native_multi_head_attention_cuda")
+    return Finding("mha_need_weights", time_us=native["gpu_us"], share=native["share"],
+                   fact=NativeWeights(native["calls"]))

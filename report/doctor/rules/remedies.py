@@ -13,11 +13,22 @@ The thresholds are this tool's conventions, stated beside each rule.
 from __future__ import annotations
 
 from ..model.result_types import Finding
-from ..shown.numbers import sig_us as _us
 from . import mha
-from .facts import ExposedComm, GemmAlignment, PaceOnly
-from .why import FIXES
-from .wording import said
+from .facts import (
+    BiasInTraining,
+    BoolMask,
+    ExposedComm,
+    GemmAlignment,
+    HandWritten,
+    HeadDim,
+    HostSync,
+    HostWork,
+    LaunchBound,
+    MathFallback,
+    OptimizerLoop,
+    PaceOnly,
+    SlowBackend,
+)
 
 LAUNCH_BOUND_KERNEL_US = 20.0  # a median kernel shorter than this: short kernels (the tests' made-up steps)
 LAUNCH_BOUND_DELAY_US = 50.0  # a median launch delay under this: the launches do not queue ahead of the GPU
@@ -51,25 +62,12 @@ def _launch_bound(f):
             or p.launch_delay_us is None or p.launch_delay_us >= LAUNCH_BOUND_DELAY_US
             or gap is None or gap > HOST_GAP_US):
         return None
-    decode = f.decode_calls
     g = f.graphs
-    if g is not None and g.per_range:  # graphs replay already: never prescribe them again
-        remedy = (f"CUDA graphs replay here already ({g.per_range:,.0f} per range): the waits are for the "
-                  f"{g.other_launches_per_range or 0:,.0f} launches per range outside them; capture those "
-                  "too (a graph break in torch.compile leaves them out), or launch fewer")
-    else:
-        remedy = ("capture the step in a CUDA graph: torch.compile(model, mode=\"reduce-overhead\"), "
-                  "or torch.cuda.graphs")
-    if decode and not (g is not None and g.per_range):
-        remedy += ("; for generate(), a static KV cache (cache_implementation=\"static\") so the decode "
-                   "step has fixed shapes to capture")
-    host = f.host_wait_us or 0.0
-    evidence = (f"{p.launches_per_range:,.0f} launches per range, median kernel {_us(p.median_kernel_us)}, "
-                f"median wait for the host between two {_us(gap)}, "
-                f"GPU busy {100 * (p.busy_share or 0):.0f}%, launch delay {_us(p.launch_delay_us)}"
-                + (f", {decode:,} SDPA calls with one query (decoding)" if decode else ""))
-    return Finding("launch_bound", "The host's launches set the pace: many short kernels", host * f.ranges,
-                   0.0, evidence, remedy, "CUDA Graphs (PyTorch docs: torch.cuda.graphs, torch.compile modes)")
+    replay = g is not None and g.per_range  # graphs replay already: never prescribe them again
+    fact = LaunchBound(p.launches_per_range, p.median_kernel_us, gap, p.busy_share or 0.0, p.launch_delay_us,
+                       f.decode_calls, g.per_range if replay else None,
+                       (g.other_launches_per_range or 0.0) if replay else None)
+    return Finding("launch_bound", time_us=(f.host_wait_us or 0.0) * f.ranges, fact=fact)
 
 
 def _host_work(f):
@@ -81,93 +79,57 @@ def _host_work(f):
         return None
     longest = max(f.host_gaps, key=lambda g: g[0])
     after = longest[1]
-    where = (f"before {after.launch.name} in {after.op}" if after.launch is not None and after.op
-             else f"before {after.e.name}")
+    named = after.launch is not None and after.op
     long_us = sum(g[0] for g in f.host_gaps if g[0] > HOST_GAP_US)
-    return Finding("host_work", "The host's own work between launches sets the pace", long_us, 0.0,
-                   f"{len(f.host_gaps):,} waits for the host, median {_us(gap)} (over {_us(HOST_GAP_US)}: more "
-                   f"than launching an op takes); the longest {_us(longest[0])}, {where}",
-                   "see what the host runs before the longest waits (with_stack=True records its Python frames) "
-                   "and move it out of the step, or overlap it with GPU work",
-                   "HTA's idle-time breakdown (host wait)")
+    return Finding("host_work", time_us=long_us, fact=HostWork(
+        len(f.host_gaps), gap, HOST_GAP_US, longest[0], after.launch.name if named else None,
+        after.op if named else None, after.e.name))
 
 
 def _optimizer_loop(f):
     o = f.optimizer
     if not o or o["foreach"] or o["launches"] < OPTIMIZER_LAUNCHES:
         return None
-    return Finding("optimizer_foreach", f"The optimizer loops over parameters ({o['name']})", o["gpu_span_us"], 0.0,
-                   f"{o['launches']:,.0f} launches per optimizer step and no aten::_foreach_ or _fused_ op in it",
-                   "pass foreach=True (or fused=True) to the optimizer: one launch per group of tensors",
-                   "torch.optim's foreach and fused implementations (torch/optim/adamw.py)")
+    return Finding("optimizer_foreach", time_us=o["gpu_span_us"], fact=OptimizerLoop(o["name"], o["launches"]))
 
 
 def _hand_written(f):
     hand = f.attention.get("hand_written")
     if not hand:
         return None
-    copies = (f"; {hand['masked_fill_copies']:,} out-of-place masked_fill copies of the scores"
-              if hand["masked_fill_copies"] else "")
-    mha = hand.get("mha_need_weights")  # rules/mha.py: nn.MultiheadAttention's need_weights=True path
-    return Finding("mha_need_weights" if mha else "hand_written_attention",
-                   "nn.MultiheadAttention computes its weights (need_weights=True): bmm, softmax, bmm" if mha
-                   else "Attention is written by hand (matmul, softmax, matmul)",
-                   hand["gpu_us"], hand["share"],
-                   f"{hand['chains']:,} {'chain' if hand['chains'] == 1 else 'chains'} outside SDPA{copies}"
-                   + (f"; {mha:,} followed by the output projection (linear): "
-                      "F.multi_head_attention_forward's need_weights path" if mha else ""),
-                   (FIXES["need_weights_false"] if hand.get("mha_need_weights") else
-                    "call torch.nn.functional.scaled_dot_product_attention: one fused kernel")
-                   + ("; where a copy must stay, masked_fill_ in place under no_grad" if copies else ""),
-                   "the seed's recommendations: fused attention, no out-of-place masked_fill")
+    mha = hand.get("mha_need_weights") or 0  # rules/mha.py: nn.MultiheadAttention's need_weights=True path
+    return Finding("mha_need_weights" if mha else "hand_written_attention", time_us=hand["gpu_us"],
+                   share=hand["share"], fact=HandWritten(hand["chains"], hand["masked_fill_copies"], mha))
 
 
-def _prep(f, cause_word):
+def _prep(f, cause):
     prep = next((r for r in f.attention.get("backends", ()) if r["backend"] == "preparation"), None)
     if not prep:
         return 0.0
-    return sum(us for cause, us in prep["causes"].items() if cause_word in cause)
+    return prep["causes"].get(cause, 0.0)
 
 
 def _bool_mask(f):
     groups = [g for g in f.calls if g["parsed"] and g["parsed"].mask_dtype == "bool" and not g["parsed"].is_causal]
     if not groups:
         return None
-    square = [g for g in groups if g["parsed"].mask and len(g["parsed"].mask) >= 2
-              and g["parsed"].mask[-1] == g["parsed"].mask[-2] and all(d == 1 for d in g["parsed"].mask[:-2])]
-    padding = [g for g in groups if g["parsed"].mask and len(g["parsed"].mask) >= 3 and g["parsed"].mask[0] > 1]
-    calls = sum(g["calls"] for g in groups)
-    time = _prep(f, "bool mask")
+    square = any(g["parsed"].mask and len(g["parsed"].mask) >= 2 and g["parsed"].mask[-1] == g["parsed"].mask[-2]
+                 and all(d == 1 for d in g["parsed"].mask[:-2]) for g in groups)
+    padding = any(g["parsed"].mask and len(g["parsed"].mask) >= 3 and g["parsed"].mask[0] > 1 for g in groups)
+    time = _prep(f, "bool_mask")
     # the trace records the mask's shape, not its pattern: each remedy says which pattern it fits
-    window = ("a sliding window or another pattern: FlexAttention's block mask (create_block_mask) "
-              "skips the masked blocks")
-    if square:
-        remedy = ("if the mask is the causal triangle, pass is_causal=True and no mask: flash runs and the "
-                  f"mask is never converted; {window}")
-    elif padding:
-        remedy = ("if it pads sequences, nested jagged tensors (torch.nested.nested_tensor(..., "
-                  f"layout=torch.jagged)) run flash without padding or a mask; {window}")
-    else:
-        remedy = window
-    shape = groups[0]["parsed"].mask
-    return Finding("bool_mask", "SDPA gets a bool mask it must convert, and flash cannot run", time,
-                   time / f.activity_us if f.activity_us else 0.0,
-                   f"{calls:,} calls with a bool mask [{', '.join(map(str, shape))}], is_causal=False; "
-                   f"converting it takes {_us(time)}", remedy,
-                   "sdp_utils.cpp: check_for_attn_mask; attention.cpp: convert_boolean_attn_mask")
+    return Finding("bool_mask", time_us=time, share=time / f.activity_us if f.activity_us else 0.0,
+                   fact=BoolMask(sum(g["calls"] for g in groups), tuple(groups[0]["parsed"].mask), time,
+                                 "square" if square else "padding" if padding else "other"))
 
 
 def _head_dim(f):
     odd = [g for g in f.calls if g["parsed"] and g["parsed"].head_dim and g["parsed"].head_dim % 8]
     if not odd:
         return None
-    time = _prep(f, "head dim")
-    hd = odd[0]["parsed"].head_dim
-    return Finding("head_dim", f"Head dim {hd} is not a multiple of 8", time,
-                   time / f.activity_us if f.activity_us else 0.0,
-                   f"{sum(g['calls'] for g in odd):,} calls; padding it to {hd + (-hd) % 8} takes {_us(time)}",
-                   f"choose a head dim that is a multiple of 8 ({hd - hd % 8} or {hd + (-hd) % 8})",
-                   "attention.cpp: pad_last_dim; sdp_utils.cpp: check_head_dim_size_mem_efficient")
+    time = _prep(f, "head_dim")
+    return Finding("head_dim", time_us=time, share=time / f.activity_us if f.activity_us else 0.0,
+                   fact=HeadDim(odd[0]["parsed"].head_dim, sum(g["calls"] for g in odd), time))
 
 
 def _fallback(f):
@@ -175,25 +137,18 @@ def _fallback(f):
     if not rows:
         return None
     why = next((g for g in f.calls if g["backend"] == "math" and g["why"]), None)
-    time = sum(r["gpu_us"] for r in rows)
-    return Finding("math_fallback", "SDPA ran the unfused math backend", time,
-                   sum(r["share"] for r in rows),
-                   why["why"] if why else "aten::_scaled_dot_product_attention_math ran; the trace records no "
-                   "inputs (record_shapes=True) to say why",
-                   (why["remedy"] if why and why["remedy"] else
-                    "check with torch.nn.attention.sdpa_kernel(SDPBackend.FLASH_ATTENTION): it raises and says why"),
-                   "sdp_utils.cpp: select_sdp_backend; the seed's math-pinned finding")
+    return Finding("math_fallback", time_us=sum(r["gpu_us"] for r in rows), share=sum(r["share"] for r in rows),
+                   fact=MathFallback(why["why"] if why else None))
 
 
 def _slow_backend(f):
-    groups = [g for g in f.calls if g["backend"] == "efficient" and g["remedy"]]
-    if not groups or (f.attention.get("bias_backward") and all("check_for_attn_mask" in g["why"] for g in groups)):
+    groups = [g for g in f.calls if g["backend"] == "efficient" and g["why"] and g["why"].fixes]
+    if not groups or (f.attention.get("bias_backward") and all(
+            any(r.check == "check_for_attn_mask" for r in g["why"].shown) for g in groups)):
         return None  # a mask in training: _bias_in_training's finding, on the same time, says more
     rows = [r for r in f.attention.get("backends", ()) if r["backend"] == "efficient"]
-    time = sum(r["gpu_us"] for r in rows)
-    return Finding("efficient_not_flash", "SDPA ran the efficient backend, not flash", time,
-                   sum(r["share"] for r in rows), groups[0]["why"], groups[0]["remedy"],
-                   "sdp_utils.cpp: can_use_flash_attention")
+    return Finding("efficient_not_flash", time_us=sum(r["gpu_us"] for r in rows),
+                   share=sum(r["share"] for r in rows), fact=SlowBackend(groups[0]["why"]))
 
 
 def _narrow_gemm(f):
@@ -208,8 +163,9 @@ def _narrow_gemm(f):
         op, dims = f.gemm_inputs.get(k["name"], (None, ()))
         unaligned = tuple(sorted({n for d in dims for n in d[-2:] if n % 8}))
         if not dims or unaligned:
-            return GemmAlignment(k["short_name"], tuple(a for a in ALIGNED if a in k["name"]), op,
-                                 tuple(tuple(d) for d in dims), unaligned), time, time / f.activity_us
+            fact = GemmAlignment(k["short_name"], tuple(a for a in ALIGNED if a in k["name"]), op,
+                                 tuple(tuple(d) for d in dims), unaligned)
+            return Finding("gemm_alignment", time_us=time, share=time / f.activity_us, fact=fact)
     return None
 
 
@@ -220,9 +176,9 @@ def _communication(f):
     if not rows:
         return None
     c = max(rows, key=lambda c: c.comm_us * (1 - c.overlap_share))
-    exposed = c.comm_us * (1 - c.overlap_share)
-    return (ExposedComm(c.device, c.stream, c.comm_us, c.share, c.overlap_share, f.collectives,
-                        f.fsdp, f.ddp), exposed, c.share * (1 - c.overlap_share))
+    return Finding("communication", time_us=c.comm_us * (1 - c.overlap_share), share=c.share * (1 - c.overlap_share),
+                   fact=ExposedComm(c.device, c.stream, c.comm_us, c.share, c.overlap_share, f.collectives,
+                                    f.fsdp, f.ddp))
 
 
 def _host_sync(f):
@@ -231,9 +187,7 @@ def _host_sync(f):
     by, per = max(f.openers.items(), key=lambda kv: kv[1])
     if f.host_wait_us and per < 0.1 * f.host_wait_us:
         return None  # a small part of the host wait: it is not where the time goes
-    return Finding("host_sync", f"The host waits for the GPU in the loop ({by})", per * f.ranges, 0.0,
-                   f"the GPU's largest idle gaps follow {by}: {_us(per)} per range",
-                   f"move {by} out of the loop, or read it every N steps", "CUDA streams: host reads synchronize")
+    return Finding("host_sync", time_us=per * f.ranges, fact=HostSync(by, per))
 
 
 def _bias_in_training(f):
@@ -241,18 +195,12 @@ def _bias_in_training(f):
     if not n:
         return None
     rows = [r for r in f.attention.get("backends", ()) if r["backend"] == "efficient"]
-    time = sum(r["gpu_us"] for r in rows)
-    return Finding("bias_in_training", "A mask or bias goes through SDPA's backward: flash cannot run it", time,
-                   sum(r["share"] for r in rows),
-                   f"{n:,} efficient-attention backward calls with an attn_bias input",
-                   "a learned bias as FlexAttention's score_mod (torch.nn.attention.flex_attention), or no mask "
-                   "with is_causal=True where the bias is causal", "sdp_utils.cpp: check_for_attn_mask")
+    return Finding("bias_in_training", time_us=sum(r["gpu_us"] for r in rows), share=sum(r["share"] for r in rows),
+                   fact=BiasInTraining(n))
 
 
 RULES = (_launch_bound, _host_work, _optimizer_loop, _hand_written, _bool_mask, _head_dim, _fallback, _slow_backend,
-         _host_sync, _bias_in_training, mha.finding)
-# the rules that return (typed fact, time at stake, share), worded by rules/wording.py
-FACT_RULES = (("gemm_alignment", _narrow_gemm), ("communication", _communication))
+         _host_sync, _bias_in_training, mha.finding, _narrow_gemm, _communication)
 
 
 def _pace_only(f):
@@ -264,20 +212,13 @@ def _pace_only(f):
                     f.graphs is not None, _median_gap(f), f.other_idle_share)
     wait = ((f.host_wait_us or 0.0) * f.ranges if p.paced_by in ("host", "sync") else
             top["total_us"] if top and p.paced_by == "gpu" else 0.0)
-    title, evidence, remedy, source = said(fact)
     # the GPU's: the longest kernel, its share of GPU activity time (as the kernel rows give it)
     share = (fact.top_share or 0.0) if p.paced_by == "gpu" else 0.0
-    return Finding("pace", title, wait, share, evidence, remedy, source, fact=fact)
+    return Finding("pace", time_us=wait, share=share, fact=fact)
 
 
 def findings(facts):
     found = [x for rule in RULES if (x := rule(facts)) is not None]
-    for name, rule in FACT_RULES:
-        got = rule(facts)
-        if got is not None:
-            fact, time, share = got
-            title, evidence, remedy, source = said(fact)
-            found.append(Finding(name, title, time, share, evidence, remedy, source, fact=fact))
     answers = ANSWERS.get(facts.pace.paced_by)
     if answers is not None and not any(x.rule in answers for x in found):
         found.append(_pace_only(facts))

@@ -70,7 +70,7 @@ def test_scatter_explains_a_difference_only_where_every_undecided_interval_is_th
 
 def test_a_row_whose_words_differ_shows_each_runs_interval_and_the_note_says_why_where_it_can():
     cell = with_interval(_wall(None, (0.777, 2.30)), "en")
-    assert "0.777×" in cell and "2.30×" in cell and "4" in cell
+    assert "0.777×" in cell and "2.30×" in cell
     assert "0,777×" in with_interval(_wall(None, (0.777, 2.30)), "nb")
     run = h200()
     table = reruns_table(run, load_reference(), [("b", run)], "en")

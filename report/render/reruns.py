@@ -64,7 +64,7 @@ def with_interval(v, lang) -> str:
     if isinstance(v, Compare):
         return word(v, lang)
     return t("reruns.with_interval", lang, verdict=word(v, lang), lo=fmt_ratio_sig(v.interval[0], lang),
-             hi=fmt_ratio_sig(v.interval[1], lang), processes=v.rounds)
+             hi=fmt_ratio_sig(v.interval[1], lang))
 
 
 def _key(v) -> str | None:
@@ -119,11 +119,11 @@ def reruns_table(results, ref, reruns, lang) -> str:
         agree = "reruns.yes" if steady(verdicts) else "reruns.no" if contradicting(verdicts) else "reruns.no_undecided"
         cell = word if steady(verdicts) else with_interval
         explained &= steady(verdicts) or contradicting(verdicts) or scatter_explains(verdicts)
-        rows.append([f"`{where}`", _metric(verdicts[0], lang)]
+        rows.append([f"`{where}` ({_metric(verdicts[0], lang)})"]
                     + [cell(v, lang) if v is not None else t("value.none", lang) for v in verdicts]
                     + [t(agree, lang)])
-    headers = [t("reruns.where", lang), t("reruns.metric", lang), *(name for name, _ in runs), t("reruns.steady", lang)]
-    return md_table(headers, rows, ["l", "l", *("r" for _ in runs), "l"]) + "\n\n" + \
+    headers = [t("reruns.where", lang), *(name for name, _ in runs), t("reruns.steady", lang)]
+    return md_table(headers, rows, ["l", *("r" for _ in runs), "l"]) + "\n\n" + \
         t("reruns.note", lang, same=same, n=len(rows), runs=len(runs), contradicting=against) + \
         ("" if same == len(rows) else " " + t("reruns.note_differ", lang)
          + (" " + t("reruns.note_scatter", lang) if explained and not against else ""))

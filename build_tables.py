@@ -200,7 +200,11 @@ def measure(args, argv):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
-    signals.install()
+    with signals.installed():
+        return _main(args, argv)
+
+
+def _main(args, argv):
     try:
         if args.explain is not None:  # trace-doctor's entry, its stdout set up there
             return cli.run_parsed(args.explain, args, prog="build_tables.py")

@@ -285,6 +285,24 @@ def handlers():
         signal.signal(s, handler)
 
 
+def test_the_handlers_go_back_to_what_they_were_after_the_block():
+    import signal
+
+    mine = lambda signum, frame: None  # noqa: E731
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        signal.signal(signal.SIGTERM, mine)
+        with signals.installed():
+            assert signal.getsignal(signal.SIGTERM) is not mine
+            with pytest.raises(signals.Terminated):
+                os.kill(os.getpid(), signal.SIGTERM)
+        assert signal.getsignal(signal.SIGTERM) is mine
+        assert signal.getsignal(signal.SIGINT) is saved[signal.SIGINT]
+    finally:
+        for s, handler in saved.items():
+            signal.signal(s, handler)
+
+
 def test_sigterm_is_an_exception_that_clean_up_sees(handlers, tmp_path):
     with pytest.raises(signals.Terminated):
         with staged(tmp_path, ".h200-"):

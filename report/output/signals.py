@@ -32,10 +32,24 @@ def _handler(signum, frame):
 
 
 def install():
-    """Turn SIGINT and SIGTERM into exceptions for the rest of the process."""
+    """Turn SIGINT and SIGTERM into exceptions; the handlers they replace, by signal."""
     _State.received = _State.pending = None
+    previous = {signum: signal.getsignal(signum) for signum in EXIT_CODES}
     for signum in EXIT_CODES:
         signal.signal(signum, _handler)
+    return previous
+
+
+@contextmanager
+def installed():
+    """`install()` for the block, then the handlers that were there before: a caller that
+    runs `build_tables.main` in its own process (a test, a notebook) gets its own back."""
+    previous = install()
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
 
 
 def received():

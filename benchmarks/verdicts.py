@@ -8,8 +8,12 @@ Renders the findings of every results folder given (report/render/site.py: rende
 into a temporary folder; nothing under docs/ is written), masks every number (with its
 unit, %, ×) as "#", and prints every sentence whose words are not the same in all runs:
 which runs say it, then each of those runs' sentence with its numbers. Sentences that
-every run says, numbers aside, are not printed; the last line counts both. Exit status 0
-whatever it finds (a bad argument: one line, exit 2).
+every run says, numbers aside, are not printed; the last line counts both. Before them,
+one line per run: its host's pace (the small shape's eager SDPA flash call, wall time per
+call, the median of its processes' medians: a call the CPU paces) and whether its measuring
+code is the first run's (provenance code_sha256): runs of other code are not reruns of it,
+and a host twice as slow moves every verdict the CPU paces. Exit status 0 whatever it finds
+(a bad argument: one line, exit 2).
 """
 import argparse
 import re
@@ -56,11 +60,40 @@ def split_sentences(markdown):
     return out
 
 
-def rendered_findings(results_path, tmp):
-    """{(file name, lang): [sentences]} of the findings one results.json renders."""
+HOST_PACE = ("small", "flash")  # pair group and entry: an eager call the CPU paces
+
+
+def host_pace(results):
+    """The median, over processes, of each process's median wall time per call of the
+    small shape's eager flash call (µs), or None where the run lacks it."""
+    import statistics
+
+    group = (((results.get("pairs") or {}).get("groups")) or {}).get(HOST_PACE[0]) or {}
+    per_process = [statistics.median(b) for r in group.get("rounds") or []
+                   if isinstance(r, dict) and (b := (r.get("blocks_us") or {}).get(HOST_PACE[1]))]
+    return statistics.median(per_process) if per_process else None
+
+
+def run_lines(loaded):
+    """One line per run: its host's pace and whether its measuring code is the first run's."""
+    first = None
+    lines = []
+    for run, results in loaded.items():
+        code = (results.get("provenance") or {}).get("code_sha256")
+        first = code if first is None else first
+        pace = host_pace(results)
+        lines.append(f"{run}: host pace {'not measured' if pace is None else f'{pace:.3g} µs'} "
+                     f"(eager flash call, small shape); measuring code "
+                     f"{'the same as the first run' if code == first else 'DIFFERS from the first run'}")
+    return lines
+
+
+def rendered_findings(results_path, tmp, results=None):
+    """{(file name, lang): [sentences]} of the findings one results.json renders (results:
+    that file, already loaded)."""
     from report.render.site import render_all
 
-    results = load_results(results_path)
+    results = load_results(results_path) if results is None else results
     tables = Path(tmp) / "tables"
     try:
         render_all(results, load_reference(), tables)
@@ -135,13 +168,15 @@ def main(argv=None):
             raise UsageError("give at least two results folders to compare")
         if len(set(args.folders)) < len(args.folders):
             raise UsageError("a folder is given twice: give each run once")
-        runs = {}
+        runs, loaded = {}, {}
         for arg, path in zip(args.folders, paths, strict=True):
+            loaded[arg] = load_results(path)
             with tempfile.TemporaryDirectory(prefix="verdicts-") as tmp:
-                runs[arg] = rendered_findings(path, tmp)
+                runs[arg] = rendered_findings(path, tmp, loaded[arg])
     except UsageError as err:
         print(f"verdicts.py: error: {err}", file=sys.stderr)
         return 2
+    print("\n".join(run_lines(loaded)))
     print(report(runs, args.lang or list(LANGS)))
     return 0
 

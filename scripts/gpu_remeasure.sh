@@ -4,7 +4,9 @@
 #   bash scripts/gpu_remeasure.sh a      # run A, the committed one: python build_tables.py --all --ncu
 #                                        # (docs/generated/h200 and compare/), then the default run
 #                                        # (python build_tables.py, into a temporary folder) for its time
-#   bash scripts/gpu_remeasure.sh tests  # the GPU test pass alone (when a's time ran out before it)
+#   bash scripts/gpu_remeasure.sh tests  # the GPU test pass, part 1: the pages' blocks, the shapes,
+#                                        # the pages (test_snippets, test_shapes, test_pages)
+#   bash scripts/gpu_remeasure.sh cli    # part 2: test_cli (its end-to-end runs take 60-100 s each)
 #   bash scripts/gpu_remeasure.sh b      # rerun B: only its results.json, to data/reruns/h200/b/
 #   bash scripts/gpu_remeasure.sh c      # rerun C, D, E (c, d, e): the same, to data/reruns/h200/<x>/
 #                                        # (issue 39: four reruns with each round in a fresh process
@@ -21,12 +23,13 @@
 #   echo /.whl/ >> .git/info/exclude   # already in .gitignore
 #   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
 #     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
-#     -d .whl pytest-codeblocks==0.18.0 pymdown-extensions==13.1.2 Markdown==3.11.3
+#     -d .whl pytest-codeblocks==0.18.0 pymdown-extensions==13.1.2 Markdown==3.11.3 \
+#     pytest-xdist==3.8.0 execnet==2.1.2
 # (PyYAML, which pymdown-extensions needs, is on the device with transformers.) Then:
 #   run(command="bash scripts/gpu_remeasure.sh a", carry=[".whl"], timeout_s=600)
 set -u
 ARG="${1:-}"
-case "$ARG" in a|tests|b|c|d|e) ;; *) echo "usage: bash scripts/gpu_remeasure.sh a|tests|b|c|d|e" >&2; exit 2;; esac
+case "$ARG" in a|tests|cli|b|c|d|e) ;; *) echo "usage: bash scripts/gpu_remeasure.sh a|tests|cli|b|c|d|e" >&2; exit 2;; esac
 cd "$(dirname "$0")/.." || exit 1
 PY="${PYTHON:-python3}"
 OUT="${OUT:-/tmp/remeasure-out}"
@@ -64,36 +67,47 @@ fi
   "$PY" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'; date -u; } \
   > remeasure-logs/machine-$ARG.txt 2>&1
 
+# the folder build_tables.py names after this GPU (docs/generated/h200 on an H200, h100-80gb-hbm3
+# on an H100): the run and its reruns go where the GPU that made them says
+SLUG=$("$PY" -c 'import torch; from report.measure.provenance import gpu_slug; print(gpu_slug(torch.cuda.get_device_name()))') \
+  || { echo "no CUDA device" | tee -a "$STATUS"; exit 1; }
+echo "gpu folder: $SLUG" | tee -a "$STATUS"
 PATHS=(remeasure-logs)
+# xdist where it travelled (.whl): the test files' tests in 8 processes
+XDIST=()
+"$PY" -c 'import xdist' 2>/dev/null && XDIST=(-n 8)
 case "$ARG" in
   a)
     step run-a 480 "$PY" build_tables.py --all --ncu  # about 6.5 minutes with 4 round processes
-    PATHS+=(docs/generated/h200 docs/generated/compare)
+    PATHS+=("docs/generated/$SLUG" docs/generated/compare)
     tmp=$(mktemp -d)
     step run-default "$(left)" "$PY" build_tables.py --out "$tmp"
     rm -rf "$tmp"
     ;;
   tests)
     # a failure's traceback as it happens (tests/conftest.py): the time limit may kill pytest before its summary
-    SDPA_FAILURES_AT_ONCE=1 step gpu-tests "$(left)" "$PY" -m pytest -q -p no:cacheprovider tests/test_snippets.py tests/test_shapes.py \
-      tests/test_cli.py tests/test_pages.py
+    SDPA_FAILURES_AT_ONCE=1 step gpu-tests "$(left)" "$PY" -m pytest -q -p no:cacheprovider "${XDIST[@]}" \
+      tests/test_snippets.py tests/test_shapes.py tests/test_pages.py
+    ;;
+  cli)
+    SDPA_FAILURES_AT_ONCE=1 step gpu-tests-cli "$(left)" "$PY" -m pytest -q -p no:cacheprovider "${XDIST[@]}" tests/test_cli.py
     ;;
   b|c|d|e)
     tmp=$(mktemp -d)
     if step "run-$ARG" 480 "$PY" build_tables.py --all --ncu --out "$tmp"; then
-      dest=data/reruns/h200/$ARG
+      dest=data/reruns/$SLUG/$ARG
       mkdir -p "$dest"
-      cp "$tmp/h200/results.json" "$dest/results.json"
+      cp "$tmp/$SLUG/results.json" "$dest/results.json"
       gpu=$("$PY" -c 'import json,sys; p=json.load(open(sys.argv[1]))["provenance"]; print(p["gpu_name"], "| torch", p["torch"], "| CUDA", p["cuda"], "| cuDNN", p["cudnn"], "| driver", p["driver"])' "$dest/results.json")
       cat > "$dest/README.md" <<EOF
-# Rerun ${ARG^^} on the H200
+# Rerun ${ARG^^} on $(echo "$gpu" | cut -d'|' -f1)
 
 - Date: $(date -u +%Y-%m-%d) (UTC)
 - Command: \`python build_tables.py --all --ncu --out <a temporary folder>\`, then its
   \`h200/results.json\` copied here (by \`bash scripts/gpu_remeasure.sh $ARG\`)
 - Machine: $gpu
-- Same code as the committed run in \`docs/generated/h200/\`; compare them with
-  \`python -m benchmarks.verdicts docs/generated/h200 data/reruns/h200/*\`
+- Same code as the committed run in \`docs/generated/$SLUG/\`; compare them with
+  \`python -m benchmarks.verdicts docs/generated/$SLUG data/reruns/$SLUG/*\`
 EOF
       PATHS+=("$dest")
     fi

@@ -71,6 +71,21 @@ def test_the_command_prints_both_versions_and_exits_0(reversed_run, capsys):
     assert any(line.index("efficient (") > line.index("flash (") for line in ranked)
 
 
+def test_each_run_gets_its_host_pace_and_whether_its_code_is_the_first_runs(reversed_run, tmp_path):
+    committed = json.loads((COMMITTED / "results.json").read_text(encoding="utf-8"))
+    flash_blocks = [r["blocks_us"]["flash"] for r in committed["pairs"]["groups"]["small"]["rounds"]]
+    slower = json.loads(json.dumps(committed))
+    for rnd in slower["pairs"]["groups"]["small"]["rounds"]:
+        rnd["blocks_us"]["flash"] = [2 * b for b in rnd["blocks_us"]["flash"]]
+    slower["provenance"]["code_sha256"] = {"report/measure/run.py": "0" * 16}
+    assert verdicts.host_pace(slower) == pytest.approx(2 * verdicts.host_pace(committed))
+    assert min(map(min, flash_blocks)) <= verdicts.host_pace(committed) <= max(map(max, flash_blocks))
+    lines = verdicts.run_lines({"a": committed, "b": slower, "c": committed})
+    assert ["DIFFERS" in line for line in lines] == [False, True, False]
+    del slower["pairs"]
+    assert verdicts.host_pace(slower) is None
+
+
 def test_a_missing_folder_or_a_file_that_does_not_render_is_one_line_exit_2(tmp_path, capsys):
     assert verdicts.main([str(COMMITTED), str(tmp_path / "nothing")]) == 2
     assert verdicts.main([str(COMMITTED), str(COMMITTED)]) == 2

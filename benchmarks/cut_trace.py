@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from report.doctor.reading.events import INPUT_ARGS, INPUT_OPS  # noqa: E402
+from report.trace.reading.events import INPUT_ARGS, INPUT_OPS  # noqa: E402
 
 STEP = re.compile(r"ProfilerStep#\d+")
 GPU = {"kernel", "gpu_memcpy", "gpu_memset"}

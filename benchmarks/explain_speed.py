@@ -99,7 +99,7 @@ CHILD = """
 import resource, sys, time
 sys.path.insert(0, {root!r})
 started = time.perf_counter()
-from report.doctor.reading import stream as reading_stream
+from report.trace.reading import stream as reading_stream
 from report.doctor.explain import explain, read_trace, report
 reading_stream.FAST_DECODER = reading_stream.FAST_DECODER and {fast!r}
 text = report(explain(read_trace({path!r})))

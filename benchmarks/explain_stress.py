@@ -182,11 +182,15 @@ CHILD = """
 import resource, sys, time
 sys.path.insert(0, {root!r})
 try:
-    from report.doctor.reading import stream as reading_stream
+    from report.trace.reading import stream as reading_stream
     from report.doctor.explain import TraceError, explain_file
-except ImportError:  # --root: a checkout from before report/doctor/ (report/trace/explain*.py)
-    from report.trace import explain_read as reading_stream
-    from report.trace.explain import TraceError, explain_file
+except ImportError:
+    try:  # --root: a checkout from before the one reader (issue 38), the reader in report/doctor/reading/
+        from report.doctor.reading import stream as reading_stream
+        from report.doctor.explain import TraceError, explain_file
+    except ImportError:  # --root: a checkout from before report/doctor/ (report/trace/explain*.py)
+        from report.trace import explain_read as reading_stream
+        from report.trace.explain import TraceError, explain_file
 reading_stream.FAST_DECODER = reading_stream.FAST_DECODER and {fast!r}
 started = time.perf_counter()
 try:

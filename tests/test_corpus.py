@@ -15,8 +15,8 @@ from expected_verdicts import facts, read
 from report.doctor.explain import MAX_RANGES, TraceError, explain, load_trace, read_trace, report
 from report.doctor.model.result_types import QUEUE_US
 from report.doctor.output.text_report import detail
-from report.doctor.reading import stream as reading_stream
 from report.paths import ROOT
+from report.trace.reading import stream as reading_stream
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 TRACES = sorted(p.name.removesuffix(".json.gz") for p in CORPUS.glob("*.json.gz"))

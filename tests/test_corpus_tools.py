@@ -11,8 +11,8 @@ import sys
 from expected_verdicts import verdicts
 
 from report.doctor.explain import explain, load_trace
-from report.doctor.reading.events import INPUT_OPS
 from report.paths import DEFAULT_OUT, ROOT
+from report.trace.reading.events import INPUT_OPS
 
 TRACE = DEFAULT_OUT / "h200" / "traces" / "cudnn.json.gz"  # 50 profiler steps
 

@@ -13,9 +13,9 @@ from madeup import H200, ev, kernel, launch, trace_of
 
 import build_tables
 from report.doctor.explain import TraceError, explain, load_trace, read_trace, report
-from report.doctor.reading import kineto_layout
-from report.doctor.reading import stream as reading_stream
 from report.doctor.shown.numbers import pct, us
+from report.trace.reading import kineto_layout
+from report.trace.reading import stream as reading_stream
 
 # --- other writers of the same trace ---------------------------------------------------
 

@@ -12,11 +12,11 @@ from madeup import call, ev, kernel, launch, sdpa_args, trace_of
 from report.doctor.explain import TraceError, explain, explain_json, load_trace, read_trace, report
 from report.doctor.model.result_types import VERSION
 from report.doctor.output.text_report import SCREEN, WIDTH, first_screen
-from report.doctor.reading import kineto_layout, msgspec_decoder
-from report.doctor.reading import stream as reading_stream
 from report.doctor.rules.remedies import LAUNCH_BOUND_KERNEL_US
 from report.doctor.shown.numbers import MAX_WHOLE_SIG, sig
 from report.text.format import fmt_sig
+from report.trace.reading import kineto_layout, msgspec_decoder
+from report.trace.reading import stream as reading_stream
 
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 SDPA = "aten::scaled_dot_product_attention"

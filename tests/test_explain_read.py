@@ -1,4 +1,4 @@
-"""The streamed reader's three ways to read a batch of events (report/doctor/reading/stream.py):
+"""The streamed reader's three ways to read a batch of events (report/trace/reading/stream.py):
 msgspec where it is installed (reading/msgspec_decoder.py), the pattern for Kineto's layout (reading/kineto_layout.py)
 and json for any other. They keep the same events with the same fields on every committed
 trace and on odd input, so --explain prints the same whichever ran.
@@ -11,10 +11,10 @@ import pytest
 from factory import FIXTURES, odd_value
 
 from report.doctor.explain import TraceError, explain, load_trace, read_trace, report
-from report.doctor.reading import events as reading_events
-from report.doctor.reading import msgspec_decoder
-from report.doctor.reading import stream as reading_stream
 from report.paths import ROOT
+from report.trace.reading import events as reading_events
+from report.trace.reading import msgspec_decoder
+from report.trace.reading import stream as reading_stream
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 TRACES = sorted(FIXTURES.glob("*.json.gz")) + sorted(CORPUS.rglob("*.json.gz"))

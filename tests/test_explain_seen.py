@@ -175,8 +175,8 @@ def test_every_reader_keeps_a_matmuls_dims_alone_and_once(tmp_path, monkeypatch)
     import json
 
     from report.doctor.explain import load_trace, read_trace
-    from report.doctor.reading import kineto_layout, msgspec_decoder
-    from report.doctor.reading import stream as reading_stream
+    from report.trace.reading import kineto_layout, msgspec_decoder
+    from report.trace.reading import stream as reading_stream
 
     events = [e for i in range(3) for e in gemm_trace([[64, 50257], [50257, 64]])["traceEvents"]]
     path = tmp_path / "t.json"

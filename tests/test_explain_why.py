@@ -10,11 +10,11 @@ from madeup import call, condition, eligibility_results, ev, kernel, launch, sdp
 from report.doctor.explain import explain
 from report.doctor.output.said import fix
 from report.doctor.output.text_report import first_screen
-from report.doctor.reading.stream import from_dict
 from report.doctor.rules import asked_table
 from report.doctor.rules.call_why import bias_grad_of
 from report.doctor.rules.facts import NativeWeights
 from report.doctor.rules.why import CUDNN_FIRST
+from report.trace.reading.stream import from_dict
 
 FLASH = "aten::_scaled_dot_product_flash_attention"
 EFFICIENT = "aten::_scaled_dot_product_efficient_attention"

@@ -25,9 +25,9 @@ import build_tables
 from benchmarks import explain_stress
 from report.doctor import explain as explain_module
 from report.doctor.explain import TraceError, explain, explain_file, load_trace, read_trace, report
-from report.doctor.reading import stream as reading_stream
 from report.doctor.reading import trace_file
 from report.paths import ROOT
+from report.trace.reading import stream as reading_stream
 
 # what a terminal acts on instead of showing: C0 but the line break, DEL, C1, the bidi
 # marks, embeddings, overrides and isolates, the line and paragraph separators, surrogates
@@ -295,7 +295,7 @@ def test_a_launch_delay_is_never_negative(tmp_path, capsys):
     code, out, _ = command(tmp_path / "t.json", capsys)
     assert code == 0 and not re.search(r"-\d[\d,.]* µs", out)
     from report.doctor.model.timeline import Timeline
-    from report.doctor.reading.stream import from_dict
+    from report.trace.reading.stream import from_dict
 
     acts = Timeline(from_dict({"traceEvents": events}).events).acts
     assert [a.delay for a in acts if a.e.name == "g"] == [0.0, None]  # the graph's first kernel: 40 µs in its call

@@ -74,7 +74,9 @@ def test_layers_import_downward_only():
                 assert part_of(target) in ALLOWED[own], f"{name} imports {target}"
 
 
-# report/doctor/'s layers, lowest first: each imports from its own and those before it only
+# report/doctor/'s layers, lowest first: each imports from its own and those before it only.
+# reading/ is only the opening of a reader's file (trace_file.py); the trace format itself is
+# read by report/trace/reading/, below the whole doctor (and used by measurement too)
 DOCTOR_LAYERS = ("shown", "reading", "model", "rules", "output", "top")
 
 
@@ -97,6 +99,21 @@ def test_the_doctor_has_its_layers_and_nothing_else():
     assert subs == set(DOCTOR_LAYERS) - {"top"}
     assert {p.stem for p in doctor.glob("*.py")} == {"__init__", "explain", "cli", "ask_torch"}
     assert not list((PACKAGE / "trace").glob("explain*.py"))  # the doctor lives in report/doctor/ alone
+    # the doctor's reading/ opens a reader's file; the format's one reader is report/trace/reading/
+    assert {p.stem for p in (doctor / "reading").glob("*.py")} == {"__init__", "trace_file"}
+
+
+def test_the_trace_formats_reader_lies_below_the_doctor():
+    """report/trace/reading/ is the one reader of torch.profiler's format, used by measurement
+    and by the doctor alike: it imports nothing of report/doctor/ (nor of measurement)."""
+    reading = PACKAGE / "trace" / "reading"
+    assert {p.stem for p in reading.glob("*.py")} == {"__init__", "events", "stream", "kineto_layout",
+                                                       "msgspec_decoder"}
+    for path in reading.glob("*.py"):
+        name, _ = module_name(path)
+        bad = {t for t in imports(path) if t.startswith(("report.doctor", "report.measure", "report.render"))}
+        assert not bad, (name, bad)
+    assert "report.trace.reading.stream" in imports(PACKAGE / "doctor" / "reading" / "trace_file.py")
 
 
 def test_the_doctors_layers_import_downward_only():
@@ -107,14 +124,16 @@ def test_the_doctors_layers_import_downward_only():
             if target.startswith("report.doctor.") and _module_exists(target):
                 assert not upward(name, target), f"{name} imports {target}"
                 seen.add((doctor_layer(name), doctor_layer(target)))
-    assert {("top", "output"), ("output", "model"), ("rules", "model"), ("model", "reading"),
-            ("reading", "shown")} <= seen
+    assert {("top", "output"), ("output", "model"), ("rules", "model"), ("output", "reading"),
+            ("top", "reading"), ("reading", "shown")} <= seen
+    # the model reads the reader's events, not the doctor's file opening
+    assert ("model", "reading") not in seen
 
 
 def test_the_layer_check_sees_an_upward_import():
     assert upward("report.doctor.model.timeline", "report.doctor.rules.why")
     assert upward("report.doctor.output.svg", "report.doctor.explain")
-    assert upward("report.doctor.reading.stream", "report.doctor.model")  # `from ..model import x`
+    assert upward("report.doctor.reading.trace_file", "report.doctor.model")  # `from ..model import x`
     assert not upward("report.doctor.cli", "report.doctor.output.svg")
     assert not upward("report.doctor.rules.why", "report.doctor.rules.mha")
 

@@ -14,10 +14,10 @@ from madeup import small_call
 import build_tables
 from report.doctor.output.svg import WORDS, svg
 from report.doctor.output.svg_pieces import MAX_ACTS, pieces
-from report.doctor.reading.stream import from_dict
 from report.paths import ROOT
 from report.render import timelines
 from report.text.catalog import t
+from report.trace.reading.stream import from_dict
 
 MISSING = t("finding.missing", "en")  # the line a file without its data says
 

@@ -6,8 +6,9 @@ Its layers, each importing only from those below it (tests/test_layers.py checks
 
     shown/     how a value is written: numbers (µs, %, significant digits), a string from the
                trace made inert (safe.py)
-    reading/   the file: opened and checked (trace_file.py), streamed (stream.py, with
-               msgspec_decoder.py and kineto_layout.py) into the events kept (events.py)
+    reading/   the file: opened and checked (trace_file.py); the format itself is read by
+               report/trace/reading/, the one reader measurement uses too (stream.py, with
+               msgspec_decoder.py and kineto_layout.py, into the events kept: events.py)
     model/     what ran: the GPU's timeline and why it idled (timeline.py, idle.py), intervals
                and searches, kernel rows and occupancy, communication, recorded shapes and
                SDPA inputs, the kernels' short names, the words of NVIDIA's and AMD's traces,

@@ -44,6 +44,8 @@ import math
 import re
 
 from ..trace.names import LAUNCH_CATS, short_kernel_name
+from ..trace.reading.events import MAX_TIME_US
+from ..trace.reading.stream import Trace, from_dict
 from ..trace.stats import stats
 from .model.idle import busy_by, idle_causes, window
 from .model.kernel_rows import add_occupancy, devices, kernel_rows
@@ -52,8 +54,6 @@ from .model.result_types import BUSY_SHARE, HOST_SHARE, QUEUE_US, STEP_NAME, WHO
 from .model.timeline import HIP_SYNC_CALLS, SYNC_CALLS, Timeline
 from .output import said
 from .output.text_report import report as _text
-from .reading.events import MAX_TIME_US
-from .reading.stream import Trace, from_dict
 from .reading.trace_file import OUT_OF_MEMORY, TraceError, collector_paused, load_trace, read_trace
 from .rules.attention import attention
 from .rules.diagnose import diagnose

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 
-from ..reading.events import GEMM_OPS
+from ...trace.reading.events import GEMM_OPS
 
 
 def gemm_inputs(timeline, events, names):

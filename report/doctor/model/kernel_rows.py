@@ -21,7 +21,7 @@ from collections import Counter
 
 from ... import snippets
 from ...trace.names import KINDS, short_kernel_name
-from ..reading.events import hashable as _hashable
+from ...trace.reading.events import hashable as _hashable
 from .platform_words import unit
 
 SMALL_GRID = 1.0  # a grid with fewer blocks than this many per SM leaves SMs idle

@@ -78,7 +78,7 @@ class Pieces:
 
 
 def pieces(trace):
-    """The Pieces of a Trace (reading/stream.py's); ValueError where it holds no GPU activity."""
+    """The Pieces of a Trace (report/trace/reading/stream.py's); ValueError where it holds no GPU activity."""
     found = Pieces(trace.events)
     if not found.items:
         raise ValueError("no GPU activity to draw")

@@ -1,7 +1,7 @@
 """Opening a trace file for --explain: the file checked, read (gzip by its magic bytes,
 capped at MAX_TRACE_BYTES of JSON) either whole into a dict (load_trace) or as a stream into
-a compact Trace (read_trace); every refusal a TraceError of one line. Standard library only:
-it runs in the browser too."""
+a compact Trace by the one reader of the format (read_trace: report/trace/reading/stream.py);
+every refusal a TraceError of one line. Standard library only: it runs in the browser too."""
 from __future__ import annotations
 
 import contextlib
@@ -13,9 +13,9 @@ import zlib
 from pathlib import Path
 
 from ...limits import parse_json
+from ...trace.reading.stream import LONG_NUMBER, MAX_EVENTS, ReadError, long_number
+from ...trace.reading.stream import read_trace as _read_stream
 from ..shown.safe import error_line
-from .stream import LONG_NUMBER, MAX_EVENTS, ReadError, long_number
-from .stream import read_trace as _read_stream
 
 MAX_TRACE_BYTES = 2 * 2**30  # of JSON: a trace of a few profiled steps is tens of MB
 CHUNK = 2**20

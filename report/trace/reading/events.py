@@ -1,6 +1,5 @@
 """What the trace reader keeps of a trace's events, whichever way a batch of them was read
-(reading/stream.py's json and msgspec, reading/kineto_layout.py's pattern): the same fields under
-the same rules.
+(stream.py's json and msgspec, kineto_layout.py's pattern): the same fields under the same rules.
 
     Event              one complete event of a kept category, with only the fields the
                        explanation reads

@@ -1,6 +1,6 @@
 """The pure-Python reader of a batch of trace events written in Kineto's own layout (its
-keys in its order, its spacing): reading/stream.py reads a batch by it where msgspec
-(reading/msgspec_decoder.py) is missing or rejects the batch, and by json where this declines it.
+keys in its order, its spacing): stream.py reads a batch by it where msgspec
+(msgspec_decoder.py) is missing or rejects the batch, and by json where this declines it.
 
     read(text, found)  keep the batch's events into the Trace `found`; False, having kept
                        nothing, where some complete event of the batch is laid out otherwise
@@ -16,7 +16,7 @@ import json
 import re
 import sys
 
-from ...trace.names import GPU_CATS, LAUNCH_CATS
+from ..names import GPU_CATS, LAUNCH_CATS
 from .events import CAT_ALIASES, GPU_ARGS, INPUT_OPS, MAX_TIME_US, MIN_DUR_US, Event, hashable, inputs, shared
 
 _DECODER = json.JSONDecoder()

@@ -1,13 +1,15 @@
 """A trace file read as a stream, kept compact: what `--explain` needs of a 200 MB trace
-without holding the whole JSON document in memory.
+without holding the whole JSON document in memory. This package is the one reader of
+torch.profiler's trace format; opening a reader's own file for the doctor, with its checks
+and messages, is report/doctor/reading/trace_file.py's.
 
     read_trace(path)   Trace of the file (.json or .json.gz, gzip told by its magic bytes)
     from_dict(trace)   the same Trace from a trace already loaded as a dict (load_trace's)
 
 The text is decoded in chunks and the traceEvents array is parsed a batch of events at a
-time: by msgspec where it is installed (reading/msgspec_decoder.py, an optional extra), else by
-a pattern for Kineto's own layout (reading/kineto_layout.py), else by json; each event becomes a
-small Event (reading/events.py) with only the fields the explanation reads, and the rest is
+time: by msgspec where it is installed (msgspec_decoder.py, an optional extra), else by
+a pattern for Kineto's own layout (kineto_layout.py), else by json; each event becomes a
+small Event (events.py) with only the fields the explanation reads, and the rest is
 dropped at once. The three keep the same events with the same fields
 (tests/test_explain_read.py). Equal launch resources of GPU activities share one dict
 (Trace.pool): a 200 MB trace holds a few hundred distinct ones among 150,000 kernels.
@@ -25,12 +27,12 @@ import zlib
 from pathlib import Path
 
 from ...limits import MAX_DEPTH, too_deep
-from ...trace.names import GPU_CATS, LAUNCH_CATS
+from ..names import GPU_CATS, LAUNCH_CATS
 from . import kineto_layout, msgspec_decoder
 from .events import CAT_ALIASES, GPU_ARGS, INPUT_OPS, MAX_TIME_US, MIN_DUR_US, Event, hashable, inputs, shared
 
 CHUNK = 1 << 23  # characters decoded at a time
-# the events kept (reading/events.py) that the reader holds: about 0.6 KB each at the peak of
+# the events kept (events.py) that the reader holds: about 0.6 KB each at the peak of
 # explaining (benchmarks/explain_stress.py's plain trace of 67 MB keeps 302,000 and peaks at
 # 194 MB), so 5 million take about 3 GB; in the browser (Pyodide, sys.platform "emscripten"),
 # whose WebAssembly memory ends at 4 GB, fewer

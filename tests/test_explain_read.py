@@ -23,7 +23,8 @@ TRACES = sorted(FIXTURES.glob("*.json.gz")) + sorted(CORPUS.rglob("*.json.gz"))
 def kept(trace):
     """Everything the reader kept, as plain values."""
     events = [(e.cat, e.name, e.ts, e.dur, e.end, e.pid, e.tid, e.corr, e.args) for e in trace.events]
-    return events, sorted(trace.categories), trace.meta
+    ranges = [(e.cat, e.name, e.ts, e.dur, e.end, e.pid, e.tid, e.corr, e.args) for e in trace.gpu_ranges]
+    return events, ranges, sorted(trace.categories), trace.meta
 
 
 def read_with(path, monkeypatch, fast_decoder, chunk=1 << 14):

@@ -7,7 +7,8 @@
     hashable(value)    an id as the trace gives it, or its text
 
 The categories kept: GPU activities (kernels, memory copies and sets), the launch calls that pair
-with them by correlation id, and the host's ops and ranges; older Kineto's and ROCm's
+with them by correlation id, and the host's ops and ranges (and the GPU's view of those ranges,
+GPU_RANGE, kept apart in Trace.gpu_ranges: measurement reads them); older Kineto's and ROCm's
 names for them (CAT_ALIASES) are read as today's; Kineto's own work (category overhead, e.g.
 Activity Buffer Request) is kept to be told apart from the host's. The recorded inputs of
 INPUT_OPS (INPUT_ARGS) are kept as their args. A ts or dur beyond MAX_TIME_US is no time, nor a
@@ -29,7 +30,10 @@ CAT_ALIASES = {"kernel": "kernel", "memcpy": "gpu_memcpy", "memset": "gpu_memset
                "runtime": "cuda_runtime", "cuda_runtime": "cuda_runtime", "hip_runtime": "cuda_runtime",
                "driver": "cuda_driver", "cuda_driver": "cuda_driver", "hip_driver": "cuda_driver",
                "operator": "cpu_op", "cpu_op": "cpu_op", "user_annotation": "user_annotation",
-               "overhead": "overhead"}
+               "overhead": "overhead", "gpu_user_annotation": "gpu_user_annotation"}
+# a record_function range as the GPU saw it (first kernel start to last kernel end of the
+# launches the range's thread made): kept apart, in Trace.gpu_ranges, not among Trace.events
+GPU_RANGE = "gpu_user_annotation"
 # the ops whose recorded inputs (record_shapes=True) are kept: SDPA's entry, its backends' ops and
 # their backward, as the dispatcher names them (model/sdpa_inputs.py reads them), and the matmuls
 INPUT_OPS = frozenset(("aten::scaled_dot_product_attention", "aten::_scaled_dot_product_flash_attention",

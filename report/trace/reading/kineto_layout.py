@@ -2,8 +2,9 @@
 keys in its order, its spacing): stream.py reads a batch by it where msgspec
 (msgspec_decoder.py) is missing or rejects the batch, and by json where this declines it.
 
-    read(text, found)  keep the batch's events into the Trace `found`; False, having kept
-                       nothing, where some complete event of the batch is laid out otherwise
+    read(text, found)  keep the batch's events into the Trace `found` (its GPU ranges into
+                       found.gpu_ranges); False, having kept nothing, where some complete
+                       event of the batch is laid out otherwise
 
 A regular expression reads each complete event's head (category, name, ids, times) and
 json only the args of GPU activities, launch calls and the ops whose inputs are kept, each distinct one once (a kernel's
@@ -17,7 +18,18 @@ import re
 import sys
 
 from ..names import GPU_CATS, LAUNCH_CATS
-from .events import CAT_ALIASES, GPU_ARGS, INPUT_OPS, MAX_TIME_US, MIN_DUR_US, Event, hashable, inputs, shared
+from .events import (
+    CAT_ALIASES,
+    GPU_ARGS,
+    GPU_RANGE,
+    INPUT_OPS,
+    MAX_TIME_US,
+    MIN_DUR_US,
+    Event,
+    hashable,
+    inputs,
+    shared,
+)
 
 _DECODER = json.JSONDecoder()
 
@@ -45,7 +57,7 @@ def read(text, found):
         json.loads("[" + text[text.rfind("{", 0, heads[-1].start()):] + "]")
     except (json.JSONDecodeError, RecursionError):
         return False
-    events, aliases, intern = [], CAT_ALIASES, sys.intern
+    events, ranges, aliases, intern = [], [], CAT_ALIASES, sys.intern
     ids, pool, flat = {}, found.pool, found.flat_args
     for m in heads:
         raw, name, pid, tid, ts, dur = m.groups()
@@ -57,6 +69,11 @@ def read(text, found):
             continue
         if "\\" in name:
             name = json.loads('"' + name + '"')
+        pid = ids.get(pid) or ids.setdefault(pid, pid[1:-1] if pid[0] == '"' else int(pid))
+        tid = ids.get(tid) or ids.setdefault(tid, tid[1:-1] if tid[0] == '"' else int(tid))
+        if cat == GPU_RANGE:
+            ranges.append(Event(cat, intern(name), ts, dur, pid, tid, None, None))
+            continue
         kept, corr = None, None
         if cat in GPU_CATS or cat in LAUNCH_CATS:
             got = _args(text, m.end(), cat in GPU_CATS, pool, flat)
@@ -68,10 +85,9 @@ def read(text, found):
             if got is False:
                 return False
             kept = got
-        pid = ids.get(pid) or ids.setdefault(pid, pid[1:-1] if pid[0] == '"' else int(pid))
-        tid = ids.get(tid) or ids.setdefault(tid, tid[1:-1] if tid[0] == '"' else int(tid))
         events.append(Event(cat, intern(name), ts, dur, pid, tid, corr, kept))
     found.events += events
+    found.gpu_ranges += ranges
     found.categories.update(c if "\\" not in c else json.loads(f'"{c}"') for c in _CAT.findall(text))
     return True
 

@@ -1,20 +1,22 @@
-"""A trace file read as a stream, kept compact: what `--explain` needs of a 200 MB trace
-without holding the whole JSON document in memory. This package is the one reader of
-torch.profiler's trace format; opening a reader's own file for the doctor, with its checks
-and messages, is report/doctor/reading/trace_file.py's.
+"""A trace file read as a stream, kept compact: what measurement (trace/analyze.py) and the
+trace doctor (`--explain`) read of a trace, a 200 MB one included, without holding the whole
+JSON document in memory. This package is the one reader of torch.profiler's trace format.
 
     read_trace(path)   Trace of the file (.json or .json.gz, gzip told by its magic bytes)
-    from_dict(trace)   the same Trace from a trace already loaded as a dict (load_trace's)
+    from_dict(trace)   the same Trace from a trace already loaded as a dict (the doctor's
+                       load_trace, a measurement's own trace); ReadError for another dict
 
 The text is decoded in chunks and the traceEvents array is parsed a batch of events at a
 time: by msgspec where it is installed (msgspec_decoder.py, an optional extra), else by
 a pattern for Kineto's own layout (kineto_layout.py), else by json; each event becomes a
-small Event (events.py) with only the fields the explanation reads, and the rest is
-dropped at once. The three keep the same events with the same fields
-(tests/test_explain_read.py). Equal launch resources of GPU activities share one dict
-(Trace.pool): a 200 MB trace holds a few hundred distinct ones among 150,000 kernels.
-Old Kineto category names (`Kernel`, `Runtime`, `Operator`, `Memcpy`, `Memset`) and
-ROCm's are read as today's. Bad input raises ReadError with one line.
+small Event (events.py) with only the fields measurement and the explanation read, and the
+rest is dropped at once; the GPU's side of record_function ranges goes to Trace.gpu_ranges.
+The three keep the same events with the same fields (tests/test_explain_read.py). Equal
+launch resources of GPU activities share one dict (Trace.pool): a 200 MB trace holds a few
+hundred distinct ones among 150,000 kernels. Old Kineto category names (`Kernel`,
+`Runtime`, `Operator`, `Memcpy`, `Memset`) and ROCm's are read as today's. Bad input raises
+ReadError with one line. Opening a reader's own file for the doctor, with its checks and
+messages, is report/doctor/reading/trace_file.py's.
 """
 from __future__ import annotations
 
@@ -29,7 +31,18 @@ from pathlib import Path
 from ...limits import MAX_DEPTH, too_deep
 from ..names import GPU_CATS, LAUNCH_CATS
 from . import kineto_layout, msgspec_decoder
-from .events import CAT_ALIASES, GPU_ARGS, INPUT_OPS, MAX_TIME_US, MIN_DUR_US, Event, hashable, inputs, shared
+from .events import (
+    CAT_ALIASES,
+    GPU_ARGS,
+    GPU_RANGE,
+    INPUT_OPS,
+    MAX_TIME_US,
+    MIN_DUR_US,
+    Event,
+    hashable,
+    inputs,
+    shared,
+)
 
 CHUNK = 1 << 23  # characters decoded at a time
 # the events kept (events.py) that the reader holds: about 0.6 KB each at the peak of
@@ -59,10 +72,12 @@ def _json_fault(err):
 class Trace:
     """The kept events, the top-level fields other than traceEvents, and the names of the
     categories the file held (the events' "cat" strings, kept or not: an MTIA or CPU-only
-    trace is told by them)."""
+    trace is told by them); gpu_ranges, the GPU's side of the record_function ranges
+    (events.GPU_RANGE), apart from the events (measurement's analyze.py reads them)."""
 
     def __init__(self):
         self.events, self.meta, self.categories, self.pool = [], {}, set(), {}
+        self.gpu_ranges = []
         self.flat_args = {}  # kineto_layout's cache of flat args by the text around their ids
 
     def add(self, e):
@@ -89,6 +104,10 @@ class Trace:
             if (type(ts) not in numbers or type(dur) not in numbers or type(name) is not str
                     or not -MAX_TIME_US <= ts <= MAX_TIME_US or not (MIN_DUR_US <= dur <= MAX_TIME_US or dur == 0)):
                 continue  # NaN fails both comparisons; an int too large for a float fails too
+            if cat == GPU_RANGE:
+                self.gpu_ranges.append(Event(cat, intern(name), float(ts), float(dur), hashable(e.get("pid")),
+                                             hashable(e.get("tid")), None, None))
+                continue
             args = e.get("args")
             if type(args) is not dict:
                 args = {}
@@ -121,6 +140,11 @@ class Trace:
                     or not -MAX_TIME_US <= ts <= MAX_TIME_US or not (MIN_DUR_US <= dur <= MAX_TIME_US or dur == 0)):
                 continue
             a, pid, tid = e.args, e.pid, e.tid
+            if cat == GPU_RANGE:
+                self.gpu_ranges.append(Event(cat, intern(name), float(ts), float(dur),
+                                             pid if type(pid) in plain else hashable(pid),
+                                             tid if type(tid) in plain else hashable(tid), None, None))
+                continue
             kept, corr = None, None
             if a is not None and (cat in gpu or cat in LAUNCH_CATS):  # the ids that pair them
                 corr = a.correlation
@@ -155,7 +179,10 @@ def _int3(v):
 
 
 def from_dict(trace):
-    """The Trace of a trace already loaded (a dict with a traceEvents list)."""
+    """The Trace of a trace already loaded (a dict with a traceEvents list); ReadError (a
+    ValueError) for anything else."""
+    if not isinstance(trace, dict) or not isinstance(trace.get("traceEvents"), list):
+        raise ReadError(NO_EVENTS)
     found = Trace()
     found.add_all(trace["traceEvents"])
     found.meta = {k: v for k, v in trace.items() if k != "traceEvents"}
@@ -312,8 +339,8 @@ def _events(stream, found, max_events):
 
 
 def _held(found, max_events):
-    """True; ReadError where the trace has more than max_events kept events."""
-    if len(found.events) > max_events:
+    """True; ReadError where the trace has more than max_events kept events (GPU ranges counted)."""
+    if len(found.events) + len(found.gpu_ranges) > max_events:
         raise ReadError(f"more than {max_events:,} events of the kinds --explain reads (GPU activities, "
                         "launch calls, ops, ranges): more than this reader holds in memory"
                         f"{' in the browser' if sys.platform == 'emscripten' else ''}; record fewer steps")

@@ -7,7 +7,15 @@ from factory import h200
 from report.output.rerun_files import rerun_results
 from report.paths import RERUNS
 from report.render.findings.common import Paired
-from report.render.reruns import compared, contradicting, reruns_table, scatter_explains, steady, with_interval
+from report.render.reruns import (
+    by_other_code,
+    compared,
+    contradicting,
+    reruns_table,
+    scatter_explains,
+    steady,
+    with_interval,
+)
 from report.results import load_reference
 from report.text.catalog import t
 
@@ -76,3 +84,22 @@ def test_a_row_whose_words_differ_shows_each_runs_interval_and_the_note_says_why
     table = reruns_table(run, load_reference(), [("b", run)], "en")
     assert t("reruns.note_differ", "en") not in table  # the same run twice: no words differ
     assert "0.777×" not in table
+
+
+def test_a_rerun_of_other_measuring_code_is_left_out_and_the_table_says_so():
+    """A rerun whose provenance code_sha256 differs from the run's was measured by other
+    code: its figures are not set beside the run's, and a line under the table names it."""
+    ref, run = load_reference(), h200()
+    same = copy.deepcopy(run)
+    other = copy.deepcopy(run)
+    other["provenance"]["code_sha256"] = {**other["provenance"]["code_sha256"], "report/trace/analyze.py": "0" * 16}
+    reruns = [("b", same), ("c", other)]
+    assert by_other_code(run, reruns) == ["c"]
+    assert by_other_code(run, [("b", same)]) == []
+    for lang in ("en", "nb"):
+        table = reruns_table(run, ref, reruns, lang)
+        assert table == reruns_table(run, ref, [("b", same)], lang) + " " + t("reruns.other_code", lang, names="c")
+        header = table.splitlines()[0]
+        assert "| b |" in header and "| c |" not in header
+    # every rerun of other code: no table, only the line that says why
+    assert reruns_table(run, ref, [("c", other)], "en") == t("reruns.other_code", "en", names="c")

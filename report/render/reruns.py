@@ -106,10 +106,24 @@ def scatter_explains(verdicts) -> bool:
     return bool(undecided and decided) and min(undecided) > max(decided)
 
 
+def by_other_code(results, reruns) -> list[str]:
+    """The names of the reruns ([(name, results)]) measured with other measuring code than
+    the run's (provenance's code_sha256, the hash of every measuring file): their figures
+    may differ for that reason alone, so they are not set beside the run's."""
+    code = (results.get("provenance") or {}).get("code_sha256")
+    return [name for name, r in reruns if (r.get("provenance") or {}).get("code_sha256") != code]
+
+
 def reruns_table(results, ref, reruns, lang) -> str:
-    """The table, or the line saying that no rerun is committed for this GPU."""
+    """The table, or the line saying that no rerun is committed for this GPU; the reruns of
+    other measuring code (by_other_code) are left out, and a line says which."""
     if not reruns:
         return t("reruns.none", lang)
+    other = by_other_code(results, reruns)
+    left_out = t("reruns.other_code", lang, names=", ".join(other)) if other else ""
+    reruns = [(name, r) for name, r in reruns if name not in other]
+    if not reruns:
+        return left_out
     runs = [(t("reruns.this_run", lang), compared(results, ref))] + [(name, compared(r, ref)) for name, r in reruns]
     rows, same, against, explained = [], 0, 0, True
     for where in runs[0][1]:
@@ -126,4 +140,5 @@ def reruns_table(results, ref, reruns, lang) -> str:
     return md_table(headers, rows, ["l", *("r" for _ in runs), "l"]) + "\n\n" + \
         t("reruns.note", lang, same=same, n=len(rows), runs=len(runs), contradicting=against) + \
         ("" if same == len(rows) else " " + t("reruns.note_differ", lang)
-         + (" " + t("reruns.note_scatter", lang) if explained and not against else ""))
+         + (" " + t("reruns.note_scatter", lang) if explained and not against else "")) + \
+        (" " + left_out if left_out else "")

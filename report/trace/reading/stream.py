@@ -4,7 +4,7 @@ JSON document in memory. This package is the one reader of torch.profiler's trac
 
     read_trace(path)   Trace of the file (.json or .json.gz, gzip told by its magic bytes)
     from_dict(trace)   the same Trace from a trace already loaded as a dict (the doctor's
-                       load_trace, a measurement's own trace); ReadError for another dict
+                       load_trace); ReadError for anything that is no trace
 
 The text is decoded in chunks and the traceEvents array is parsed a batch of events at a
 time: by msgspec where it is installed (msgspec_decoder.py, an optional extra), else by

@@ -67,19 +67,17 @@ fi
   "$PY" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'; date -u; } \
   > remeasure-logs/machine-$ARG.txt 2>&1
 
-# the folder build_tables.py names after this GPU (docs/generated/h200 on an H200, h100-80gb-hbm3
-# on an H100): the run and its reruns go where the GPU that made them says
-SLUG=$("$PY" -c 'import torch; from report.measure.provenance import gpu_slug; print(gpu_slug(torch.cuda.get_device_name()))') \
-  || { echo "no CUDA device" | tee -a "$STATUS"; exit 1; }
-echo "gpu folder: $SLUG" | tee -a "$STATUS"
 PATHS=(remeasure-logs)
 # xdist where it travelled (.whl): the test files' tests in 8 processes
 XDIST=()
 "$PY" -c 'import xdist' 2>/dev/null && XDIST=(-n 8)
 case "$ARG" in
   a)
+    stamp=$(mktemp)
     step run-a 480 "$PY" build_tables.py --all --ncu  # about 6.5 minutes with 4 round processes
-    PATHS+=("docs/generated/$SLUG" docs/generated/compare)
+    # the folder the run wrote, named after its GPU (h200 on an H200, h100-80gb-hbm3 on an H100)
+    for f in docs/generated/*/results.json; do [ "$f" -nt "$stamp" ] && PATHS+=("$(dirname "$f")"); done
+    PATHS+=(docs/generated/compare)
     tmp=$(mktemp -d)
     step run-default "$(left)" "$PY" build_tables.py --out "$tmp"
     rm -rf "$tmp"
@@ -95,16 +93,18 @@ case "$ARG" in
   b|c|d|e)
     tmp=$(mktemp -d)
     if step "run-$ARG" 480 "$PY" build_tables.py --all --ncu --out "$tmp"; then
+      # the folder the run wrote is named after its GPU: its reruns go beside that GPU's run
+      SLUG=$(basename "$(dirname "$(ls "$tmp"/*/results.json | head -n 1)")")
       dest=data/reruns/$SLUG/$ARG
       mkdir -p "$dest"
       cp "$tmp/$SLUG/results.json" "$dest/results.json"
       gpu=$("$PY" -c 'import json,sys; p=json.load(open(sys.argv[1]))["provenance"]; print(p["gpu_name"], "| torch", p["torch"], "| CUDA", p["cuda"], "| cuDNN", p["cudnn"], "| driver", p["driver"])' "$dest/results.json")
       cat > "$dest/README.md" <<EOF
-# Rerun ${ARG^^} on $(echo "$gpu" | cut -d'|' -f1)
+# Rerun ${ARG^^} on ${gpu%% |*}
 
 - Date: $(date -u +%Y-%m-%d) (UTC)
 - Command: \`python build_tables.py --all --ncu --out <a temporary folder>\`, then its
-  \`h200/results.json\` copied here (by \`bash scripts/gpu_remeasure.sh $ARG\`)
+  \`$SLUG/results.json\` copied here (by \`bash scripts/gpu_remeasure.sh $ARG\`)
 - Machine: $gpu
 - Same code as the committed run in \`docs/generated/$SLUG/\`; compare them with
   \`python -m benchmarks.verdicts docs/generated/$SLUG data/reruns/$SLUG/*\`

@@ -1,11 +1,12 @@
 """report/render/reruns.py and report/output/rerun_files.py: every comparison the findings decide, across the committed run
 and the reruns committed beside it (data/reruns/h200)."""
 import copy
+import json
 
 from factory import h200
 
 from report.output.rerun_files import rerun_results
-from report.paths import RERUNS
+from report.paths import DEFAULT_OUT, RERUNS
 from report.render.findings.common import Paired
 from report.render.reruns import (
     by_other_code,
@@ -16,13 +17,27 @@ from report.render.reruns import (
     steady,
     with_interval,
 )
-from report.results import load_reference
+from report.results import load_reference, load_results
 from report.text.catalog import t
 
 
-def test_the_committed_reruns_load_by_name():
-    assert [name for name, _ in rerun_results(RERUNS / "h200")] == ["b", "c", "d", "e"]
-    assert rerun_results(RERUNS / "no-such-gpu") == [] and rerun_results(None) == []
+def test_the_committed_reruns_are_by_the_committed_runs_measuring_code():
+    """A rerun beside a GPU's run was measured by the same code (results.json code_sha256):
+    reruns by older code move to data/archive/ when the run is measured again."""
+    for gpu in sorted(p for p in RERUNS.iterdir() if p.is_dir()) if RERUNS.is_dir() else []:
+        run = load_results(DEFAULT_OUT / gpu.name / "results.json")
+        for name, rerun in rerun_results(gpu):
+            assert rerun["provenance"]["code_sha256"] == run["provenance"]["code_sha256"], (gpu.name, name)
+
+
+def test_reruns_load_by_folder_name_and_folders_without_results_are_left_out(tmp_path):
+    run = h200()
+    for name in ("c", "b", "empty"):
+        (tmp_path / name).mkdir()
+    for name in ("c", "b"):
+        (tmp_path / name / "results.json").write_text(json.dumps(run), encoding="utf-8")
+    assert [name for name, _ in rerun_results(tmp_path)] == ["b", "c"]
+    assert rerun_results(tmp_path / "no-such-gpu") == [] and rerun_results(None) == []
 
 
 def test_every_paired_verdict_of_the_findings_is_found_with_its_metric():

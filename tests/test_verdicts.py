@@ -78,8 +78,9 @@ def test_each_run_gets_its_host_pace_and_whether_its_code_is_the_first_runs(reve
     for rnd in slower["pairs"]["groups"]["small"]["rounds"]:
         rnd["blocks_us"]["flash"] = [2 * b for b in rnd["blocks_us"]["flash"]]
     slower["provenance"]["code_sha256"] = {"report/measure/run.py": "0" * 16}
-    assert verdicts.host_pace(slower) == pytest.approx(2 * verdicts.host_pace(committed))
-    assert min(map(min, flash_blocks)) <= verdicts.host_pace(committed) <= max(map(max, flash_blocks))
+    assert verdicts.host_pace(slower) == pytest.approx(tuple(2 * x for x in verdicts.host_pace(committed)))
+    median, fastest = verdicts.host_pace(committed)
+    assert fastest == min(map(min, flash_blocks)) < median <= max(map(max, flash_blocks))
     lines = verdicts.run_lines({"a": committed, "b": slower, "c": committed})
     assert ["DIFFERS" in line for line in lines] == [False, True, False]
     del slower["pairs"]

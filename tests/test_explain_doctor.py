@@ -15,7 +15,6 @@ from report.doctor.output.text_report import SCREEN, WIDTH, first_screen
 from report.doctor.rules.remedies import LAUNCH_BOUND_KERNEL_US
 from report.doctor.shown.numbers import MAX_WHOLE_SIG, sig
 from report.text.format import fmt_sig
-from report.trace.reading import kept as reading_kept
 from report.trace.reading import kineto_layout, msgspec_decoder
 from report.trace.reading import stream as reading_stream
 
@@ -151,17 +150,17 @@ def test_the_three_readers_keep_sdpas_recorded_inputs_alike(tmp_path, monkeypatc
     path = tmp_path / "t.json"
     path.write_text(json.dumps(trace_of(*events)), encoding="utf-8")
     kept = lambda t: [(e.cat, e.name, e.args) for e in t.events if e.cat in ("cpu_op", "overhead")]  # noqa: E731
-    by_json = kept(reading_kept.from_dict(load_trace(path)))
+    by_json = kept(reading_stream.from_dict(load_trace(path)))
     assert by_json[0][2]["Input Dims"][3] == [8, 1, 512, 512] and ("overhead", "Activity Buffer Request", None) in by_json
     assert kept(read_trace(path)) == by_json  # msgspec where installed
     monkeypatch.setattr(reading_stream, "FAST_DECODER", False)
     assert kept(read_trace(path)) == by_json
     # Kineto's layout read by its pattern (a batch of a large file): the same
-    by_pattern = reading_kept.Trace()
+    by_pattern = reading_stream.Trace()
     assert kineto_layout.read(", ".join(json.dumps(e) for e in events), by_pattern)
     assert kept(by_pattern) == by_json
     if msgspec_decoder.AVAILABLE:  # and by msgspec
-        by_msgspec = reading_kept.Trace()
+        by_msgspec = reading_stream.Trace()
         by_msgspec.add_structs(msgspec_decoder.events(", ".join(json.dumps(e) for e in events)))
         assert kept(by_msgspec) == by_json
 

@@ -13,7 +13,6 @@ from factory import FIXTURES, odd_value
 from report.doctor.explain import TraceError, explain, load_trace, read_trace, report
 from report.paths import ROOT
 from report.trace.reading import events as reading_events
-from report.trace.reading import kept as reading_kept
 from report.trace.reading import msgspec_decoder
 from report.trace.reading import stream as reading_stream
 
@@ -116,7 +115,7 @@ def test_odd_values_anywhere_read_the_same_both_ways(tmp_path, monkeypatch):
         path = kineto_layout(t, tmp_path / "t.json")
         pure, _ = read_with(path, monkeypatch, False, chunk=1 << 13)
         fast, _ = read_with(path, monkeypatch, True, chunk=1 << 13)
-        assert kept(fast) == kept(pure) == kept(reading_kept.from_dict(t))
+        assert kept(fast) == kept(pure) == kept(reading_stream.from_dict(t))
 
 
 def test_equal_launch_resources_share_one_dict_and_unequal_types_do_not():

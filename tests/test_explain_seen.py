@@ -175,7 +175,6 @@ def test_every_reader_keeps_a_matmuls_dims_alone_and_once(tmp_path, monkeypatch)
     import json
 
     from report.doctor.explain import load_trace, read_trace
-    from report.trace.reading import kept as reading_kept
     from report.trace.reading import kineto_layout, msgspec_decoder
     from report.trace.reading import stream as reading_stream
 
@@ -183,16 +182,16 @@ def test_every_reader_keeps_a_matmuls_dims_alone_and_once(tmp_path, monkeypatch)
     path = tmp_path / "t.json"
     path.write_text(json.dumps(trace_of(*events)), encoding="utf-8")
     kept = lambda t: [e.args for e in t.events if e.cat == "cpu_op"]  # noqa: E731
-    by_json = kept(reading_kept.from_dict(load_trace(path)))
+    by_json = kept(reading_stream.from_dict(load_trace(path)))
     assert by_json == [{"Input Dims": [[64, 50257], [50257, 64]]}] * 3  # no types, strides or concrete inputs
     assert by_json[0] is by_json[1]  # equal shapes held once
     assert kept(read_trace(path)) == by_json
     monkeypatch.setattr(reading_stream, "FAST_DECODER", False)
     assert kept(read_trace(path)) == by_json
-    by_pattern = reading_kept.Trace()
+    by_pattern = reading_stream.Trace()
     assert kineto_layout.read(", ".join(json.dumps(e) for e in events), by_pattern)
     assert kept(by_pattern) == by_json
     if msgspec_decoder.AVAILABLE:
-        by_msgspec = reading_kept.Trace()
+        by_msgspec = reading_stream.Trace()
         by_msgspec.add_structs(msgspec_decoder.events(", ".join(json.dumps(e) for e in events)))
         assert kept(by_msgspec) == by_json

@@ -14,7 +14,7 @@ from report.doctor.rules import asked_table
 from report.doctor.rules.call_why import bias_grad_of
 from report.doctor.rules.facts import NativeWeights
 from report.doctor.rules.why import CUDNN_FIRST
-from report.trace.reading.kept import from_dict
+from report.trace.reading.stream import from_dict
 
 FLASH = "aten::_scaled_dot_product_flash_attention"
 EFFICIENT = "aten::_scaled_dot_product_efficient_attention"

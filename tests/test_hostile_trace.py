@@ -295,7 +295,7 @@ def test_a_launch_delay_is_never_negative(tmp_path, capsys):
     code, out, _ = command(tmp_path / "t.json", capsys)
     assert code == 0 and not re.search(r"-\d[\d,.]* µs", out)
     from report.doctor.model.timeline import Timeline
-    from report.trace.reading.kept import from_dict
+    from report.trace.reading.stream import from_dict
 
     acts = Timeline(from_dict({"traceEvents": events}).events).acts
     assert [a.delay for a in acts if a.e.name == "g"] == [0.0, None]  # the graph's first kernel: 40 µs in its call

@@ -65,7 +65,7 @@ def test_each_shape_costs_what_a_plain_trace_of_its_size_does(shape, n, memory, 
 
 def test_ops_nested_thousands_deep_keep_the_innermost():
     from report.doctor.model.timeline import MAX_STACK, Timeline
-    from report.trace.reading.kept import from_dict
+    from report.trace.reading.stream import from_dict
 
     depth = 5000
     events = [ev("cpu_op", f"op_{k}", float(k), 2.0 * depth - k) for k in range(depth)]

@@ -104,12 +104,11 @@ def test_the_doctor_has_its_layers_and_nothing_else():
 
 
 def test_the_trace_formats_reader_lies_below_the_doctor():
-    """report/trace/reading/ is the reader of torch.profiler's format, the doctor's today and
-    measurement's with its next re-measurement: it imports nothing of report/doctor/ (nor of
-    measurement)."""
+    """report/trace/reading/ is the one reader of torch.profiler's format, used by measurement
+    and by the doctor alike: it imports nothing of report/doctor/ (nor of measurement)."""
     reading = PACKAGE / "trace" / "reading"
-    assert {p.stem for p in reading.glob("*.py")} == {"__init__", "events", "kept", "stream",
-                                                       "kineto_layout", "msgspec_decoder"}
+    assert {p.stem for p in reading.glob("*.py")} == {"__init__", "events", "stream", "kineto_layout",
+                                                       "msgspec_decoder"}
     for path in reading.glob("*.py"):
         name, _ = module_name(path)
         bad = {t for t in imports(path) if t.startswith(("report.doctor", "report.measure", "report.render"))}

@@ -17,7 +17,7 @@ from report.doctor.output.svg_pieces import MAX_ACTS, pieces
 from report.paths import ROOT
 from report.render import timelines
 from report.text.catalog import t
-from report.trace.reading.kept import from_dict
+from report.trace.reading.stream import from_dict
 
 MISSING = t("finding.missing", "en")  # the line a file without its data says
 

@@ -473,7 +473,7 @@ def drawn_titles(reader, drawn_before):
 def expected_titles(trace, name, index=None):
     """What report/doctor/output/svg.py draws for the page's reader, read here in Python."""
     from report.doctor.output.svg import pieces, reader_view
-    from report.trace.reading.kept import from_dict
+    from report.trace.reading.stream import from_dict
 
     svg = reader_view(pieces(from_dict(trace)), index, "en", name)[0]
     return [html_unescape(t) for t in re.findall(r'<g tabindex="0"><title>([^<]*)</title>', svg)]

@@ -45,7 +45,7 @@ import re
 
 from ..trace.names import LAUNCH_CATS, short_kernel_name
 from ..trace.reading.events import MAX_TIME_US
-from ..trace.reading.kept import Trace, from_dict
+from ..trace.reading.stream import Trace, from_dict
 from ..trace.stats import stats
 from .model.idle import busy_by, idle_causes, window
 from .model.kernel_rows import add_occupancy, devices, kernel_rows

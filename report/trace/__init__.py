@@ -5,7 +5,7 @@ stats      median/min/max/mean of a list (the summary every time is stored as)
 analyze    per-forward figures for the ranges of one record_function name
 causes     which step of attention a kernel serves
 kernel_occupancy  our occupancy for each kernel, from the trace's device properties
-reading/   the reader of the trace format (stream.py, kept.py, events.py, msgspec_decoder.py,
+reading/   the reader of the trace format (stream.py, events.py, msgspec_decoder.py,
            kineto_layout.py), which the trace doctor reads a reader's trace with
 
 A reader's own trace (--explain, trace-doctor) is report/doctor/'s.

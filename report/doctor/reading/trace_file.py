@@ -13,8 +13,7 @@ import zlib
 from pathlib import Path
 
 from ...limits import parse_json
-from ...trace.reading.kept import ReadError
-from ...trace.reading.stream import LONG_NUMBER, MAX_EVENTS, long_number
+from ...trace.reading.stream import LONG_NUMBER, MAX_EVENTS, ReadError, long_number
 from ...trace.reading.stream import read_trace as _read_stream
 from ..shown.safe import error_line
 

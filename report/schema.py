@@ -64,7 +64,6 @@ class Kernel(TypedDict, total=False):
     block: list[int] | None
     grid: list[int] | None
     kineto_occupancy_pct: Number | None
-    kineto_occupancy: Number | None
     our_kineto_rule_pct: Number
     our_optin_pct: Number
     our_optin_blocks: Whole

@@ -113,6 +113,8 @@ def test_the_trace_formats_reader_lies_below_the_doctor():
         name, _ = module_name(path)
         bad = {t for t in imports(path) if t.startswith(("report.doctor", "report.measure", "report.render"))}
         assert not bad, (name, bad)
+    # both sides use it
+    assert "report.trace.reading.stream" in imports(PACKAGE / "trace" / "analyze.py")
     assert "report.trace.reading.stream" in imports(PACKAGE / "doctor" / "reading" / "trace_file.py")
 
 

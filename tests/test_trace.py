@@ -3,16 +3,24 @@
 The traces under tests/fixtures/h200/ were recorded by build_tables.py and cut down by
 tests/fixtures/make_fixtures.py; the facts asserted here are facts of those traces.
 """
+import ast
+import gzip
+import json
 import math
+import shutil
 
 import pytest
 from factory import FIXTURES
 from occupancy import GpuLimits, blocks_per_sm, occupancy, smem_alloc_unit
 
 from report.doctor.explain import load_trace
-from report.trace.analyze import analyze_trace
+from report.measure.ask import MAX_KERNELS
+from report.measure.timing import keep_trace, summary
+from report.paths import PACKAGE, ROOT
+from report.trace.analyze import analyze_trace, read
 from report.trace.kernel_occupancy import add_occupancy
 from report.trace.names import backend_of_kernels, short_kernel_name
+from report.trace.reading.stream import Trace
 from report.variants import VARIANTS
 
 FUSED_BACKEND_OPS = {"flash": "aten::_flash_attention_forward",
@@ -273,3 +281,191 @@ def test_shared_memory_is_allocated_in_256_bytes_before_ampere():
     block takes 3,328 bytes on Volta (29 fit in 96 KiB), 3,200 in 128-byte units (30)."""
     assert blocks_per_sm(_gpu((7, 0), 98304), 16, 32, 3100)[0] == 29
     assert smem_alloc_unit((8, 0)) == smem_alloc_unit((12, 0)) == 128
+
+
+# --- one reader: the committed figures are the reader's, and no second reader exists -----
+
+GENERATED = ROOT / "docs" / "generated"
+# the figures a variant's row keeps of analyze_trace (report/measure/seed.py: TRACE_FIELDS)
+ROW_FIELDS = ("steps", "cpu_time_us", "cuda_time_us", "kernel_sum_us", "launch_api_us",
+              "gpu_activities_per_forward", "attribution", "cpu_ops_per_forward")
+
+
+def _same(stored, found, where):
+    """found equals stored (results.json's), floats within rel 1e-9; stored may hold more keys
+    (occupancy, added later; a field analyze_trace no longer gives)."""
+    if isinstance(found, dict):
+        assert isinstance(stored, dict), where
+        for key, value in found.items():
+            assert key in stored, (where, key)
+            _same(stored[key], value, f"{where}.{key}")
+    elif isinstance(found, list):
+        assert isinstance(stored, list) and len(stored) == len(found), where
+        for i, (a, b) in enumerate(zip(stored, found, strict=True)):
+            _same(a, b, f"{where}.{i}")
+    elif isinstance(found, float) or isinstance(stored, float):
+        assert stored == pytest.approx(found, rel=1e-9, abs=0), where
+    else:
+        assert stored == found, where
+
+
+def _committed_runs():
+    return sorted(p.parent for p in GENERATED.glob("*/results.json") if (p.parent / "traces").is_dir())
+
+
+@pytest.mark.parametrize("run", _committed_runs(), ids=lambda p: p.name)
+def test_the_committed_figures_are_the_readers_of_the_committed_traces(run):
+    """Every variant's figures and every asked condition's kernels in results.json equal
+    analyze_trace(read(trace)) of the trace committed beside them: the numbers the pages show
+    come from the one reader the trace doctor reads a reader's trace with."""
+    results = json.loads((run / "results.json").read_text(encoding="utf-8"))
+    checked = 0
+    for name, row in results["variants"].items():
+        path = run / "traces" / f"{name}.json.gz"
+        if row.get("status") != "ok" or not path.is_file():
+            continue
+        found = analyze_trace(read(path), f"{name}_fwd")
+        for field in ROW_FIELDS:
+            _same(row[field], found[field], f"{name}.{field}")
+        _same(row["kernels"], found["kernels"], f"{name}.kernels")
+        checked += 1
+    for cond in (results.get("eligibility") or {}).get("conditions", []):
+        if not cond.get("trace"):
+            continue
+        found = analyze_trace(read(run / cond["trace"]), f"ask_{cond['id']}")
+        names = [k["name"] for k in found["kernels"] if k["kind"] == "kernel"]
+        assert cond["kernels"] == names[:MAX_KERNELS], cond["id"]
+        if cond.get("kernel_time_us"):
+            _same(cond["kernel_time_us"], {"median": found["kernel_sum_us"]["median"],
+                                           "steps": found["kernel_sum_steps_us"]}, cond["id"])
+        checked += 1
+    assert checked >= 10, run
+
+
+def test_a_measurements_kept_trace_is_read_by_the_one_reader(tmp_path):
+    """measure/timing.py: keep_trace writes the profiler's file as .json.gz and returns it as the
+    reader's Trace; summary reads a trace file with read(). Both give the fixture's figures."""
+    raw = tmp_path / "flash.json"
+    with gzip.open(FIXTURES / "flash.json.gz", "rb") as src, raw.open("wb") as dst:
+        shutil.copyfileobj(src, dst)
+    kept = keep_trace(raw)
+    assert isinstance(kept, Trace) and not raw.exists() and (tmp_path / "flash.json.gz").is_file()
+    assert analyze_trace(kept, "flash_fwd") == fixture("flash")
+    short = summary(tmp_path / "flash.json.gz", "flash_fwd", "cuda")
+    assert short["cuda_time_us"] == fixture("flash")["cuda_time_us"] and short["kernels"][0]["name"]
+
+
+# the one reader of the format, and the doctor's opening of a reader's own file (its checks)
+READERS = {PACKAGE / "trace" / "reading", PACKAGE / "doctor" / "reading" / "trace_file.py"}
+# what only a reader of torch.profiler's format names: its events' list, an event's phase ("X"),
+# the GPU's side of a range (the reader keeps it apart: Trace.gpu_ranges), the ids that pair a
+# launch with its activity (the reader's Event.corr). The categories the reader keeps
+# ("kernel", "cpu_op", ...) are its Events' own words, read by everyone.
+FORMAT_WORDS = {"traceEvents", "ph", "gpu_user_annotation", "correlation", "External id"}
+# the modules that are handed traces: they import the reader, or what reads with it
+TRACE_USERS = ("report.trace.analyze", "report.trace.reading", "report.doctor.reading", "report.doctor.explain")
+# functions of those that parse JSON that is no trace to read: each with its reason
+NOT_READING = {
+    ("report/measure/timing.py", "keep_trace"): "re-encodes the profiler's file compactly, then reads it with read()",
+    ("report/render/site.py", "model_explained"): "the manifest.json beside the model's trace",
+}
+
+
+def second_reader(source):
+    """What in a module's source reads the trace format itself: a format word as a string
+    (FORMAT_WORDS), or a gzip file opened to read.
+    Docstrings and f-string text do not count; gzip opened to write ("w", "wt", ...) does not."""
+    found = []
+    tree = ast.parse(source)
+    docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                  if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in FORMAT_WORDS
+                and id(node) not in docstrings):
+            found.append(f"line {node.lineno}: {node.value!r}")
+        elif isinstance(node, ast.Call) and _gzip_read(node):
+            found.append(f"line {node.lineno}: gzip opened to read")
+    return found
+
+
+def json_parsed(source):
+    """The functions (name, line) of a module's source that call json.load or json.loads."""
+    found = []
+    for fn in ast.walk(ast.parse(source)):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found += [(fn.name, n.lineno) for n in ast.walk(fn)
+                      if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                      and isinstance(n.func.value, ast.Name) and n.func.value.id == "json"
+                      and n.func.attr in ("load", "loads")]
+    return found
+
+
+def _gzip_read(call):
+    """gzip.open / GzipFile / decompress called to read (no mode, or a mode without w, a, x)."""
+    f = call.func
+    name = f.attr if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "gzip" else None
+    if name == "decompress":
+        return True
+    if name not in ("open", "GzipFile"):
+        return False
+    mode = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "mode"), None)
+    written = isinstance(mode, ast.Constant) and isinstance(mode.value, str) and set(mode.value) & set("wax")
+    return not written
+
+
+def _uses_traces(source, path):
+    """Whether the module imports the reader or what reads with it (TRACE_USERS)."""
+    package = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1])
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            target = ".".join(base + ([node.module] if node.module else []))
+            names |= {target} | {f"{target}.{a.name}" for a in node.names}
+    return any(n == u or n.startswith(u + ".") for n in names for u in TRACE_USERS)
+
+
+def test_one_reader_reads_the_trace_format():
+    """No module of report/ but report/trace/reading/ (and the doctor's trace_file.py, which
+    checks a reader's file before reading it with it) reads torch.profiler's format: a second
+    reader would name the traceEvents list, an event's phase, the GPU's ranges or the ids that
+    pair launches, open the gzip file itself, or parse the JSON where it is handed traces
+    (issue 38, one reader)."""
+    seconds, readers = {}, 0
+    for path in sorted(PACKAGE.rglob("*.py")):
+        source, rel = path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix()
+        found = second_reader(source)
+        if any(path == r or r in path.parents for r in READERS):
+            readers += bool(found)
+            continue
+        if _uses_traces(source, path):  # handed traces: no JSON of its own parsed, but NOT_READING's
+            found += [f"line {line}: json parsed in {fn}" for fn, line in json_parsed(source)
+                      if (rel, fn) not in NOT_READING]
+        if found:
+            seconds[rel] = found
+    assert seconds == {}
+    assert readers >= 3  # the check sees the reader itself: stream.py, kineto_layout.py, trace_file.py
+
+
+@pytest.mark.parametrize("reader", [
+    # analyze.py before issue 38 read the events itself
+    'def complete_events(trace):\n    return [e for e in trace["traceEvents"] if e.get("ph") == "X"]\n',
+    'import gzip, json\n\ndef load(path):\n    with gzip.open(path, "rt") as f:\n        return json.load(f)\n',
+    'def gpu_ranges(events):\n    return [e for e in events if e.get("cat") == "gpu_user_annotation"]\n',
+])
+def test_the_one_reader_check_sees_a_second_reader(reader):
+    assert second_reader(reader)
+    assert not second_reader('"""Reads traceEvents (a docstring)."""\nimport gzip\n\n'
+                             'def keep(path, text):\n    with gzip.open(path, "wt") as f:\n        f.write(text)\n')
+
+
+def test_the_one_reader_check_sees_a_trace_loaded_beside_the_reader():
+    """measure/timing.py's summary() before issue 38 loaded the trace as JSON itself."""
+    old = ("from ..trace.analyze import analyze_trace\n\n\ndef summary(path, name):\n"
+           "    return analyze_trace(json.loads(Path(path).read_text()), name)\n")
+    assert _uses_traces(old, PACKAGE / "measure" / "timing.py")
+    assert json_parsed(old) == [("summary", 5)]
+    assert not _uses_traces("import json\n", PACKAGE / "results.py")

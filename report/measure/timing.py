@@ -10,7 +10,7 @@ import timeit
 from pathlib import Path
 
 from .. import snippets
-from ..trace.analyze import analyze_trace
+from ..trace.analyze import analyze_trace, read
 
 BLOCKS = 20  # blocks of calls a timer aims for in its seconds: a median and IQR over ~20
 MIN_BLOCKS = 2  # a call slower than the whole budget is still timed twice
@@ -62,7 +62,7 @@ KERNEL_FIELDS = ("name", "short_name", "kind", "aten_op", "aten_stack", "per_for
 def summary(trace_path, name, device, cuda_time="gpu_range", kernel_fields=KERNEL_FIELDS):
     """The figures a sweep point, a shape point, an overhead row or a training row keeps
     from one trace."""
-    a = analyze_trace(json.loads(Path(trace_path).read_text()), name, cuda_time=cuda_time)
+    a = analyze_trace(read(trace_path), name, cuda_time=cuda_time)
     if device != "cuda":  # no GPU in this run: the GPU-side figures do not exist
         a.update(cuda_time_us=None, kernel_sum_us=None, gpu_activities_per_forward=None)
     return {k: a[k] for k in ("cuda_time_us", "kernel_sum_us", "cpu_time_us",
@@ -72,13 +72,15 @@ def summary(trace_path, name, device, cuda_time="gpu_range", kernel_fields=KERNE
 
 def keep_trace(raw_path):
     """A trace the profiler exported to raw_path (.json), kept beside it as .json.gz
-    (compact, level 9) and the raw file removed; returns the trace."""
+    (compact, level 9) and the raw file removed; returns the kept file read by the one
+    reader (trace/reading/: the Trace the doctor reads of it too)."""
     raw_path = Path(raw_path)
+    kept = raw_path.with_suffix(".json.gz")
     trace = json.loads(raw_path.read_text())
-    with gzip.open(raw_path.with_suffix(".json.gz"), "wt", compresslevel=9) as fh:
+    with gzip.open(kept, "wt", compresslevel=9) as fh:
         json.dump(trace, fh, separators=(",", ":"))
     raw_path.unlink()
-    return trace
+    return read(kept)
 
 
 def profile_short(fn, inputs, name, steps, device, kernel_fields=KERNEL_FIELDS):

@@ -19,8 +19,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..doctor.explain import TraceError, load_trace
-from ..trace.analyze import activities_per_step, complete_events, op_stack_finder
+from ..trace.analyze import activities_per_step, as_trace, op_stack_finder, ranges_named, read, step_finder
 from ..trace.causes import cause_of
 from ..trace.names import kernel_kind
 from ..trace.stats import stats
@@ -30,39 +29,36 @@ RATIO_TOLERANCE = 0.02  # how far the threads' ratio may be from S/D (a grid is 
 
 
 def _threads(event):
-    args = event.get("args") or {}
+    args = event.args or {}
     grid, block = args.get("grid"), args.get("block")
     return math.prod(grid) * math.prod(block) if grid and block else None
 
 
 def split_steps(trace, range_name, seq_len, head_dim):
-    """{part: [µs in each step]} for the dtype conversions of each `range_name` range,
-    and the activities per step of each part; None where the trace does not show the
-    pattern above (no range, no matmul, a different number of conversions per step)."""
-    events = complete_events(trace)
-    ranges = sorted((e for e in events if e.get("cat") == "user_annotation" and e.get("name") == range_name),
-                    key=lambda e: e["ts"])
+    """{part: [µs in each step]} for the dtype conversions of each `range_name` range of a
+    trace (a Trace of the reader, or a dict), and the activities per step of each part; None
+    where the trace does not show the pattern above (no range, no matmul, a different number
+    of conversions per step)."""
+    events = as_trace(trace).events
+    ranges = ranges_named((e for e in events if e.cat == "user_annotation"), range_name)
     if not ranges:
         return None
-
-    def step_of(ts):
-        return next((i for i, r in enumerate(ranges) if r["ts"] <= ts <= r["ts"] + r["dur"]), None)
-
+    step_of = step_finder(ranges)
     per_step, _ = activities_per_step(events, len(ranges), step_of)
     op_stack = op_stack_finder(events)
-    matmuls = [e for e in events if e.get("cat") == "cpu_op" and e.get("name") == "aten::matmul"]
+    matmuls = [e for e in events if e.cat == "cpu_op" and e.name == "aten::matmul"]
     out, counts = {}, None
     for i, acts in enumerate(per_step):
-        starts = [m["ts"] for m in matmuls if step_of(m["ts"]) == i]
+        starts = [m.ts for m in matmuls if step_of(m.ts) == i]
         if not starts:
             return None
         conv = [(e, launch) for e, launch in acts
-                if cause_of(op_stack(launch), kernel_kind(e), e["name"]) == "dtype_conversion"]
-        inputs = [e for e, launch in conv if launch["ts"] < min(starts)]
-        back = sorted((e for e, launch in conv if launch["ts"] >= min(starts)), key=lambda e: _threads(e) or 0)
+                if cause_of(op_stack(launch), kernel_kind(e), e.name) == "dtype_conversion"]
+        inputs = [e for e, launch in conv if launch.ts < min(starts)]
+        back = sorted((e for e, launch in conv if launch.ts >= min(starts)), key=lambda e: _threads(e) or 0)
         parts = {"inputs": inputs}
         threads = [_threads(e) for e in back]
-        told = (len(back) == 2 and back[0]["name"] == back[1]["name"] and all(threads)
+        told = (len(back) == 2 and back[0].name == back[1].name and all(threads)
                 and abs(threads[1] / threads[0] - seq_len / head_dim) <= RATIO_TOLERANCE * seq_len / head_dim)
         parts.update({"output": back[:1], "weights": back[1:]} if told else {"back": back})
         mine = {p: len(es) for p, es in parts.items() if es}
@@ -71,7 +67,7 @@ def split_steps(trace, range_name, seq_len, head_dim):
         counts = mine
         for part, es in parts.items():
             if es:
-                out.setdefault(part, []).append(sum(e["dur"] for e in es))
+                out.setdefault(part, []).append(sum(e.dur for e in es))
     return {"us": out, "activities": counts} if out else None
 
 
@@ -86,8 +82,8 @@ def conversion_split(name, row, traces_dir, config):
     if not whole or path is None or not path.is_file():
         return None
     try:  # the range each forward pass is recorded in (report/measure/seed.py: measure_variant)
-        found = split_steps(load_trace(path), f"{name}_fwd", config["seq_len"], config["head_dim"])
-    except (TraceError, ValueError, KeyError):
+        found = split_steps(read(path), f"{name}_fwd", config["seq_len"], config["head_dim"])
+    except (OSError, ValueError, KeyError):  # unreadable, no trace (the reader's ReadError), no such field
         return None
     if not found:
         return None

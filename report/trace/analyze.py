@@ -1,43 +1,52 @@
-"""Per-forward figures for every range of one record_function name in a Chrome trace.
+"""Per-forward figures for every range of one record_function name in a torch.profiler trace,
+read by the one reader of the format (reading/: the same events the trace doctor reads).
 
 CPU time is the host-side record_function range; CUDA time is the GPU-side range
-("gpu_user_annotation": first kernel start to last kernel end). GPU activities are tied
-to a forward pass through the launch call that issued them (its correlation id).
+("gpu_user_annotation", Trace.gpu_ranges: first kernel start to last kernel end). GPU
+activities are tied to a forward pass through the launch call that issued them (its
+correlation id).
+
+    read(path)                    the Trace of a .json or .json.gz file (reading/stream.py)
+    analyze_trace(trace, name)    the figures of a Trace (or of a trace loaded as a dict)
+    step_finder, activities_per_step, op_stack_finder   the steps of it that
+                                  render/conversions.py reads too
 """
 from .causes import CAUSES, cause_of
 from .names import GPU_CATS, LAUNCH_CATS, kernel_kind, short_kernel_name
+from .reading import stream
 from .stats import stats
 
-
-def complete_events(trace):
-    """The trace's complete ("X") events; ValueError if it is no Chrome trace."""
-    if not isinstance(trace, dict) or not isinstance(trace.get("traceEvents"), list):
-        raise ValueError("no traceEvents list: not a Chrome trace from torch.profiler")
-    return [e for e in trace["traceEvents"] if isinstance(e, dict) and e.get("ph") == "X"]
+read = stream.read_trace
 
 
-def _ranges(events, cat, range_name):
-    return sorted((e for e in events if e.get("cat") == cat and e.get("name") == range_name),
-                  key=lambda e: e["ts"])
+def as_trace(trace):
+    """A Trace as it is; a trace loaded as a dict read into one by the reader (stream.from_dict:
+    ValueError where it is no trace)."""
+    return trace if isinstance(trace, stream.Trace) else stream.from_dict(trace)
 
 
-def _step_finder(cpu_ranges):
+def ranges_named(events, range_name):
+    """The events named range_name, in order of their start."""
+    return sorted((e for e in events if e.name == range_name), key=lambda e: e.ts)
+
+
+def step_finder(cpu_ranges):
+    """step_of(ts): the index of the first range holding ts, or None."""
     def step_of(ts):
         for i, r in enumerate(cpu_ranges):
-            if r["ts"] <= ts <= r["ts"] + r["dur"]:
+            if r.ts <= ts <= r.end:
                 return i
         return None
     return step_of
 
 
 def op_stack_finder(events):
-    ops = sorted((e for e in events if e.get("cat") == "cpu_op"), key=lambda e: e["ts"])
+    ops = sorted((e for e in events if e.cat == "cpu_op"), key=lambda e: e.ts)
 
     def op_stack(launch):
         """The ATen operations whose CPU spans hold this launch call, outermost first."""
-        holding = [op for op in ops if op["ts"] <= launch["ts"] <= op["ts"] + op["dur"]
-                   and op.get("tid") == launch.get("tid")]
-        return [op["name"] for op in sorted(holding, key=lambda op: -op["dur"])]
+        holding = [op for op in ops if op.ts <= launch.ts <= op.end and op.tid == launch.tid]
+        return [op.name for op in sorted(holding, key=lambda op: -op.dur)]
     return op_stack
 
 
@@ -46,20 +55,24 @@ def activities_per_step(events, steps, step_of):
     launches = {}
     launch_time = [0.0] * steps
     for e in events:
-        if e.get("cat") in LAUNCH_CATS:
-            i = step_of(e["ts"])
+        if e.cat in LAUNCH_CATS:
+            i = step_of(e.ts)
             if i is not None:
-                launch_time[i] += e["dur"]
-                corr = (e.get("args") or {}).get("correlation")
-                if corr is not None:
-                    launches[corr] = (i, e)
+                launch_time[i] += e.dur
+                if e.corr is not None:
+                    launches[e.corr] = (i, e)
     per_step = [[] for _ in range(steps)]
     for e in events:
-        if e.get("cat") in GPU_CATS:
-            hit = launches.get((e.get("args") or {}).get("correlation"))
+        if e.cat in GPU_CATS:
+            hit = launches.get(e.corr)
             if hit is not None:
                 per_step[hit[0]].append((e, hit[1]))
     return per_step, launch_time
+
+
+def _copied(value):
+    """A launch resource of the reader's shared dicts, as a value of its own (a list copied)."""
+    return list(value) if type(value) is list else value
 
 
 def _kernel_table(per_step, steps, op_stack):
@@ -68,24 +81,23 @@ def _kernel_table(per_step, steps, op_stack):
     kernels = {}
     for acts in per_step:
         for e, launch in acts:
-            args = e.get("args") or {}
+            args = e.args or {}
             stack = op_stack(launch)
-            k = kernels.get((e["name"], tuple(stack)))
+            k = kernels.get((e.name, tuple(stack)))
             if k is None:
-                k = kernels[(e["name"], tuple(stack))] = {
-                    "name": e["name"], "short_name": short_kernel_name(e["name"]),
-                    "kind": kernel_kind(e), "launched_by": launch["name"],
+                k = kernels[(e.name, tuple(stack))] = {
+                    "name": e.name, "short_name": short_kernel_name(e.name),
+                    "kind": kernel_kind(e), "launched_by": launch.name,
                     "aten_op": stack[-1] if stack else None, "aten_stack": stack,
-                    "cause": cause_of(stack, kernel_kind(e), e["name"]),
+                    "cause": cause_of(stack, kernel_kind(e), e.name),
                     "calls": 0, "total_us": 0.0,
                     "registers_per_thread": args.get("registers per thread"),
                     "shared_memory": args.get("shared memory"),
-                    "block": args.get("block"), "grid": args.get("grid"),
+                    "block": _copied(args.get("block")), "grid": _copied(args.get("grid")),
                     "kineto_occupancy_pct": args.get("est. achieved occupancy %"),
-                    "kineto_occupancy": args.get("occupancy"),
                 }
             k["calls"] += 1
-            k["total_us"] += e["dur"]
+            k["total_us"] += e.dur
     for k in kernels.values():
         k["per_forward"] = k["calls"] / steps
         k["avg_us"] = k["total_us"] / k["calls"]
@@ -108,38 +120,40 @@ def _gpu_times(per_step, gpu_ranges, cuda_time):
     kernel_sum_us, cuda_us, counts = [], [], []
     for i, acts in enumerate(per_step):
         counts.append(len(acts))
-        kernel_sum_us.append(sum(e["dur"] for e, _ in acts))
+        kernel_sum_us.append(sum(e.dur for e, _ in acts))
         if cuda_time == "gpu_range" and len(gpu_ranges) == len(per_step):
-            cuda_us.append(gpu_ranges[i]["dur"])
+            cuda_us.append(gpu_ranges[i].dur)
         elif acts:  # no GPU-side range recorded: first start to last end
-            cuda_us.append(max(e["ts"] + e["dur"] for e, _ in acts) - min(e["ts"] for e, _ in acts))
+            cuda_us.append(max(e.end for e, _ in acts) - min(e.ts for e, _ in acts))
     return kernel_sum_us, cuda_us, counts
 
 
 def analyze_trace(trace, range_name, cuda_time="gpu_range"):
-    """Per-forward figures for every `range_name` range of a trace.
+    """Per-forward figures for every `range_name` range of a trace (a Trace, or a trace
+    loaded as a dict; ValueError where it is no trace or has no such range).
 
     cuda_time="kernel_span" measures from the first to the last GPU activity instead of the
     GPU-side range: that range only covers launches from the thread that opened it, and
     backward kernels are launched from autograd's own thread.
     """
-    events = complete_events(trace)
-    cpu_ranges = _ranges(events, "user_annotation", range_name)
+    trace = as_trace(trace)
+    events = trace.events
+    cpu_ranges = ranges_named((e for e in events if e.cat == "user_annotation"), range_name)
     if not cpu_ranges:
         raise ValueError(f"no record_function range named {range_name!r} in the trace")
-    gpu_ranges = _ranges(events, "gpu_user_annotation", range_name)
+    gpu_ranges = ranges_named(trace.gpu_ranges, range_name)
     steps = len(cpu_ranges)
-    step_of = _step_finder(cpu_ranges)
+    step_of = step_finder(cpu_ranges)
     per_step, launch_time = activities_per_step(events, steps, step_of)
     cpu_ops = {}
     for e in events:
-        if e.get("cat") == "cpu_op" and step_of(e["ts"]) is not None:
-            cpu_ops[e["name"]] = cpu_ops.get(e["name"], 0) + 1
+        if e.cat == "cpu_op" and step_of(e.ts) is not None:
+            cpu_ops[e.name] = cpu_ops.get(e.name, 0) + 1
     kernel_sum_us, cuda_us, counts = _gpu_times(per_step, gpu_ranges, cuda_time)
     kernels = _kernel_table(per_step, steps, op_stack_finder(events))
     return {
         "steps": steps,
-        "cpu_time_us": stats([r["dur"] for r in cpu_ranges]),
+        "cpu_time_us": stats([r.dur for r in cpu_ranges]),
         "cuda_time_us": stats(cuda_us),
         "kernel_sum_us": stats(kernel_sum_us),
         "kernel_sum_steps_us": kernel_sum_us,  # per step, in order (measure/ask.py keeps them)
@@ -148,5 +162,5 @@ def analyze_trace(trace, range_name, cuda_time="gpu_range"):
         "kernels": kernels,
         "attribution": attribution(kernels, steps),
         "cpu_ops_per_forward": {name: n / steps for name, n in sorted(cpu_ops.items())},
-        "device_properties": (trace.get("deviceProperties") or [None])[0],
+        "device_properties": (trace.meta.get("deviceProperties") or [None])[0],
     }

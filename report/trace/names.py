@@ -12,7 +12,8 @@ GRAPH_LAUNCHES = frozenset(("cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"
 
 
 def kernel_kind(event):
-    return KINDS[event["cat"]]
+    """The kind of a GPU activity (an Event of reading/events.py) a kernel row gives it."""
+    return KINDS[event.cat]
 
 
 def short_kernel_name(name):

@@ -1,2 +1,1 @@
-"""The reader of torch.profiler's trace format: the doctor reads with it today; measurement
-(report/trace/analyze.py) moves onto it with its next re-measurement (report/trace/__init__.py)."""
+"""The one reader of torch.profiler's trace format, used by measurement (report/trace/analyze.py) and the doctor."""

@@ -1,6 +1,6 @@
-"""A trace file read as a stream, kept compact: what the trace doctor (`--explain`) reads of
-a trace, a 200 MB one included, without holding the whole JSON document in memory; the
-reader measurement (trace/analyze.py) moves onto with its next re-measurement.
+"""A trace file read as a stream, kept compact: what measurement (trace/analyze.py) and the
+trace doctor (`--explain`) read of a trace, a 200 MB one included, without holding the whole
+JSON document in memory. This package is the one reader of torch.profiler's trace format.
 
     read_trace(path)   Trace of the file (.json or .json.gz, gzip told by its magic bytes)
     from_dict(trace)   the same Trace from a trace already loaded as a dict (the doctor's

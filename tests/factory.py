@@ -1,11 +1,11 @@
-"""Results for the tests, in the shape report/schema.py gives results.json: the committed
-H200 run, and made-up rows, points and sections built from a few figures; and trace events
+"""Results for the tests, in the shape report/schema.py gives results.json: the site's run
+(the committed run mkdocs.yml's extra.gpu picks), and made-up rows, points and sections built from a few figures; and trace events
 given odd values (odd_value), for the trace reader. A library for the tests (tests import
 it; it imports no test module).
 
-    from factory import h200, row, results, stats
+    from factory import row, results, site_run, stats
     r = results({"flash": row(100.0), "cudnn": row(90.0, spread=0.3)})   # a made-up run
-    r = h200()                                                            # the real one, a copy
+    r = site_run()                                                        # the real one, a copy
 """
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import copy
 import functools
 from pathlib import Path
 
-from report.paths import DEFAULT_OUT
+from pagecode import committed_gpu, shown_run
+
 from report.results import load_results
 from report.schema import (
     FirstCallsRow,
@@ -29,21 +30,21 @@ from report.schema import (
 )
 from report.variants import SHAPES_GPU
 
-H200 = DEFAULT_OUT / "h200"  # the committed run's folder
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "h200"  # recorded traces of that run
+SITE_RUN = shown_run(committed_gpu())[1]  # the site's run's folder (docs/generated/<extra.gpu>/)
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "h200"  # traces recorded on an NVIDIA H200
 # the smallest CPU run of build_tables.py that measures everything it measures on a CPU
 SMALL_CPU = ["--device", "cpu", "--batch", "1", "--heads", "2", "--seq-len", "64", "--head-dim", "32",
              "--dtype", "float32", "--steps", "3", "--timer-seconds", "0.01", "--host-calls", "5"]
 
 
 @functools.cache
-def _h200():
-    return load_results(H200 / "results.json")
+def _site_run():
+    return load_results(SITE_RUN / "results.json")
 
 
-def h200() -> Results:
-    """A copy of the committed H200 run, to change as a test needs."""
-    return copy.deepcopy(_h200())
+def site_run() -> Results:
+    """A copy of the site's run, to change as a test needs."""
+    return copy.deepcopy(_site_run())
 
 
 def stats(median, spread=0.02, n=50) -> Stats:
@@ -166,7 +167,7 @@ def shape_point(family, variant, shape, figures) -> ShapePoint:
 
 
 def shape_results():
-    """The committed H200 run with made-up --shapes points: flash wins decode, auto runs
+    """The site's run with made-up --shapes points: flash wins decode, auto runs
     flash, cuDNN refuses a short query, batch 32 at 128k is skipped, math runs out of
     memory at the longest prompt, efficient refuses grouped-query attention."""
     from report.measure.shape_runs import sizes
@@ -226,7 +227,7 @@ def shape_results():
         if sparsity is not None:
             figures["block_sparsity_pct"] = sparsity
         pts.append(shape_point("sliding", v, shape, figures))
-    out = h200()
+    out = site_run()
     out["shapes"] = {"config": {**SHAPES_GPU, "dtype": "bfloat16", "steps": 5, "timer_seconds": 0.1,
                                 "host_calls": 200, "memory_share": 0.25,
                                 "device_memory_bytes": int(139.8 * 2**30), "reference_rows": 16},
@@ -263,7 +264,7 @@ def found(finding, run, ref=None):
 
 def nothing_measured():
     """A run where every variant was refused and no section was measured."""
-    run = h200()
+    run = site_run()
     run["variants"] = {n: refused() for n in run["variants"]}
     for section in ("first_calls", "overhead", "backward", "sweep", "shapes", "ncu", "pairs", "exp_roof", "eligibility"):
         run.pop(section, None)
@@ -271,8 +272,8 @@ def nothing_measured():
 
 
 def another_gpu():
-    """The H200 run as if on an A100: cuDNN refused, unpinned SDPA ran flash."""
-    run = h200()
+    """The site's run as if on an A100: cuDNN refused, unpinned SDPA ran flash."""
+    run = site_run()
     run["provenance"]["gpu_name"] = "NVIDIA A100-SXM4-80GB"
     run["variants"]["cudnn"] = refused()
     run["variants"]["auto"]["backend_ran"] = "flash"

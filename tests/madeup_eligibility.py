@@ -4,7 +4,7 @@ its page: a few conditions built from a few figures, in the format of
 docs/generated. A library for the tests (tests import it; it imports no test module).
 
     from madeup_eligibility import eligibility, condition
-    r = h200(); r["eligibility"] = eligibility()
+    r = site_run(); r["eligibility"] = eligibility()
 """
 from __future__ import annotations
 

@@ -137,11 +137,17 @@ def gpu_hook():
     return module
 
 
-def site_run(setting=None):
-    """(name, folder, preview) of the run the site shows: `setting`, else SDPA_GPU, else
+def committed_gpu():
+    """mkdocs.yml's extra.gpu: the setting that picks the site's run (a folder name under
+    docs/generated/), where SDPA_GPU picks no other."""
+    return mkdocs_config()["extra"]["gpu"]
+
+
+def shown_run(setting=None):
+    """(name, folder, preview) of the run the pages show: `setting`, else SDPA_GPU, else
     mkdocs.yml's extra.gpu, resolved as hooks/gpu.py does for the build."""
     hook = gpu_hook()
-    chosen = setting or os.environ.get(hook.ENV) or mkdocs_config()["extra"]["gpu"]
+    chosen = setting or os.environ.get(hook.ENV) or committed_gpu()
     return hook.resolve(chosen, GENERATED, cwd=ROOT)
 
 
@@ -154,7 +160,7 @@ def expand_snippets(text: str, base_path=None, run=None) -> str:
     """
     import markdown
 
-    name, folder, preview = run or site_run()
+    name, folder, preview = run or shown_run()
     text = gpu_hook().rewrite(text, name, folder, preview)
     if preview:
         base_path = list(base_path or mkdocs_config()["mdx_configs"]["pymdownx.snippets"]["base_path"])
@@ -532,7 +538,7 @@ def page_html(path: Path, run=None) -> str:
     """The page as MkDocs renders its Markdown (includes expanded), for the run the site shows."""
     import markdown
 
-    name, folder, preview = run or site_run()
+    name, folder, preview = run or shown_run()
     text = gpu_hook().rewrite(path.read_text(encoding="utf-8"), name, folder, preview)
     base_path = None
     if preview:

@@ -10,7 +10,8 @@ import stat
 import subprocess
 import sys
 
-from pagecode import GENERATED, ROOT
+from factory import SITE_RUN
+from pagecode import ROOT
 
 from report.output.folders import MARKER
 
@@ -28,13 +29,13 @@ def listing(folder):
     return found
 
 
-def fresh_run(parent, name="h200"):
-    """A results folder build_tables.py wrote: the committed run's results.json and marker,
+def fresh_run(parent, name=SITE_RUN.name):
+    """A results folder build_tables.py wrote: the site's run's results.json and marker,
     and tables/ and figures/ as a render leaves them (empty here)."""
     folder = parent / name
     folder.mkdir(parents=True)
-    shutil.copy(GENERATED / "h200" / "results.json", folder / "results.json")
-    shutil.copy(GENERATED / "h200" / MARKER, folder / MARKER)
+    shutil.copy(SITE_RUN / "results.json", folder / "results.json")
+    shutil.copy(SITE_RUN / MARKER, folder / MARKER)
     for part in ("tables", "figures", "traces"):
         (folder / part).mkdir()
     return folder

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from factory import SMALL_CPU, run_main
+from factory import SITE_RUN, SMALL_CPU, run_main
 from pagecode import comparable
 
 import build_tables
@@ -48,8 +48,8 @@ def test_no_cuda_device_is_one_line_exit_2_and_writes_nothing(monkeypatch, capsy
 
 
 def copy_committed(tmp_path):
-    dst = tmp_path / "generated" / "h200"
-    shutil.copytree(GENERATED / "h200", dst)  # with its marker: a folder build_tables.py wrote
+    dst = tmp_path / "generated" / SITE_RUN.name
+    shutil.copytree(SITE_RUN, dst)  # with its marker: a folder build_tables.py wrote
     return dst
 
 

@@ -2,14 +2,15 @@
 docs/generated/ becomes a column, with no code or page edit; the committed comparison is
 exactly what the committed results render.
 
-The second GPU here is made up (the made_up_gpu fixture): the committed H200 results with
-another name and scaled times, written into tmp_path, never under docs/generated/.
+The second GPU here is made up (the made_up_gpu fixture): the site's run with another name
+and scaled times, written into tmp_path, never under docs/generated/.
 """
 import copy
 import json
 import shutil
 
 import pytest
+from factory import SITE_RUN
 from pagecode import DOCS, committed_result_dirs, expand_snippets, includes
 
 import build_tables
@@ -25,8 +26,12 @@ from report.results import UsageError, load_reference, load_results, write_resul
 from report.text.catalog import t
 from report.text.display import LANGS
 from report.text.format import fmt_us
+from report.variants import FUSED
 
-H200 = GENERATED / "h200" / "results.json"
+OURS = SITE_RUN / "results.json"
+SLUG = SITE_RUN.name
+GPU = load_results(OURS)["provenance"]["gpu_name"]
+MODEL = GPU.removeprefix("NVIDIA ").split()[0]  # the model alone, as a page would name it
 PAGE = "compare-gpus"
 
 
@@ -55,15 +60,15 @@ def scaled(results, factor, gpu_name):
 
 @pytest.fixture
 def made_up_gpu(tmp_path):
-    """A docs/generated/ look-alike: the H200's folder, a made-up second GPU that takes
+    """A docs/generated/ look-alike: the site's run's folder, a made-up second GPU that takes
     twice as long, and a CPU run (which must never appear)."""
     out = tmp_path / "generated"
-    (out / "h200").mkdir(parents=True)
-    shutil.copy(H200, out / "h200" / "results.json")
-    h200 = load_results(H200)
+    (out / SLUG).mkdir(parents=True)
+    shutil.copy(OURS, out / SLUG / "results.json")
+    ours = load_results(OURS)
     (out / "made-up-gpu").mkdir()
-    write_results(scaled(h200, 2.0, "Made-up GPU 48GB"), out / "made-up-gpu" / "results.json")
-    cpu = copy.deepcopy(h200)
+    write_results(scaled(ours, 2.0, "Made-up GPU 48GB"), out / "made-up-gpu" / "results.json")
+    cpu = copy.deepcopy(ours)
     cpu["provenance"] = {k: v for k, v in cpu["provenance"].items() if k not in ("cuda", "cudnn")}
     cpu["provenance"]["gpu_name"] = "CPU (made up)"
     (out / "cpu").mkdir()
@@ -96,7 +101,7 @@ def test_the_compare_folder_is_no_gpu_folder():
 
 
 def test_rendering_is_deterministic(tmp_path):
-    runs = [("h200", load_results(H200)), ("other", scaled(load_results(H200), 2.0, "Other GPU"))]
+    runs = [(SLUG, load_results(OURS)), ("other", scaled(load_results(OURS), 2.0, "Other GPU"))]
     a = render_compare(runs, load_reference(), tmp_path / "a")
     b = render_compare(list(reversed(runs)), load_reference(), tmp_path / "b")
     assert [p.read_bytes() for p in a] == [p.read_bytes() for p in b]
@@ -112,12 +117,12 @@ def test_a_second_gpu_folder_gets_its_own_column(made_up_gpu, capsys):
         a100 = t("compare.a100", lang)
         for name in ("runs", "cuda-time", "cpu-time", "kernels"):
             assert header(read(made_up_gpu, name, lang)).endswith(
-                f"| NVIDIA H200 | Made-up GPU 48GB | {a100} |"), (name, lang)
-        assert header(read(made_up_gpu, "wall-time", lang)).endswith("| NVIDIA H200 | Made-up GPU 48GB |")
+                f"| {GPU} | Made-up GPU 48GB | {a100} |"), (name, lang)
+        assert header(read(made_up_gpu, "wall-time", lang)).endswith(f"| {GPU} | Made-up GPU 48GB |")
         for name in FILES:
             assert "CPU (made up)" not in read(made_up_gpu, name, lang), name
     cuda = read(made_up_gpu, "cuda-time", "en")
-    ours = load_results(H200)["variants"]["flash"]["cuda_time_us"]["median"]
+    ours = load_results(OURS)["variants"]["flash"]["cuda_time_us"]["median"]
     a100 = load_reference()["variants"]["flash"]["cuda_time_us"]
     assert f"| SDPA flash | {fmt_us(ours, 'en')} | {fmt_us(2 * ours, 'en')} | {fmt_us(a100, 'en')} |" in cuda
     assert "The same shape in every column" in cuda
@@ -131,10 +136,10 @@ def test_the_page_includes_only_the_comparison_so_a_new_gpu_needs_no_page_edit(m
         text = (DOCS / f"{PAGE}.{lang}.md").read_text(encoding="utf-8")
         targets = includes(text)
         assert sorted(targets) == sorted(f"generated/{COMPARE}/tables/{n}.{lang}.md" for n in FILES)
-        assert "H200" not in text  # no claim about one GPU that a second one could make wrong
+        assert MODEL not in text  # no claim about one GPU that a second one could make wrong
         # the unchanged page, expanded against the made-up docs/generated/
         expanded = expand_snippets(text, base_path=["snippets", str(tmp_path)])
-        assert "Made-up GPU 48GB" in expanded and "NVIDIA H200" in expanded
+        assert "Made-up GPU 48GB" in expanded and GPU in expanded
         assert "CPU (made up)" not in expanded
 
 
@@ -148,7 +153,7 @@ def test_the_measurement_run_refreshes_the_comparison(made_up_gpu):
 
 def test_only_cpu_runs_write_no_comparison(tmp_path):
     (tmp_path / "cpu").mkdir()
-    cpu = load_results(H200)
+    cpu = load_results(OURS)
     del cpu["provenance"]["cuda"]
     write_results(cpu, tmp_path / "cpu" / "results.json")
     assert render_comparison(tmp_path, load_reference()) is None
@@ -164,7 +169,7 @@ def test_compare_is_no_slug_for_a_gpu(tmp_path):
 # --- what the comparison says and does not say ------------------------------------------------
 
 def two_gpus(other):
-    return [("h200", load_results(H200)), ("other", other)]
+    return [(SLUG, load_results(OURS)), ("other", other)]
 
 
 def facts(runs):
@@ -188,12 +193,12 @@ def _each(factors, n):
 
 def test_gpus_are_ranked_in_kernel_time_by_the_rounds_medians():
     """10 % apart in every round: the other GPU is slower, by 1.1× for every variant, said once."""
-    ours = with_rounds(load_results(H200), (1.0, 1.0, 1.0))
+    ours = with_rounds(load_results(OURS), (1.0, 1.0, 1.0))
     other = scaled(ours, 1.1, "Almost the same GPU")
-    (group,) = facts([("h200", ours), ("other", other)]).groups
-    assert [g.name for g in group.timed] == ["NVIDIA H200", "Almost the same GPU"]
+    (group,) = facts([(SLUG, ours), ("other", other)]).groups
+    assert [g.name for g in group.timed] == [GPU, "Almost the same GPU"]
     assert group.others == () and group.total == len(ours["variants"])
-    assert [g.name for g in group.shared.fastest] == ["NVIDIA H200"]
+    assert [g.name for g in group.shared.fastest] == [GPU]
     (slower,) = group.shared.slower
     assert slower.gpu.name == "Almost the same GPU" and slower.low.ratio == pytest.approx(1.1)
     assert slower.high.ratio == pytest.approx(1.1)
@@ -201,20 +206,20 @@ def test_gpus_are_ranked_in_kernel_time_by_the_rounds_medians():
 
 def test_rounds_that_scatter_more_than_the_gap_are_not_told_apart():
     """10 % apart in the medians, but one round of the other GPU 30 % the other way: no order."""
-    ours = with_rounds(load_results(H200), (1.0, 1.0, 1.0))
+    ours = with_rounds(load_results(OURS), (1.0, 1.0, 1.0))
     other = with_rounds(scaled(ours, 1.1, "Almost the same GPU"), (0.7, 1.0))
-    (group,) = facts([("h200", ours), ("other", other)]).groups
+    (group,) = facts([(SLUG, ours), ("other", other)]).groups
     assert group.shared.slower == () and len(group.shared.fastest) == 2
 
 
 def test_a_variant_with_another_verdict_is_an_exception_under_the_shared_one():
-    ours = with_rounds(load_results(H200), (1.0, 1.0, 1.0))
+    ours = with_rounds(load_results(OURS), (1.0, 1.0, 1.0))
     other = scaled(ours, 2.0, "Made-up GPU")
     other = with_rounds(other, (1.0, 1.0, 1.0))
     flash = other["variants"]["flash"]
     flash["kernel_sum_us"] = {**flash["kernel_sum_us"], "median": ours["variants"]["flash"]["kernel_sum_us"]["median"] / 3}
     other = with_rounds(other, (1.0, 1.0, 1.0))
-    (group,) = facts([("h200", ours), ("other", other)]).groups
+    (group,) = facts([(SLUG, ours), ("other", other)]).groups
     assert "flash" not in group.shared.variants and len(group.shared.variants) == group.total - 1
     (exception,) = group.others
     assert exception.variants == ("flash",) and [g.name for g in exception.fastest] == ["Made-up GPU"]
@@ -222,13 +227,13 @@ def test_a_variant_with_another_verdict_is_an_exception_under_the_shared_one():
 
 
 def test_the_a100s_profiler_figures_rank_no_gpu_and_no_backend():
-    """Hugging Face's A100 has only its profiler's CUDA time: with the H200 alone beside it,
+    """Hugging Face's A100 has only its profiler's CUDA time: with our GPU alone beside it,
     no GPU is ranked, whatever its figures; its lowest CUDA time is named as the profiler's."""
-    run = load_results(H200)
-    found = facts([("h200", run)])
+    run = load_results(OURS)
+    found = facts([(SLUG, run)])
     (group,) = found.groups
-    assert [g.name for g in group.timed] == ["NVIDIA H200"] and group.shared is None and group.others == ()
-    assert [g.name for g in group.gpus] == ["NVIDIA H200", None]
+    assert [g.name for g in group.timed] == [GPU] and group.shared is None and group.others == ()
+    assert [g.name for g in group.gpus] == [GPU, None]
     ref = load_reference()
     fused = {n: ref["variants"][n]["cuda_time_us"] for n in ("flash", "efficient", "cudnn")
              if ref["variants"].get(n, {}).get("cuda_time_us")}
@@ -238,20 +243,20 @@ def test_the_a100s_profiler_figures_rank_no_gpu_and_no_backend():
     for row in faked["variants"].values():
         if row.get("cuda_time_us"):
             row["cuda_time_us"] = {**row["cuda_time_us"], "median": 1e9}
-    assert facts([("h200", faked)]).groups == found.groups
+    assert facts([(SLUG, faked)]).groups == found.groups
 
 
 def test_a_gpu_without_rounds_is_not_ranked():
-    ours = load_results(H200)
+    ours = load_results(OURS)
     other = scaled(ours, 2.0, "Old GPU")
     for row in other["variants"].values():
         row.pop("rounds", None)
-    (group,) = facts([("h200", ours), ("other", other)]).groups
-    assert [g.name for g in group.timed] == ["NVIDIA H200"] and group.shared is None and group.others == ()
+    (group,) = facts([(SLUG, ours), ("other", other)]).groups
+    assert [g.name for g in group.timed] == [GPU] and group.shared is None and group.others == ()
 
 
 def test_another_shape_is_marked_and_not_compared(tmp_path):
-    other = scaled(load_results(H200), 3.0, "Long GPU")
+    other = scaled(load_results(OURS), 3.0, "Long GPU")
     other["config"]["seq_len"] = 4096
     render_compare(two_gpus(other), load_reference(), tmp_path)
     for lang in LANGS:
@@ -266,23 +271,23 @@ def test_another_shape_is_marked_and_not_compared(tmp_path):
     assert "| Shape (B × H) | 8 × 16, bfloat16 | 4 × 16, bfloat16 |" in sweep
     assert t("compare.shapes_differ", "en") in sweep
     groups = facts(two_gpus(other)).groups
-    assert [[g.name for g in group.gpus] for group in groups] == [["NVIDIA H200", None], ["Long GPU"]]
+    assert [[g.name for g in group.gpus] for group in groups] == [[GPU, None], ["Long GPU"]]
     assert groups[1].shape.seq_len == 4096 and groups[1].shared is None and groups[1].others == ()
 
 
 def test_two_runs_of_one_gpu_are_told_apart_by_folder(tmp_path):
-    runs = [("h200", load_results(H200)), ("h200-again", load_results(H200))]
+    runs = [(SLUG, load_results(OURS)), (f"{SLUG}-again", load_results(OURS))]
     render_compare(runs, load_reference(), tmp_path)
-    assert "| NVIDIA H200 (h200) | NVIDIA H200 (h200-again) |" in (tmp_path / "cuda-time.en.md").read_text()
+    assert f"| {GPU} ({SLUG}) | {GPU} ({SLUG}-again) |" in (tmp_path / "cuda-time.en.md").read_text()
 
 
 def test_a_gpu_without_a_variant_or_a_sweep_shows_a_dash(tmp_path):
-    other = scaled(load_results(H200), 2.0, "Small GPU")
+    other = scaled(load_results(OURS), 2.0, "Small GPU")
     del other["variants"]["flex"], other["sweep"]
     other["variants"]["cudnn"] = {**other["variants"]["cudnn"], "status": "unsupported"}
     render_compare(two_gpus(other), load_reference(), tmp_path)
     cuda = (tmp_path / "cuda-time.en.md").read_text(encoding="utf-8")
-    ours = load_results(H200)["variants"]
+    ours = load_results(OURS)["variants"]
     flex, cudnn = (fmt_us(ours[n]["cuda_time_us"]["median"], "en") for n in ("flex", "cudnn"))
     a100 = fmt_us(load_reference()["variants"]["cudnn"]["cuda_time_us"], "en")
     assert f"| FlexAttention (compiled) | {flex} | – | – |" in cuda
@@ -291,7 +296,7 @@ def test_a_gpu_without_a_variant_or_a_sweep_shows_a_dash(tmp_path):
 
 
 def test_gpu_names_are_escaped(tmp_path):
-    other = scaled(load_results(H200), 2.0, "<b>GPU</b> *x* [y](http://evil)")
+    other = scaled(load_results(OURS), 2.0, "<b>GPU</b> *x* [y](http://evil)")
     render_compare(two_gpus(other), load_reference(), tmp_path)
     for path in tmp_path.iterdir():
         text = path.read_text(encoding="utf-8")
@@ -313,18 +318,21 @@ def test_made_up_gpu_json_is_written_only_into_tmp(made_up_gpu):
 
 def test_the_fused_backends_are_ranked_by_kernel_time_and_by_paired_wall_time_never_by_gpu_span():
     """Issue 29: the H200 line ranked cuDNN and flash together by GPU span; kernel time and
-    the seed shape's paired wall times tell them apart."""
+    the seed shape's paired wall times tell them apart (in the site's run: one leader each)."""
     from report.render.compare_findings import kernel_leaders, wall_leaders
-    run = load_results(GENERATED / "h200" / "results.json")
+    run = load_results(OURS)
     kernel, wall = kernel_leaders(run), wall_leaders(run)
-    assert kernel.names == ("cudnn",) and wall.names == ("cudnn",)
-    # a GPU span that puts flash first changes neither
+    kernel_us = {n: run["variants"][n]["kernel_sum_us"]["median"] for n in FUSED if run["variants"][n]["status"] == "ok"}
+    (leader,) = kernel.names
+    assert leader == min(kernel_us, key=kernel_us.get) and wall.names == (leader,)
+    # a GPU span that puts another backend first changes neither
+    other = min((n for n in kernel_us if n != leader), key=kernel_us.get)
     faked = copy.deepcopy(run)
-    faked["variants"]["flash"]["cuda_time_us"] = {**faked["variants"]["flash"]["cuda_time_us"], "median": 1.0}
+    faked["variants"][other]["cuda_time_us"] = {**faked["variants"][other]["cuda_time_us"], "median": 1.0}
     assert kernel_leaders(faked) == kernel and wall_leaders(faked) == wall
-    # flash's blocks equal to cuDNN's in every pair: the two are the same in wall time
+    # its blocks equal to the leader's in every pair: the two are the same in wall time
     for rnd in faked["pairs"]["groups"]["seed_wall"]["rounds"]:
-        rnd["blocks_us"]["flash"] = list(rnd["blocks_us"]["cudnn"])
-    assert set(wall_leaders(faked).names) == {"cudnn", "flash"}
+        rnd["blocks_us"][other] = list(rnd["blocks_us"][leader])
+    assert set(wall_leaders(faked).names) == {leader, other}
     faked.pop("pairs")
     assert wall_leaders(faked) is None

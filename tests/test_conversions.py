@@ -3,7 +3,8 @@ the attribution table's rows for them (report/render/attribution.py)."""
 import gzip
 import json
 
-from report.paths import DEFAULT_OUT
+from factory import SITE_RUN
+
 from report.render.attribution import attribution_table, splits
 from report.render.conversions import conversion_split
 from report.results import load_results
@@ -104,7 +105,7 @@ def test_steps_with_a_different_number_of_conversions_give_no_split(tmp_path):
 
 
 def test_the_committed_run_splits_math_into_its_three_parts_and_the_table_shows_them():
-    folder = DEFAULT_OUT / "h200"
+    folder = SITE_RUN
     results = load_results(folder / "results.json")
     split = splits(results, folder / "traces")
     whole = results["variants"]["math"]["attribution"]["dtype_conversion"]

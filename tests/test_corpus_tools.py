@@ -9,12 +9,13 @@ import subprocess
 import sys
 
 from expected_verdicts import verdicts
+from factory import SITE_RUN
 
 from report.doctor.explain import explain, load_trace
-from report.paths import DEFAULT_OUT, ROOT
+from report.paths import ROOT
 from report.trace.reading.events import INPUT_OPS
 
-TRACE = DEFAULT_OUT / "h200" / "traces" / "cudnn.json.gz"  # 50 profiler steps
+TRACE = SITE_RUN / "traces" / "cudnn.json.gz"  # 50 profiler steps
 
 
 def cutter():

@@ -1,7 +1,8 @@
 """build_tables.py --explain TRACE and report/doctor/explain.py, on the committed traces
-(docs/generated/h200/traces/, tests/fixtures/h200/) and on files that are no trace.
+(the site's run's, docs/generated/<extra.gpu>/traces/, and those recorded on an NVIDIA H200,
+tests/fixtures/h200/) and on files that are no trace.
 
-The facts asserted are facts of those traces, recorded on an NVIDIA H200.
+The facts asserted are facts of those traces.
 """
 import copy
 import gzip
@@ -12,15 +13,15 @@ import sys
 import pytest
 from expected_verdicts import read as read_raw
 from expected_verdicts import verdicts as independent_verdicts
-from factory import FIXTURES
+from factory import FIXTURES, SITE_RUN, site_run
 
 import build_tables
 from report.doctor.explain import STEP_NAME, WHOLE_TRACE, TraceError, explain, load_trace, read_trace, report
-from report.paths import DEFAULT_OUT, ROOT
+from report.paths import ROOT
 from report.trace.analyze import analyze_trace
 from report.variants import VARIANTS
 
-TRACES = DEFAULT_OUT / "h200" / "traces"
+TRACES = SITE_RUN / "traces"
 CUDNN = "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0"
 
 
@@ -221,7 +222,7 @@ def run_cli(*args):
 
 
 def test_the_command_prints_the_report_without_torch():
-    done = run_cli("--explain", "docs/generated/h200/traces/cudnn.json.gz")
+    done = run_cli("--explain", str((TRACES / "cudnn.json.gz").relative_to(ROOT)))
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert done.stdout == report(explain(load_trace(TRACES / "cudnn.json.gz")))
@@ -383,9 +384,9 @@ def test_the_page_shows_what_the_command_prints(variant):
     """The generated file the page includes holds the command line, naming the trace as a
     reader downloads it, and the command's real output."""
     for lang, option in (("nb", " --lang nb"), ("en", "")):  # each page in its language
-        done = run_cli("--explain", f"docs/generated/h200/traces/{variant}.json.gz", *option.split())
+        done = run_cli("--explain", str((TRACES / f"{variant}.json.gz").relative_to(ROOT)), *option.split())
         assert done.returncode == 0
-        text = (DEFAULT_OUT / "h200" / "tables" / f"explain-{variant}.{lang}.md").read_text(encoding="utf-8")
+        text = (SITE_RUN / "tables" / f"explain-{variant}.{lang}.md").read_text(encoding="utf-8")
         # the command names the trace as a reader has it, downloaded from "Reproduce the numbers"
         assert f"```text\n$ python build_tables.py --explain {variant}.json.gz{option}\n{done.stdout}```\n" in text
 
@@ -420,15 +421,26 @@ def test_the_page_names_the_words_a_rocm_trace_gets():
             assert f"{left}{word}" in page, (lang, word)
 
 
-def test_the_page_walks_through_the_real_models_trace():
-    """The model's --explain output, generated from the corpus trace the tests read."""
+def test_the_page_walks_through_the_real_models_trace_on_the_gpu_that_recorded_it(tmp_path):
+    """The model's --explain output, generated from the corpus trace the tests read, for a run
+    on the GPU its manifest names; the site's run has that file only where its GPU is that one
+    (on another GPU the page says it is not in this run)."""
     from report.paths import MODEL_TRACE
+    from report.render.site import render_all
+    from report.results import load_reference
 
+    manifest = json.loads((MODEL_TRACE.parent / "manifest.json").read_text(encoding="utf-8"))
+    run = site_run()
+    recorder = copy.deepcopy(run)
+    recorder["provenance"]["gpu_name"] = manifest["gpu"]
+    render_all(recorder, load_reference(), tmp_path, model_trace=MODEL_TRACE)
     for lang, option in (("nb", " --lang nb"), ("en", "")):
         done = run_cli("--explain", str(MODEL_TRACE.relative_to(ROOT)), *option.split())
         assert done.returncode == 0
         page = (ROOT / "docs" / f"read-your-trace.{lang}.md").read_text(encoding="utf-8")
         assert f'--8<-- "generated/GPU/tables/explain-model.{lang}.md"' in page
-        text = (DEFAULT_OUT / "h200" / "tables" / f"explain-model.{lang}.md").read_text(encoding="utf-8")
+        text = (tmp_path / f"explain-model.{lang}.md").read_text(encoding="utf-8")
         assert f"```text\n$ python build_tables.py --explain {MODEL_TRACE.name}{option}\n{done.stdout}```\n" in text
         assert "benchmarks/record_traces.py" in text and "transformers 5.17.0" in text
+        committed = SITE_RUN / "tables" / f"explain-model.{lang}.md"
+        assert committed.is_file() == (run["provenance"]["gpu_name"] == manifest["gpu"])

@@ -7,12 +7,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from factory import h200, refused
-from pagecode import DOCS, GENERATED, LANGS, table_header
+from factory import SITE_RUN, refused, site_run
+from pagecode import DOCS, LANGS, table_header
 
 from report.render import tables
 
-H200 = GENERATED / "h200"
 NUMBER = re.compile(r"\d")
 
 
@@ -34,25 +33,25 @@ def test_home_starts_with_the_answer_then_the_words_then_the_table(lang):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_short_answer_has_four_lines_each_with_a_figure(lang):
-    text = (H200 / "tables" / f"findings-home.{lang}.md").read_text(encoding="utf-8")
+    text = (SITE_RUN / "tables" / f"findings-home.{lang}.md").read_text(encoding="utf-8")
     lines = [line for line in text.splitlines() if line.startswith("- ")]
     leads = [line.split("**")[1] for line in lines]
     assert leads == {"nb": ["Backend.", "Math.", "CPU-tid.", "Låsing."],
                      "en": ["Backend.", "Math.", "CPU time.", "Pinning."]}[lang]
     assert all(NUMBER.search(line) for line in lines)
-    assert "NVIDIA H200" in lines[0]
+    assert site_run()["provenance"]["gpu_name"] in lines[0]
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_home_table_has_fewer_columns_and_the_full_one_has_a_page(lang):
-    home, full = (table_header(H200 / "tables" / f"{name}.{lang}.md") for name in ("headline-home", "headline"))
+    home, full = (table_header(SITE_RUN / "tables" / f"{name}.{lang}.md") for name in ("headline-home", "headline"))
     assert len(home) < len(full) and set(home) <= set(full)
     shown_on = [p.name for p in DOCS.glob(f"*.{lang}.md") if "headline" in includes(p.read_text("utf-8"))]
     assert shown_on == [f"gpu-waits.{lang}.md"]
 
 
 def test_home_table_rows_of_a_variant_that_did_not_run():
-    results = h200()
+    results = site_run()
     results["variants"]["efficient"] = refused(reason="no")
     body = tables.headline_home(results, "nb")
     row = next(line for line in body.splitlines() if "efficient" in line)

@@ -1,4 +1,4 @@
-"""A contributed results.json is data, never markup: every string of the committed H200 run
+"""A contributed results.json is data, never markup: every string of the site's run
 replaced by a payload, rendered into a GPU folder, and the site built strictly with it has
 no element or attribute that the site built from the committed results lacks."""
 from __future__ import annotations
@@ -10,12 +10,13 @@ from collections import Counter
 from html.parser import HTMLParser
 
 import pytest
+from factory import SITE_RUN, site_run
 
 from report.output.folders import mark
 from report.output.write import render_comparison, render_folder
-from report.paths import DEFAULT_OUT, ROOT
+from report.paths import ROOT
 from report.render.markdown import code_safe, fenced, markdown_safe, strings_safe
-from report.results import load_reference, load_results, write_results
+from report.results import load_reference, write_results
 
 PAYLOADS = (
     "\n\n<img src=x onerror=alert(1)>\n\n",
@@ -88,7 +89,7 @@ def hostile(value, key=None, count=None):
 
 
 def hostile_results():
-    results = hostile(load_results(DEFAULT_OUT / "h200" / "results.json"))
+    results = hostile(site_run())
     results["sweep_error"] = "RuntimeError: " + "".join(PAYLOADS)  # a section that broke
     return results
 
@@ -133,7 +134,7 @@ def size(folder):
 
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory):
-    """The repository's site sources in a temporary folder, docs/generated/h200 replaced by
+    """The repository's site sources in a temporary folder, the site's run's folder replaced by
     the hostile run (tables, figures and the comparison rendered from it), built strictly."""
     copy = tmp_path_factory.mktemp("hostile")
     for part in ("docs", "snippets", "hooks", "overrides", "report", "data"):
@@ -143,7 +144,7 @@ def hostile_site(tmp_path_factory):
     if (ROOT / "node_modules").is_dir():  # the trace reader's Pyodide: both builds have it, or neither
         (copy / "node_modules").symlink_to(ROOT / "node_modules", target_is_directory=True)
     generated = copy / "docs" / "generated"
-    folder = generated / "h200"
+    folder = generated / SITE_RUN.name
     for part in ("tables", "figures"):
         shutil.rmtree(folder / part)
     write_results(hostile_results(), folder / "results.json")

@@ -18,13 +18,15 @@ import sys
 import textwrap
 
 import pytest
-from factory import run_main, shape_results
-from pagecode import GENERATED, ROOT, gpu_hook
+from factory import SITE_RUN, run_main, shape_results
+from pagecode import ROOT, gpu_hook
 from runfolders import TIMEOUT, fresh_run, listing, one_error_line, render_only_cli
 
 import build_tables
 from report.output.folders import MARKER
 from report.results import UsageError, load_results, write_results
+
+SLUG = SITE_RUN.name  # fresh_run's folder
 
 
 @pytest.fixture()
@@ -32,7 +34,7 @@ def outside(tmp_path):
     """A folder outside the results, holding a results.json and a secret."""
     folder = tmp_path / "outside"
     folder.mkdir()
-    shutil.copy(GENERATED / "h200" / "results.json", folder / "results.json")
+    shutil.copy(SITE_RUN / "results.json", folder / "results.json")
     (folder / "secret.txt").write_text("not for the site", encoding="utf-8")
     return folder
 
@@ -57,7 +59,7 @@ def test_a_link_inside_a_run_is_refused(tmp_path, outside):
     folder = fresh_run(generated)
     (folder / "traces" / "flash.json.gz").symlink_to(outside / "secret.txt")
     before = listing(generated)
-    err = one_error_line(render_only_cli(generated, "--slug", "h200"))
+    err = one_error_line(render_only_cli(generated, "--slug", SLUG))
     assert "traces/flash.json.gz' is a symbolic link to" in err
     assert listing(generated) == before
 
@@ -94,7 +96,7 @@ def test_a_fifo_or_device_for_results_json_is_one_line_never_a_hang(tmp_path, ki
     assert listing(generated) == before
 
 
-@pytest.mark.parametrize("slug", [None, "h200"])
+@pytest.mark.parametrize("slug", [None, SLUG])
 @pytest.mark.parametrize("where", ["notes.txt", "traces/flash.json.gz", "results.json"])
 def test_a_hard_link_in_a_run_is_refused_before_anything_is_written(tmp_path, outside, slug, where):
     generated = tmp_path / "generated"
@@ -103,7 +105,7 @@ def test_a_hard_link_in_a_run_is_refused_before_anything_is_written(tmp_path, ou
     os.link(outside / "secret.txt", folder / where)  # `ln /etc/passwd folder/notes.txt`
     before, outside_before = listing(generated), listing(outside)
     err = one_error_line(render_only_cli(generated, *(["--slug", slug] if slug else [])))
-    assert f"h200/{where}' is a hard link (one file under 2 names)" in err
+    assert f"{SLUG}/{where}' is a hard link (one file under 2 names)" in err
     assert listing(generated) == before and listing(outside) == outside_before
 
 
@@ -125,15 +127,15 @@ def test_the_site_refuses_a_run_that_is_or_holds_a_link_or_a_fifo(tmp_path, outs
     (generated / "x").symlink_to(outside, target_is_directory=True)
     with pytest.raises(hook.SettingError, match=r"'.*/x' is a symbolic link to"):
         hook.resolve("x", generated)
-    assert hook.gpu_folders(generated) == ["h200"]  # never offered as a run to show
-    (generated / "h200" / "tables" / "headline.en.md").symlink_to("/etc/passwd")
+    assert hook.gpu_folders(generated) == [SLUG]  # never offered as a run to show
+    (generated / SLUG / "tables" / "headline.en.md").symlink_to("/etc/passwd")
     with pytest.raises(hook.SettingError, match=r"headline\.en\.md' is a symbolic link to '/etc/passwd'"):
-        hook.resolve("h200", generated)
+        hook.resolve(SLUG, generated)
     with pytest.raises(hook.SettingError, match="is a symbolic link"):  # also as a path (a preview)
-        hook.resolve(str(generated / "h200"), generated / "elsewhere")
-    (generated / "h200" / "tables" / "headline.en.md").unlink()
-    os.link(outside / "secret.txt", generated / "h200" / "tables" / "headline.en.md")
-    for setting, where in (("h200", generated), (str(generated / "h200"), generated / "elsewhere")):
+        hook.resolve(str(generated / SLUG), generated / "elsewhere")
+    (generated / SLUG / "tables" / "headline.en.md").unlink()
+    os.link(outside / "secret.txt", generated / SLUG / "tables" / "headline.en.md")
+    for setting, where in ((SLUG, generated), (str(generated / SLUG), generated / "elsewhere")):
         with pytest.raises(hook.SettingError, match=r"headline\.en\.md' is a hard link \(one file under 2 names\)"):
             hook.resolve(setting, where)
 
@@ -183,10 +185,10 @@ def published(project):
 @pytest.mark.parametrize("make, says", [
     (lambda g, outside: (g / "x").symlink_to("/etc", target_is_directory=True), "'docs/generated/x' is a symbolic link to '/etc'"),
     (lambda g, outside: (g / "x").symlink_to(outside, target_is_directory=True), "'docs/generated/x' is a symbolic link to"),
-    (lambda g, outside: (g / "h200" / "traces" / "a.json.gz").symlink_to(outside / "secret.txt"), "a.json.gz' is a symbolic link"),
-    (lambda g, outside: os.mkfifo(g / "h200" / "results.json.fifo"), "results.json.fifo' is a FIFO"),
-    (lambda g, outside: os.link(outside / "secret.txt", g / "h200" / "notes.txt"),
-     "'docs/generated/h200/notes.txt' is a hard link (one file under 2 names)"),
+    (lambda g, outside: (g / SLUG / "traces" / "a.json.gz").symlink_to(outside / "secret.txt"), "a.json.gz' is a symbolic link"),
+    (lambda g, outside: os.mkfifo(g / SLUG / "results.json.fifo"), "results.json.fifo' is a FIFO"),
+    (lambda g, outside: os.link(outside / "secret.txt", g / SLUG / "notes.txt"),
+     f"'docs/generated/{SLUG}/notes.txt' is a hard link (one file under 2 names)"),
 ], ids=["link-to-etc", "link-to-a-folder-with-results", "link-to-a-file", "fifo", "hard-link"])
 def test_the_site_build_stops_in_one_line_and_publishes_nothing_from_outside(tmp_path, outside, make, says):
     project = tiny_site(tmp_path)
@@ -204,7 +206,7 @@ def test_the_site_build_publishes_a_folder_of_regular_files(tmp_path):
     fresh_run(project / "docs" / "generated")
     proc = mkdocs_build(project)
     assert proc.returncode == 0, proc.stderr
-    assert "generated/h200/results.json" in published(project)
+    assert f"generated/{SLUG}/results.json" in published(project)
 
 
 def test_files_that_are_links_or_fifos_are_left_out_of_the_site(tmp_path, outside, caplog):
@@ -228,13 +230,14 @@ def test_files_that_are_links_or_fifos_are_left_out_of_the_site(tmp_path, outsid
     (folder / "linked").symlink_to(outside, target_is_directory=True)
     files = hook.on_files(get_files(config), config)
     kept = sorted(f.src_uri for f in files if f.inclusion.is_included())
-    assert kept == ["generated/h200/results.json", "index.md", "notes.md"]
+    run = f"generated/{SLUG}"
+    assert kept == [f"{run}/results.json", "index.md", "notes.md"]
     said = sorted(r.getMessage().split("'")[1:4:2] for r in caplog.records if r.levelname == "WARNING")
-    assert said == [["generated/h200/linked/results.json", "generated/h200/linked"],
-                    ["generated/h200/linked/secret.txt", "generated/h200/linked"],
-                    ["generated/h200/traces/a.json.gz", "generated/h200/traces/a.json.gz"],
-                    ["generated/h200/traces/b.json.gz", "generated/h200/traces/b.json.gz"],
-                    ["generated/h200/traces/c.json.gz", "generated/h200/traces/c.json.gz"]]
+    assert said == [[f"{run}/linked/results.json", f"{run}/linked"],
+                    [f"{run}/linked/secret.txt", f"{run}/linked"],
+                    [f"{run}/traces/a.json.gz", f"{run}/traces/a.json.gz"],
+                    [f"{run}/traces/b.json.gz", f"{run}/traces/b.json.gz"],
+                    [f"{run}/traces/c.json.gz", f"{run}/traces/c.json.gz"]]
 
 
 # --- numbers: a time a renderer divides by ----------------------------------------------------
@@ -305,7 +308,7 @@ def test_the_smallest_figures_the_schema_allows_render(tmp_path):
     from report.results import load_reference
 
     render_all(at_extremes(shape_results()), load_reference(), tmp_path / "tables", tmp_path / "figures",
-               GENERATED / "h200" / "traces", MODEL_TRACE)
+               SITE_RUN / "traces", MODEL_TRACE)
     assert (tmp_path / "tables" / "headline.en.md").is_file()
 
 
@@ -363,34 +366,34 @@ def rename(self, target):
         os.kill(os.getpid(), signal.SIGKILL)  # tables/ is tables.old/ now; the new one never arrives
     return real(self, target)
 Path.rename = rename
-sys.exit(build_tables.main(["--render-only", "--out", sys.argv[1], "--slug", "h200"]))
+sys.exit(build_tables.main(["--render-only", "--out", sys.argv[1], "--slug", sys.argv[2]]))
 """
 
 
 def test_a_render_killed_mid_swap_fails_the_site_build_and_the_next_render_mends_it(tmp_path):
     generated = tmp_path / "generated"
-    folder = generated / "h200"
-    shutil.copytree(GENERATED / "h200", folder)
-    proc = subprocess.run([sys.executable, "-c", KILL_AT_THE_SECOND_RENAME, str(generated)], cwd=ROOT,
+    folder = generated / SLUG
+    shutil.copytree(SITE_RUN, folder)
+    proc = subprocess.run([sys.executable, "-c", KILL_AT_THE_SECOND_RENAME, str(generated), SLUG], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == -signal.SIGKILL
     assert not (folder / "tables").exists() and (folder / "tables.old").is_dir()
     with pytest.raises(gpu_hook().SettingError, match=r"has a results.json but no tables/ .*--render-only"):
-        gpu_hook().resolve("h200", generated)
-    proc = render_only_cli(generated, "--slug", "h200")
+        gpu_hook().resolve(SLUG, generated)
+    proc = render_only_cli(generated, "--slug", SLUG)
     assert proc.returncode == 0, proc.stderr
     assert sorted(os.listdir(folder)) == [MARKER, "figures", "results.json", "tables", "traces"]
-    assert sorted(os.listdir(folder / "tables")) == sorted(os.listdir(GENERATED / "h200" / "tables"))
-    gpu_hook().resolve("h200", generated)
+    assert sorted(os.listdir(folder / "tables")) == sorted(os.listdir(SITE_RUN / "tables"))
+    gpu_hook().resolve(SLUG, generated)
 
 
 def test_staging_and_old_folders_are_git_ignored():
     if not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")
-    paths = [".site-build-123-abcdef/", ".site-old-123-abcdef/", "docs/generated/h200/.render-abcd1234/",
-             "docs/generated/.h200-abcd1234/", "docs/generated/h200/tables.old/", "docs/generated/a100.old/"]
+    paths = [".site-build-123-abcdef/", ".site-old-123-abcdef/", f"docs/generated/{SLUG}/.render-abcd1234/",
+             f"docs/generated/.{SLUG}-abcd1234/", f"docs/generated/{SLUG}/tables.old/", "docs/generated/a100.old/"]
     proc = subprocess.run(["git", "check-ignore", "--no-index", *paths], cwd=ROOT, capture_output=True, text=True)
     assert sorted(proc.stdout.split()) == sorted(paths)
-    kept = subprocess.run(["git", "check-ignore", "--no-index", f"docs/generated/h200/{MARKER}",
-                           "docs/generated/h200/tables/"], cwd=ROOT, capture_output=True, text=True)
+    kept = subprocess.run(["git", "check-ignore", "--no-index", f"docs/generated/{SLUG}/{MARKER}",
+                           f"docs/generated/{SLUG}/tables/"], cwd=ROOT, capture_output=True, text=True)
     assert kept.stdout == ""

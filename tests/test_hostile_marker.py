@@ -10,8 +10,7 @@ import json
 import shutil
 
 import pytest
-from factory import run_main
-from pagecode import GENERATED
+from factory import SITE_RUN, run_main
 from runfolders import fresh_run, listing
 
 import build_tables
@@ -35,10 +34,11 @@ def own_files(folder):
 def rendered(tmp_path_factory):
     """A folder build_tables.py rendered, with its marker: the committed run, rendered once."""
     out = tmp_path_factory.mktemp("rendered")
-    shutil.copytree(GENERATED / "h200", out / "h200")
-    (out / "h200" / MARKER).write_text(LEGACY, encoding="utf-8")  # as committed before issue 36
-    assert build_tables.main(["--render-only", "--out", str(out), "--slug", "h200"]) == 0
-    return out / "h200"
+    folder = out / SITE_RUN.name
+    shutil.copytree(SITE_RUN, folder)
+    (folder / MARKER).write_text(LEGACY, encoding="utf-8")  # as committed before issue 36
+    assert build_tables.main(["--render-only", "--out", str(out), "--slug", folder.name]) == 0
+    return folder
 
 
 def render(folder, capsys):
@@ -69,7 +69,7 @@ def test_a_copied_marker_never_lets_a_render_remove_the_users_files(tmp_path, ca
 
 
 def test_a_file_changed_since_the_render_is_refused(tmp_path, capsys, rendered):
-    folder = tmp_path / "out" / "h200"
+    folder = tmp_path / "out" / rendered.name
     shutil.copytree(rendered, folder)
     (folder / "tables" / "headline.en.md").write_text("my own words", encoding="utf-8")
     before = listing(folder)
@@ -79,7 +79,7 @@ def test_a_file_changed_since_the_render_is_refused(tmp_path, capsys, rendered):
 
 
 def test_a_render_of_a_listed_folder_replaces_it_and_lists_the_new_files(tmp_path, capsys, rendered):
-    folder = tmp_path / "out" / "h200"
+    folder = tmp_path / "out" / rendered.name
     shutil.copytree(rendered, folder)
     (folder / "tables" / "headline.en.md").unlink()  # a listed file missing: nothing to lose
     code, _ = render(folder, capsys)
@@ -88,18 +88,18 @@ def test_a_render_of_a_listed_folder_replaces_it_and_lists_the_new_files(tmp_pat
 
 
 def test_a_run_refuses_a_folder_holding_a_file_its_marker_does_not_list_before_measuring(tmp_path, rendered):
-    folder = tmp_path / "out" / "h200"
+    folder = tmp_path / "out" / rendered.name
     shutil.copytree(rendered, folder)
-    check_folder(folder.parent, "h200")  # every file listed: a run may replace it
+    check_folder(folder.parent, folder.name)  # every file listed: a run may replace it
     (folder / "notes.txt").write_text("mine", encoding="utf-8")
     with pytest.raises(UsageError, match=r"notes\.txt is not a file build_tables.py wrote \(the folder's "
                                          r"\.build_tables does not list it\)"):
-        check_folder(folder.parent, "h200")
+        check_folder(folder.parent, folder.name)
 
 
 def test_an_old_folder_with_a_copied_marker_is_not_cleaned_away(tmp_path, rendered):
-    (tmp_path / "h200").mkdir()
-    mine = tmp_path / "h200.old"
+    (tmp_path / rendered.name).mkdir()
+    mine = tmp_path / f"{rendered.name}.old"
     mine.mkdir()
     (mine / "thesis.tex").write_text("mine", encoding="utf-8")
     shutil.copy(rendered / MARKER, mine / MARKER)

@@ -9,8 +9,8 @@ import json
 from xml.etree import ElementTree
 
 import pytest
-from factory import h200, run_main
-from pagecode import GENERATED, ROOT
+from factory import SITE_RUN, run_main, site_run
+from pagecode import ROOT
 from runfolders import fresh_run, listing
 
 from report.paths import MODEL_TRACE
@@ -34,7 +34,7 @@ def refused_render(tmp_path, capsys, change, number=None):
     """--render-only of a run whose results.json `change` made hostile: (exit code, stderr);
     asserts that nothing under the folder changed."""
     folder = fresh_run(tmp_path / "generated")
-    data = h200()
+    data = site_run()
     change(data)
     write_raw(folder / "results.json", data, number)
     before = listing(folder)
@@ -53,7 +53,7 @@ def test_a_whole_number_of_thousands_of_digits_is_named_by_its_path(tmp_path, ca
 
 
 def test_a_whole_number_up_to_thirty_digits_is_read_and_judged_by_the_schema(tmp_path):
-    data = h200()
+    data = site_run()
     data["variants"]["flash"]["kernels"][0]["calls"] = PLACEHOLDER
     write_raw(tmp_path / "results.json", data, "9" * 30)
     with pytest.raises(UsageError, match=r"kernels\.0\.calls: 9{30} is larger than 1e\+18"):
@@ -90,7 +90,7 @@ def test_a_key_with_a_bidi_control_is_refused_and_shown_written_out(tmp_path, ca
 
 
 def test_a_field_of_any_type_is_checked_too(tmp_path):
-    data = h200()
+    data = site_run()
     data["config"]["note"] = "\x1b[2J"  # config is dict[str, Any]: the schema checks no type there
     write_raw(tmp_path / "results.json", data)
     with pytest.raises(UsageError, match=r"results\.config\.note holds a control character \(U\+001B\)"):
@@ -98,7 +98,7 @@ def test_a_field_of_any_type_is_checked_too(tmp_path):
 
 
 def test_line_breaks_and_tabs_are_what_real_strings_hold(tmp_path):
-    data = h200()
+    data = site_run()
     assert "\n" in data["variants"]["math"]["profiler_table"]  # torch.profiler's table has lines
     data["variants"]["math"]["reason"] = "RuntimeError: no kernel\n\tat line 2"  # a traceback's
     write_raw(tmp_path / "results.json", data)
@@ -106,7 +106,7 @@ def test_line_breaks_and_tabs_are_what_real_strings_hold(tmp_path):
 
 
 def test_a_runs_own_error_text_with_an_escape_is_written_out_and_loads(tmp_path):
-    data = h200()
+    data = site_run()
     data["rounds_error"] = "CompilationError: \x1b[31merror\x1b[0m in \u202ekernel\ud800"
     data["config"]["\u2066note"] = 1  # a key too
     write_results(data, tmp_path / "results.json")
@@ -125,7 +125,8 @@ def well_formed(svg):
 
 def test_every_committed_figure_is_well_formed_xml():
     svgs = sorted((ROOT / "docs").rglob("*.svg"))
-    assert len(svgs) >= 26  # docs/generated/h200/figures alone has 26
+    figures = sorted((SITE_RUN / "figures").glob("*.svg"))
+    assert figures and set(figures) <= set(svgs)  # the site's run's figures among them
     for svg in svgs:
         well_formed(svg)
 
@@ -134,11 +135,11 @@ def test_freshly_rendered_figures_are_well_formed_xml_whatever_the_strings_hold(
     """The committed run with its GPU's name holding what XML escapes and a line break (which
     results.json may hold): every figure it renders parses. (With an ESC there, which the
     schema now refuses, 18 of the 26 did not.)"""
-    data = h200()
+    data = site_run()
     data["provenance"]["gpu_name"] = 'NVIDIA <H200> & "co"\nx'
     written = render_all(data, load_reference(), tmp_path / "tables", tmp_path / "figures",
-                         GENERATED / "h200" / "traces", MODEL_TRACE)
+                         SITE_RUN / "traces", MODEL_TRACE)
     svgs = [p for p in written if p.suffix == ".svg"]
-    assert len(svgs) >= 26
+    assert sorted(p.name for p in svgs) == sorted(p.name for p in (SITE_RUN / "figures").glob("*.svg"))
     for svg in svgs:
         well_formed(svg)

@@ -3,15 +3,14 @@ import html
 import re
 
 import pytest
+from factory import site_run
 
-from report.paths import DEFAULT_OUT as GENERATED
 from report.render.kernel_names import brief, brief_names, decode, describe, kernel_cell, kernel_names
-from report.results import load_results
 from report.text.catalog import t
 
 MISSING = t("finding.missing", "en")  # the line a file without its data says
 
-H200 = load_results(GENERATED / "h200" / "results.json")
+RUN = site_run()
 
 # names as an A100 (sm80) build of the same libraries writes them
 A100_NAMES = {
@@ -25,7 +24,7 @@ A100_NAMES = {
 
 
 def committed_kernels():
-    return {k["name"]: k for row in H200["variants"].values() if row["status"] == "ok" for k in row["kernels"]
+    return {k["name"]: k for row in RUN["variants"].values() if row["status"] == "ok" for k in row["kernels"]
             if k["kind"] == "kernel"}
 
 
@@ -63,9 +62,9 @@ def test_the_sentence_says_whether_the_kernel_was_built_for_the_gpu_it_ran_on():
 
 
 def test_a_kernel_two_variants_ran_is_listed_once_with_both():
-    text = kernel_names(H200, "en", ["cudnn", "auto"])
+    text = kernel_names(RUN, "en", ["cudnn", "auto"])
     assert text.count("cudnn_generated") == 1 and "Run by: SDPA cuDNN, SDPA auto (unpinned)." in text
-    assert kernel_names(H200, "en", ["no_such_variant"]) == MISSING
+    assert kernel_names(RUN, "en", ["no_such_variant"]) == MISSING
 
 
 # --- the short name a table shows for a long generated name -------------------------------
@@ -83,7 +82,7 @@ def test_a_long_generated_name_gets_a_short_name_decoded_from_it():
 
 
 def test_every_committed_short_name_is_shorter_and_tells_its_table_apart():
-    names = {k["short_name"] for row in H200["variants"].values() if row["status"] == "ok"
+    names = {k["short_name"] for row in RUN["variants"].values() if row["status"] == "ok"
              for k in row.get("kernels", [])}
     briefs = brief_names(names)
     shown = [b for b in briefs.values() if b]
@@ -115,13 +114,13 @@ def test_a_list_of_a_variant_s_kernels_keeps_its_order_when_their_times_swap(nam
     """results.json keeps kernels by total time, which two kernels of about the same time
     swap between runs; the findings that list kernel names (no ranking in them) list them
     in name order, so the words stay the same (issue 29, item 5)."""
-    from factory import found, h200
+    from factory import found
 
     from report.render.findings import FINDINGS
     from report.render.kernel_names import in_name_order
 
-    run = h200()
-    flipped = h200()
+    run = site_run()
+    flipped = site_run()
     for source in (flipped["variants"], (flipped.get("backward") or {}).get("rows") or {}):
         for row in source.values():
             if isinstance(row, dict) and row.get("kernels"):

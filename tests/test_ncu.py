@@ -81,7 +81,7 @@ def test_only_the_metrics_this_gpu_knows_are_asked_for_and_the_others_are_named(
 
 
 def test_hoppers_tensor_pipe_is_asked_for_by_names_its_ncu_lists(tmp_path):
-    """H200's ncu lists no sm__pipe_tensor_op_gmma_cycles_active (the committed run's
+    """H200's ncu lists no sm__pipe_tensor_op_gmma_cycles_active (an H200 run's
     metrics_missing); the whole tensor pipe and the wgmma instructions are asked for by
     the names it does list."""
     query = QUERY + ("sm__pipe_tensor_cycles_active                Counter       # of cycles where tensor pipe was active\n"
@@ -114,11 +114,11 @@ def test_an_ncu_that_cannot_list_its_metrics_is_asked_for_all_of_them(tmp_path):
 
 
 def test_the_table_shows_dram_bytes_and_the_busier_tensor_pipe_where_the_run_has_them():
-    from factory import h200
+    from factory import site_run
 
     from report.render import tables
 
-    run = h200()
+    run = site_run()
     run["ncu"].pop("metrics", None)  # a run from before Nsight Compute's metrics were read
     for row in run["ncu"]["rows"].values():
         for kernel in (row.get("kernels") or {}).values():

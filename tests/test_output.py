@@ -7,6 +7,7 @@ import stat
 import tempfile
 
 import pytest
+from factory import SITE_RUN
 
 from report.output import signals
 from report.output.checks import check_writable
@@ -27,7 +28,8 @@ from report.paths import ROOT
 from report.render import compare
 from report.results import UsageError, load_reference, load_results, write_results
 
-H200 = GENERATED / "h200" / "results.json"
+RESULTS = SITE_RUN / "results.json"
+SLUG = SITE_RUN.name  # a GPU's folder name
 
 
 def test_write_results_replaces_the_file_atomically_and_leaves_no_temporary(tmp_path):
@@ -54,16 +56,16 @@ def test_a_write_that_fails_keeps_the_old_results_json(tmp_path, monkeypatch):
 
 
 def test_replace_dir_swaps_in_the_new_folder_and_removes_the_old(tmp_path):
-    final = tmp_path / "h200"
+    final = tmp_path / SLUG
     final.mkdir()
     (final / "old.txt").write_text("old")
     mark(final)  # after writing: the marker lists old.txt
-    staging = tmp_path / ".h200-new"
+    staging = tmp_path / f".{SLUG}-new"
     staging.mkdir()
     (staging / "new.txt").write_text("new")
     replace_dir(staging, final)
     assert sorted(p.name for p in final.iterdir()) == ["new.txt"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["h200"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [SLUG]
 
 
 def test_staged_removes_what_the_body_left_on_success_and_failure(tmp_path):
@@ -85,7 +87,7 @@ def test_staged_turns_a_rendering_error_into_one_line_when_asked(tmp_path):
 def test_result_folders_lists_folders_with_results_by_name(tmp_path):
     for name in ("b", "a"):
         (tmp_path / name).mkdir()
-        write_results(load_results(H200), tmp_path / name / "results.json")
+        write_results(load_results(RESULTS), tmp_path / name / "results.json")
     (tmp_path / "empty").mkdir()
     assert [d.name for d in result_folders(tmp_path)] == ["a", "b"]
     assert result_folders(tmp_path / "missing") == []
@@ -112,7 +114,7 @@ def unmarked(tmp_path, name="notes"):
     return folder
 
 
-@pytest.mark.parametrize("name", ["notes", "h200"])
+@pytest.mark.parametrize("name", ["notes", SLUG])
 def test_a_folder_without_the_marker_is_never_replaced(tmp_path, name):
     folder = unmarked(tmp_path, name)
     (folder / "results.json").write_text("{}")  # even one that holds a results.json
@@ -137,18 +139,18 @@ def test_home_is_protected(monkeypatch, tmp_path):
 
 
 def test_a_marker_must_be_ours_a_file_and_small(tmp_path):
-    folder = tmp_path / "h200"
+    folder = tmp_path / SLUG
     folder.mkdir()
     (folder / MARKER).write_text('{"written_by": "someone else", "marker_format": 1}')
     assert not owned(folder)
     (folder / MARKER).write_text("x" * 10_000)
     assert not owned(folder)
     (folder / MARKER).unlink()
-    (folder / MARKER).symlink_to(GENERATED / "h200" / MARKER)
+    (folder / MARKER).symlink_to(SITE_RUN / MARKER)
     assert not owned(folder)
     link = tmp_path / "link"
-    link.symlink_to(GENERATED / "h200")
-    assert owned(GENERATED / "h200") and not owned(link)
+    link.symlink_to(SITE_RUN)
+    assert owned(SITE_RUN) and not owned(link)
 
 
 def test_a_symlink_target_is_refused(tmp_path):
@@ -158,7 +160,7 @@ def test_a_symlink_target_is_refused(tmp_path):
 
 
 def test_staging_folders_are_readable_by_others_and_marked(tmp_path):
-    with staged(tmp_path, ".h200-") as staging:
+    with staged(tmp_path, f".{SLUG}-") as staging:
         assert stat.S_IMODE(staging.stat().st_mode) & 0o055 == 0o055 & ~umask()
         assert owned(staging)
         clean_leftovers(tmp_path)  # a live staging folder is another run's: kept
@@ -172,7 +174,7 @@ def umask():
 
 
 def test_leftovers_of_a_killed_run_are_cleaned_and_a_cut_swap_is_put_back(tmp_path):
-    leftover = tmp_path / ".h200-abcd1234"
+    leftover = tmp_path / f".{SLUG}-abcd1234"
     leftover.mkdir()
     mark(leftover)
     (leftover / "results.json").write_text("{}")
@@ -191,24 +193,24 @@ def test_leftovers_of_a_killed_run_are_cleaned_and_a_cut_swap_is_put_back(tmp_pa
 
 
 def test_readers_of_results_never_see_staging_old_or_the_comparison(tmp_path):
-    for name in ("h200", ".h200-abcd1234", "h200.old", ".render-abcd1234", "compare", "CAPS"):
+    for name in (SLUG, f".{SLUG}-abcd1234", f"{SLUG}.old", ".render-abcd1234", "compare", "CAPS"):
         (tmp_path / name).mkdir()
-        write_results(load_results(H200), tmp_path / name / "results.json")
-    assert [d.name for d in result_folders(tmp_path)] == ["h200"]
+        write_results(load_results(RESULTS), tmp_path / name / "results.json")
+    assert [d.name for d in result_folders(tmp_path)] == [SLUG]
 
 
 def test_the_comparison_ignores_a_leftover_with_results(tmp_path):
-    shutil.copytree(GENERATED / "h200", tmp_path / "h200")
-    leftover = load_results(H200)
+    shutil.copytree(SITE_RUN, tmp_path / SLUG)
+    leftover = load_results(RESULTS)
     leftover["provenance"]["gpu_name"] = "Phantom GPU"
-    (tmp_path / ".h200-leftover").mkdir()
-    write_results(leftover, tmp_path / ".h200-leftover" / "results.json")
+    (tmp_path / f".{SLUG}-leftover").mkdir()
+    write_results(leftover, tmp_path / f".{SLUG}-leftover" / "results.json")
     final = render_comparison(tmp_path, load_reference())
     assert "Phantom" not in "".join(p.read_text("utf-8") for p in final.iterdir())
 
 
 def test_a_comparison_folder_not_ours_is_not_replaced(tmp_path):
-    shutil.copytree(GENERATED / "h200", tmp_path / "h200")
+    shutil.copytree(SITE_RUN, tmp_path / SLUG)
     (tmp_path / "compare" / "tables").mkdir(parents=True)
     (tmp_path / "compare" / "tables" / "notes.md").write_text("mine")
     with pytest.raises(UsageError, match="not written by build_tables.py"):
@@ -219,12 +221,12 @@ def test_a_comparison_folder_not_ours_is_not_replaced(tmp_path):
 def test_a_contributed_results_json_renders_but_foreign_tables_stay(tmp_path):
     folder = tmp_path / "a100"
     folder.mkdir()
-    shutil.copy(H200, folder / "results.json")
+    shutil.copy(RESULTS, folder / "results.json")
     render_only(tmp_path, "a100", progress=lambda line: None)
     assert owned(folder) and (folder / "tables").is_dir()
     other = tmp_path / "l4"
     other.mkdir()
-    shutil.copy(H200, other / "results.json")
+    shutil.copy(RESULTS, other / "results.json")
     (other / "tables").mkdir()
     (other / "tables" / "notes.md").write_text("mine")
     with pytest.raises(UsageError, match="not written by build_tables.py"):
@@ -233,10 +235,10 @@ def test_a_contributed_results_json_renders_but_foreign_tables_stay(tmp_path):
 
 
 def test_render_only_is_all_or_nothing_over_the_gpus_and_the_comparison(tmp_path, monkeypatch):
-    shutil.copytree(GENERATED / "h200", tmp_path / "h200")
-    before = {p: p.read_bytes() for p in (tmp_path / "h200").rglob("*") if p.is_file()}
-    (tmp_path / "h200" / "tables" / "headline.en.md").unlink()  # a render that went through would write it again
-    del before[tmp_path / "h200" / "tables" / "headline.en.md"]
+    shutil.copytree(SITE_RUN, tmp_path / SLUG)
+    before = {p: p.read_bytes() for p in (tmp_path / SLUG).rglob("*") if p.is_file()}
+    (tmp_path / SLUG / "tables" / "headline.en.md").unlink()  # a render that went through would write it again
+    del before[tmp_path / SLUG / "tables" / "headline.en.md"]
 
     def broken(*args):
         raise KeyError("sweep")
@@ -244,16 +246,16 @@ def test_render_only_is_all_or_nothing_over_the_gpus_and_the_comparison(tmp_path
     monkeypatch.setattr(compare, "render_compare", broken)
     with pytest.raises(UsageError, match="was not changed"):
         render_only(tmp_path, progress=lambda line: None)
-    after = {p: p.read_bytes() for p in (tmp_path / "h200").rglob("*") if p.is_file()}
+    after = {p: p.read_bytes() for p in (tmp_path / SLUG).rglob("*") if p.is_file()}
     assert after == before  # the GPU's tables were not rewritten either
-    assert sorted(p.name for p in (tmp_path / "h200").iterdir() if p.name.startswith(".")) == [MARKER]
+    assert sorted(p.name for p in (tmp_path / SLUG).iterdir() if p.name.startswith(".")) == [MARKER]
 
 
 def test_render_only_on_a_read_only_output_is_one_line(tmp_path, monkeypatch):
-    shutil.copytree(GENERATED / "h200", tmp_path / "h200")
+    shutil.copytree(SITE_RUN, tmp_path / SLUG)
 
     def read_only(*args, **kwargs):
-        raise PermissionError(13, "Permission denied", str(tmp_path / "h200"))
+        raise PermissionError(13, "Permission denied", str(tmp_path / SLUG))
 
     monkeypatch.setattr(tempfile, "mkdtemp", read_only)
     with pytest.raises(UsageError, match=r"cannot render into .*Permission denied.*nothing was changed"):
@@ -305,7 +307,7 @@ def test_the_handlers_go_back_to_what_they_were_after_the_block():
 
 def test_sigterm_is_an_exception_that_clean_up_sees(handlers, tmp_path):
     with pytest.raises(signals.Terminated):
-        with staged(tmp_path, ".h200-"):
+        with staged(tmp_path, f".{SLUG}-"):
             os.kill(os.getpid(), handlers.SIGTERM)
     assert list(tmp_path.iterdir()) == [] and signals.received() == handlers.SIGTERM
 

@@ -4,18 +4,17 @@ data (never the GPU's name)."""
 import copy
 
 import pytest
+from factory import site_run
 
-from report.paths import DEFAULT_OUT as GENERATED
 from report.render import page_models as pm
-from report.results import load_results
 from report.text.catalog import t
 
-H200 = load_results(GENERATED / "h200" / "results.json")
+RUN = site_run()
 MISSING = {lang: t("finding.missing", lang) for lang in ("en", "nb")}
 
 
 def test_occupancy_model_redoes_flash_by_hand():
-    text = pm.occupancy_model(H200, "en")
+    text = pm.occupancy_model(RUN, "en")
     # 255 registers × 128 threads, 8,192 per warp after rounding: 32,768; 65,536 / 32,768 = 2 blocks
     assert "255 × 128 gives 32,768 registers per block" in text
     assert "room for 2 blocks per SM" in text and "8 of 64 warps, 12.5%" in text
@@ -25,41 +24,75 @@ def test_occupancy_model_redoes_flash_by_hand():
 
 def test_occupancy_check_rounds_half_up_like_kineto():
     # Kineto shows 13 % for 12.5 %: the model agrees with it for all three fused kernels
-    assert "for 3 of 3 fused kernels" in pm.occupancy_check(H200, "en")
-    other = copy.deepcopy(H200)
+    assert "for 3 of 3 fused kernels" in pm.occupancy_check(RUN, "en")
+    other = copy.deepcopy(RUN)
     other["variants"]["flash"]["kernels"][0]["kineto_occupancy_pct"] = 50
     text = pm.occupancy_check(other, "en")
     assert "for 2 of 3" in text and "Different for: SDPA flash." in text
 
 
-def test_scaling_model_predicts_math_running_out_and_naive_fitting():
-    text = pm.scaling_model(H200, "en")
-    assert "64.0 GiB at 16,384" in text and "The GPU has 139.8 GiB" in text
+SCORE_BYTES = {"naive": 2, "math": 4}  # naive's scores in the input's bfloat16, math's in FP32
+LABEL = {"naive": "naive (`masked_fill`)", "math": "SDPA math"}
+
+
+def sweep_point(variant, n):
+    sweep = RUN["sweep"]
+    return next(p for p in sweep["points"] if p["variant"] == variant and p["seq_len"] == n
+                and p["head_dim"] == sweep["head_dims"][0])
+
+
+def at(n):
+    return f"out of memory at sequence length {n:,}" if n else "room at every length of the sweep"
+
+
+def said(variant, predicted, measured):
+    """The check's line for a variant (model-scaling-check.en.md.j2)."""
+    if predicted == measured:
+        return f"{LABEL[variant]}: the model and the measurement agree: {at(predicted)}."
+    return f"{LABEL[variant]}: the model says {at(predicted)}, the measurement {at(measured)}."
+
+
+def measured_oom(variant):
+    return next((n for n in RUN["sweep"]["seq_lens"] if sweep_point(variant, n)["status"] == "oom"), None)
+
+
+def test_scaling_model_redoes_by_hand_where_each_quadratic_variant_runs_out():
+    """Each variant's score matrices held at the seed's length (its measured peak over one
+    matrix's bytes), grown with L², against the GPU's memory; the measurement beside it."""
+    text = pm.scaling_model(RUN, "en")
+    memory = RUN["provenance"]["gpu_memory_gib"]
+    assert "64.0 GiB at 16,384" in text and f"The GPU has {memory:.1f} GiB" in text  # the sweep's B 8, H 16, bf16
     assert "| 16,384 | 64.0 GiB |" in text and "out of memory |" in text
-    check = pm.scaling_check(H200, "en")
-    assert "SDPA math: the model and the measurement agree: out of memory at sequence length 16,384." in check
-    assert "naive (`masked_fill`): the model and the measurement agree: room at every length of the sweep." in check
+    sweep, ref = RUN["sweep"], RUN["config"]["seq_len"]
+    check = pm.scaling_check(RUN, "en")
+    for variant, size in SCORE_BYTES.items():
+        def score(n, size=size):
+            return sweep["batch"] * sweep["heads"] * n * n * size
+        held = sweep_point(variant, ref)["peak_extra_mib"] * 2**20 / score(ref)
+        predicted = next((n for n in sweep["seq_lens"] if held * score(n) > memory * 2**30), None)
+        assert said(variant, predicted, measured_oom(variant)) in check
 
 
 def test_scaling_verdict_follows_the_gpu_memory():
-    small = copy.deepcopy(H200)
-    small["provenance"]["gpu_memory_gib"] = 40.0  # naive's 2.1 score matrices pass 40 GiB at 16,384
-    check = pm.scaling_check(small, "en")
-    assert ("naive (`masked_fill`): the model says out of memory at sequence length 16,384, the measurement "
-            "room at every length of the sweep.") in check
+    for memory, predicted in ((1e6, None), (1e-3, RUN["sweep"]["seq_lens"][0])):  # room everywhere; at the first
+        other = copy.deepcopy(RUN)
+        other["provenance"]["gpu_memory_gib"] = memory
+        check = pm.scaling_check(other, "en")
+        for variant in SCORE_BYTES:
+            assert said(variant, predicted, measured_oom(variant)) in check, (memory, variant)
 
 
 def test_decode_model_floor_is_bytes_over_the_measured_bandwidth():
-    text = pm.decode_model(H200, "en")
-    bandwidth = H200["shapes"]["copy_roof"]["gb_per_s"] * 1e3  # bytes per µs
+    text = pm.decode_model(RUN, "en")
+    bandwidth = RUN["shapes"]["copy_roof"]["gb_per_s"] * 1e3  # bytes per µs
     floor = 16793600 / bandwidth  # batch 1, KV 1,024: the bytes of the point
     assert f"| 1 | 1 | 1,024 | 16.0 MiB | {floor:.1f} µs |" in text
-    check = pm.decode_check(H200, "en")
+    check = pm.decode_check(RUN, "en")
     assert "At 4 of 8 points with a measured host overhead" in check
 
 
 def test_decode_cpu_count_follows_the_data():
-    fast_cpu = copy.deepcopy(H200)
+    fast_cpu = copy.deepcopy(RUN)
     for p in fast_cpu["shapes"]["points"]:
         if p.get("host_time_us"):
             p["host_time_us"]["median"] = 0.1
@@ -67,9 +100,9 @@ def test_decode_cpu_count_follows_the_data():
 
 
 def test_training_model_and_check():
-    text = pm.training_model(H200, "en")
+    text = pm.training_model(RUN, "en")
     assert "17.2 GFLOP" in text and "51.6 GFLOP" in text and "256.0 MiB" in text
-    check = pm.training_check(H200, "en")
+    check = pm.training_check(RUN, "en")
     (flash,) = [line for line in check.splitlines() if line.startswith("| SDPA flash |")]
     forward, step, ratio = (cell.strip() for cell in flash.split("|")[2:5])
 
@@ -85,7 +118,7 @@ def test_training_model_and_check():
 @pytest.mark.parametrize("fn", [pm.occupancy_model, pm.occupancy_check, pm.scaling_model, pm.scaling_check,
                                 pm.decode_model, pm.decode_check, pm.training_model, pm.training_check])
 def test_a_run_without_the_data_gets_the_missing_line(fn, lang):
-    bare = copy.deepcopy(H200)
+    bare = copy.deepcopy(RUN)
     for key in ("sweep", "shapes", "backward"):
         bare.pop(key, None)
     bare["variants"] = {}

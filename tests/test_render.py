@@ -1,5 +1,4 @@
 """report/render and report/text: locale formats, the catalog, and the committed renders."""
-import copy
 import math
 import string
 
@@ -33,8 +32,7 @@ def test_number_formats_follow_the_locale():
 
 
 def test_there_are_committed_gpu_results():
-    slugs = [d.name for d in committed_result_dirs()]
-    assert "h200" in slugs
+    assert factory.SITE_RUN in committed_result_dirs()
 
 
 @pytest.mark.parametrize("folder", committed_result_dirs(), ids=lambda p: p.name)
@@ -148,7 +146,7 @@ def test_every_generated_header_names_functions_that_exist():
             for name in names:
                 assert f"\ndef {name}(" in source, (path.name, module, name)
     for file, names in {**findings.FILES, **findings.EXTRA_FILES}.items():
-        first = (GENERATED / "h200" / "tables" / f"{file}.en.md").read_text(encoding="utf-8").splitlines()[0]
+        first = (factory.SITE_RUN / "tables" / f"{file}.en.md").read_text(encoding="utf-8").splitlines()[0]
         assert [n for _, ns in generated_by(first, "en") for n in ns] == list(names), file
         templates = [m for m, ns in generated_by(first, "en") if m.endswith(".j2")]
         assert templates == [f"report/text/templates/{file}.en.md.j2"], file
@@ -164,7 +162,7 @@ def test_the_a100_figures_are_on_the_comparison_page_only(tmp_path):
     there; a GPU folder's headline table shows our own figures only."""
     from report.render.compare import bodies
 
-    results = load_results(GENERATED / "h200" / "results.json")
+    results = factory.site_run()
     ref = load_reference()
     written = render_all(results, ref, tmp_path)
     assert len(written) % 2 == 0
@@ -173,24 +171,24 @@ def test_the_a100_figures_are_on_the_comparison_page_only(tmp_path):
         for name in ("headline", "headline-home", "findings-fused"):
             text = (tmp_path / f"{name}.{lang}.md").read_text(encoding="utf-8")
             assert not any(x in text for x in a100) and ref["source"]["url"] not in text, name
-        table, notes, _ = bodies([("h200", results)], ref, lang)["cuda-time"]
+        table, notes, _ = bodies([(factory.SITE_RUN.name, results)], ref, lang)["cuda-time"]
         assert all(x in table for x in a100) and any(ref["source"]["url"] in n for n in notes)
 
 
 def test_figures_are_deterministic(tmp_path):
-    results = load_results(GENERATED / "h200" / "results.json")
+    results = factory.site_run()
     a = render_figures(results, "nb", tmp_path / "a")
     b = render_figures(results, "nb", tmp_path / "b")
     assert a and [p.read_bytes() for p in a] == [p.read_bytes() for p in b]
     text = a[0].read_text("utf-8")
-    assert "NVIDIA H200" in text and "<dc:date>" not in text
+    assert results["provenance"]["gpu_name"] in text and "<dc:date>" not in text
     assert generated_by(text.splitlines()[1], "nb") == [("report/render/figures.py", ["cuda_vs_cpu"])]
 
 
 # --- the rendered text -------------------------------------------------------------
 
 def test_placeholders_are_filled_in_every_rendered_file(tmp_path):
-    results = load_results(GENERATED / "h200" / "results.json")
+    results = factory.site_run()
     for path in render_all(results, load_reference(), tmp_path):
         text = path.read_text(encoding="utf-8")
         bare = text.replace("{{", "").replace("}}", "").replace("\\{", "").replace("\\}", "")  # \{: a brace of data
@@ -202,7 +200,7 @@ def test_placeholders_are_filled_in_every_rendered_file(tmp_path):
 # --- rendering never trusts results.json ----------------------------------------------
 
 def test_a_nan_shows_as_a_dash_with_the_reason(tmp_path):
-    results = copy.deepcopy(load_results(GENERATED / "h200" / "results.json"))
+    results = factory.site_run()
     results["variants"]["flash"]["cuda_time_us"]["median"] = math.nan
     results["variants"]["flash"]["wall_time_us"]["median"] = math.inf
     for lang, word in (("nb", "ikke et tall"), ("en", "not a number")):
@@ -212,7 +210,7 @@ def test_a_nan_shows_as_a_dash_with_the_reason(tmp_path):
 
 
 def test_text_from_provenance_is_escaped(tmp_path):
-    results = copy.deepcopy(load_results(GENERATED / "h200" / "results.json"))
+    results = factory.site_run()
     results["provenance"]["gpu_name"] = "<script>alert(1)</script> *GPU* [x](http://evil)"
     results["provenance"]["command"] = "python build_tables.py `rm -rf`"
     for path in render_all(results, load_reference(), tmp_path / "t"):

@@ -1,9 +1,9 @@
 """report/render/reruns.py and report/output/rerun_files.py: every comparison the findings decide, across the committed run
-and the reruns committed beside it (data/reruns/h200)."""
+and the reruns committed beside it (data/reruns/<gpu>/)."""
 import copy
 import json
 
-from factory import h200
+from factory import site_run
 
 from report.output.rerun_files import rerun_results
 from report.paths import DEFAULT_OUT, RERUNS
@@ -31,7 +31,7 @@ def test_the_committed_reruns_are_by_the_committed_runs_measuring_code():
 
 
 def test_reruns_load_by_folder_name_and_folders_without_results_are_left_out(tmp_path):
-    run = h200()
+    run = site_run()
     for name in ("c", "b", "empty"):
         (tmp_path / name).mkdir()
     for name in ("c", "b"):
@@ -41,14 +41,14 @@ def test_reruns_load_by_folder_name_and_folders_without_results_are_left_out(tmp
 
 
 def test_every_paired_verdict_of_the_findings_is_found_with_its_metric():
-    found = compared(h200(), load_reference())
+    found = compared(site_run(), load_reference())
     assert found["flex.wall"].metric == "wall" and found["flex.kernel"].metric == "kernel"
     assert isinstance(found["auto_small.verdict"], Paired) and found["auto_small.verdict"].order == "<"
 
 
 def test_a_verdict_whose_words_change_between_runs_is_not_steady():
     ref = load_reference()
-    run = h200()
+    run = site_run()
     flipped = copy.deepcopy(run)
     for rnd in flipped["pairs"]["groups"]["small"]["rounds"]:  # every pinned backend as slow as auto
         for name in ("flash", "efficient", "cudnn"):
@@ -72,7 +72,7 @@ def test_undecided_in_one_run_and_decided_in_another_is_no_contradiction():
 
 
 def test_without_reruns_the_table_says_so():
-    assert reruns_table(h200(), load_reference(), [], "en") == t("reruns.none", "en")
+    assert reruns_table(site_run(), load_reference(), [], "en") == t("reruns.none", "en")
 
 
 def _wall(order, interval, same=False):
@@ -95,7 +95,7 @@ def test_a_row_whose_words_differ_shows_each_runs_interval_and_the_note_says_why
     cell = with_interval(_wall(None, (0.777, 2.30)), "en")
     assert "0.777×" in cell and "2.30×" in cell
     assert "0,777×" in with_interval(_wall(None, (0.777, 2.30)), "nb")
-    run = h200()
+    run = site_run()
     table = reruns_table(run, load_reference(), [("b", run)], "en")
     assert t("reruns.note_differ", "en") not in table  # the same run twice: no words differ
     assert "0.777×" not in table
@@ -104,7 +104,7 @@ def test_a_row_whose_words_differ_shows_each_runs_interval_and_the_note_says_why
 def test_a_rerun_of_other_measuring_code_is_left_out_and_the_table_says_so():
     """A rerun whose provenance code_sha256 differs from the run's was measured by other
     code: its figures are not set beside the run's, and a line under the table names it."""
-    ref, run = load_reference(), h200()
+    ref, run = load_reference(), site_run()
     same = copy.deepcopy(run)
     other = copy.deepcopy(run)
     other["provenance"]["code_sha256"] = {**other["provenance"]["code_sha256"], "report/trace/analyze.py": "0" * 16}

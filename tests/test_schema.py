@@ -3,7 +3,7 @@ finite, non-negative and of a real size, and a bad field is named by its dotted 
 import json
 
 import pytest
-from factory import h200, host, kernel, refused, results, row, shape_results, stats, sweep, sweep_point
+from factory import host, kernel, refused, results, row, shape_results, site_run, stats, sweep, sweep_point
 
 from report.results import UsageError, load_results, write_results
 from report.schema import MAX_TIME, HostStats, Kernel, ShapePoint, Stats
@@ -11,7 +11,7 @@ from report.schema_check import SchemaError, check
 
 
 def test_the_committed_run_and_the_factory_have_the_schema():
-    check(h200())
+    check(site_run())
     check(shape_results())
     check(results({"flash": row(100.0, host_us=20.0), "math": refused("oom", "out of memory")},
                   sweep=sweep([sweep_point("flash", 256, 10.0), sweep_point("math", 512, 0, status="oom")])))
@@ -48,7 +48,7 @@ def test_a_bad_field_is_named_by_its_path(change, message, tmp_path):
 
 
 def test_a_time_up_to_the_bound_and_none_for_what_was_not_measured_load(tmp_path):
-    data = h200()
+    data = site_run()
     data["variants"]["flash"]["cuda_time_us"]["max"] = MAX_TIME
     data["variants"]["flash"]["host_time_us"] = None
     data["variants"]["flash"]["rel_error"] = 0

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 import torch.nn.functional as F
-from factory import SMALL_CPU, found, h200, shape_results
+from factory import SMALL_CPU, found, shape_results, site_run
 from shapes import cache_attention, check_heads, make_cache_inputs, make_flex, repeat_kv, sliding_window
 
 import build_tables
@@ -336,10 +336,10 @@ def test_made_up_results_render_in_both_languages(tmp_path):
 
 
 def test_a_host_overhead_above_the_wall_time_is_flagged_and_explained():
-    run = h200()
+    run = site_run()
     text = shape_tables.family_table(run, "en", ("decode",), shape_tables.SHAPE_COLUMNS["decode"], "col.shapes_gbs")
     flagged = [p for p in shape_tables.points(run, "decode") if shape_tables.host_above_wall(p)]
-    assert flagged  # the committed run has such rows (flash at batch 1, KV 1,024 among them)
+    assert flagged  # the site's run has such rows (flash at batch 1, KV 1,024 among them)
     assert text.count(" † |") == len(flagged) and "† Host overhead above the wall time" in text
     for p in flagged:
         p["host_time_us"]["median"] = 0.5 * p["wall_time_us"]["median"]
@@ -348,7 +348,7 @@ def test_a_host_overhead_above_the_wall_time_is_flagged_and_explained():
 
 
 def test_without_shapes_every_file_says_not_measured(tmp_path):
-    results = h200()
+    results = site_run()
     results.pop("shapes", None)
     render_all(results, load_reference(), tmp_path / "tables", tmp_path / "figures")
     for lang in LANGS:
@@ -384,9 +384,8 @@ def test_what_unpinned_sdpa_ran_is_said_once_with_the_exceptions_named():
     autos[-1]["backend_ran"] = "efficient"
     ((q_len, batch, by_kv),) = found(decode_findings.shapes_decode_auto, mixed).mixed
     assert (q_len, batch) == (1, 1) and by_kv[-1] == (autos[-1]["kv_len"], "efficient")
-    # the committed run: one kernel and grid at every KV length, one sentence
-    committed = load_results(Path(build_tables.__file__).parent / "docs" / "generated" / "h200" / "results.json")
-    (grid,) = found(decode_findings.shapes_decode_grid, committed)
+    # the site's run: one kernel and grid at every KV length, one sentence
+    (grid,) = found(decode_findings.shapes_decode_grid, site_run())
     assert grid.every and len(grid.kv_lens) == 4
     # grids that differ: one sentence for each, with its KV lengths
     grids = found(decode_findings.shapes_decode_grid, shape_results())

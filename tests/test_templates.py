@@ -3,7 +3,7 @@ the facts the findings return (report/render/prose.py). Both languages read the 
 a string from results.json reaches a page only escaped; a number only formatted."""
 import jinja2
 import pytest
-from factory import h200
+from factory import site_run
 from jinja2 import meta, nodes
 
 from report.render import findings, prose
@@ -90,7 +90,7 @@ def test_a_data_string_is_printed_only_escaped_and_a_number_only_formatted():
 
 
 def test_a_strangers_gpu_name_reaches_the_findings_escaped():
-    plain = h200()
+    plain = site_run()
     plain["provenance"]["gpu_name"] = "<img src=x onerror=alert(1)>[x](javascript:y)"
     for lang in LANGS:
         body = findings.render_findings("findings-home", NAMES["findings-home"], plain, None, lang)

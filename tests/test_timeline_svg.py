@@ -9,11 +9,13 @@ import statistics
 import xml.etree.ElementTree as ET
 
 import pytest
+from factory import SITE_RUN
 from madeup import small_call
 
 import build_tables
 from report.doctor.output.svg import WORDS, svg
 from report.doctor.output.svg_pieces import MAX_ACTS, pieces
+from report.output.folders import result_folders
 from report.paths import ROOT
 from report.render import timelines
 from report.text.catalog import t
@@ -22,8 +24,8 @@ from report.trace.reading.stream import from_dict
 MISSING = t("finding.missing", "en")  # the line a file without its data says
 
 GENERATED = ROOT / "docs" / "generated"
-TRACES = GENERATED / "h200" / "traces"
-FIGURES = GENERATED / "h200" / "figures"
+TRACES = SITE_RUN / "traces"
+FIGURES = SITE_RUN / "figures"
 NS = "{http://www.w3.org/2000/svg}"
 GPU = ("kernel", "gpu_memcpy", "gpu_memset")
 AT = {lang: re.compile("^(?P<name>.*): " + re.escape(w["at"].split("{start}")[0].split(": ", 1)[1])
@@ -107,7 +109,7 @@ def test_each_drawn_activity_is_one_of_the_trace_at_its_time(figure, lang):
     say "not measured"."""
     if not any((TRACES / f"{v}.json.gz").is_file() for v in timelines.FIGURES[figure][0]):
         assert said_missing(FIGURES / f"{figure}.{lang}.svg", lang)
-        table = (GENERATED / "h200" / "tables" / f"{figure}.{lang}.md").read_text(encoding="utf-8")
+        table = (SITE_RUN / "tables" / f"{figure}.{lang}.md").read_text(encoding="utf-8")
         assert table.split("\n", 1)[1].strip() == t("finding.missing", lang)
         return
     check_drawn(FIGURES, TRACES, figure, lang)
@@ -195,9 +197,12 @@ def test_a_trace_without_steps_is_drawn_in_windows_of_its_activities():
 
 
 def test_every_figure_is_at_most_80_kb():
-    paths = sorted(GENERATED.glob("*/figures/timeline-*.svg"))
-    assert len(paths) == 2 * len(timelines.FIGURES)
-    assert max(p.stat().st_size for p in paths) <= 80 * 1024
+    folders = result_folders(GENERATED)
+    assert SITE_RUN in folders
+    for folder in folders:  # every committed run: each timeline in both languages
+        paths = sorted(folder.glob("figures/timeline-*.svg"))
+        assert len(paths) == 2 * len(timelines.FIGURES), folder.name
+        assert max(p.stat().st_size for p in paths) <= 80 * 1024, folder.name
 
 
 def test_the_median_step_is_the_median_of_the_trace():

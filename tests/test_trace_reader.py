@@ -27,6 +27,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from factory import FIXTURES, SITE_RUN
 from mkdocs.exceptions import PluginError
 from pagecode import CHROMIUM, LANGS, chromium, counting, page_url, serving
 
@@ -39,8 +40,7 @@ SLUG = "read-your-trace"
 # what issue 22 asks; the reader's own script and stylesheet are READER_BYTES of it
 FIRST_LOAD_BYTES = 700_000  # the search index holds collapsed notes' prose too (issue 37): 643-657 KB
 READER_BYTES = 10_000
-COMMITTED = sorted((ROOT / "tests" / "fixtures" / "h200").glob("*.json.gz")) + sorted(
-    (ROOT / "docs" / "generated" / "h200" / "traces").glob("*.json.gz"))
+COMMITTED = sorted(FIXTURES.glob("*.json.gz")) + sorted((SITE_RUN / "traces").glob("*.json.gz"))
 BUSY = "() => document.querySelector('[data-trace-reader]').dataset.filesRead === '{n}'"
 
 
@@ -87,7 +87,7 @@ def limit_mb(lang):
 def long_trace(path, copies):
     """A trace of `copies` math traces one after the other (tens of MB of JSON): the same
     kernels and ranges, later, with correlation ids of their own."""
-    trace = json.loads(gzip.decompress((ROOT / "docs/generated/h200/traces/math.json.gz").read_bytes()))
+    trace = json.loads(gzip.decompress((SITE_RUN / "traces" / "math.json.gz").read_bytes()))
     events = trace.pop("traceEvents")
     timed = [e for e in events if isinstance(e.get("ts"), (int, float))]
     span = max(e["ts"] + e.get("dur", 0) for e in timed) - min(e["ts"] for e in timed) + 1000
@@ -342,7 +342,7 @@ def test_a_committed_trace_reads_as_the_command_prints(reader, trace, tmp_path, 
 
 
 def truncated_gzip(path):
-    path.write_bytes((ROOT / "docs/generated/h200/traces/flash.json.gz").read_bytes()[:300])
+    path.write_bytes((SITE_RUN / "traces" / "flash.json.gz").read_bytes()[:300])
 
 
 def cpu_only(path):
@@ -488,7 +488,7 @@ def html_unescape(text):
 def test_a_dropped_trace_is_drawn_beside_its_text(reader, report):
     """A committed trace: its median ProfilerStep, each GPU activity as Python draws it. A
     trace without ProfilerStep: a window of its GPU activities, which the control moves."""
-    path = ROOT / "docs" / "generated" / "h200" / "traces" / "cudnn.json.gz"
+    path = SITE_RUN / "traces" / "cudnn.json.gz"
     before = int(reader.dataset("timeline-drawn") or 0)
     drop_bytes(reader, path.name, path.read_bytes())
     titles = drawn_titles(reader, before)
@@ -496,7 +496,7 @@ def test_a_dropped_trace_is_drawn_beside_its_text(reader, report):
     assert titles and titles == expected_titles(trace, path.name)
     assert not reader.page.locator(".trace-timeline__move").is_visible()  # the median step, no windows
 
-    no_steps = json.loads(gzip.decompress((ROOT / "docs/generated/h200/traces/math.json.gz").read_bytes()))
+    no_steps = json.loads(gzip.decompress((SITE_RUN / "traces" / "math.json.gz").read_bytes()))
     no_steps["traceEvents"] = [e for e in no_steps["traceEvents"] if not str(e.get("name", "")).startswith("ProfilerStep#")]
     before = int(reader.dataset("timeline-drawn"))
     drop_bytes(reader, "no steps.json.gz", gzip.compress(json.dumps(no_steps).encode()))

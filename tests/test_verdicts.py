@@ -1,13 +1,11 @@
 """benchmarks/verdicts.py: the findings of several runs, numbers masked, and the sentences
-whose words differ, on the committed H200 run and a copy with one order reversed."""
+whose words differ, on the site's run and a copy with one order reversed."""
 import json
 
 import pytest
+from factory import SITE_RUN
 
 from benchmarks import verdicts
-from report.paths import DEFAULT_OUT
-
-COMMITTED = DEFAULT_OUT / "h200"
 
 
 def test_masking_keeps_words_and_hides_every_number():
@@ -24,7 +22,7 @@ def reversed_run(tmp_path_factory):
     """A copy of the committed run in which flash and efficient swap their GPU and wall
     times, in every round too, and their blocks in the seed shape's wall-time pairs."""
     folder = tmp_path_factory.mktemp("reversed")
-    results = json.loads((COMMITTED / "results.json").read_text(encoding="utf-8"))
+    results = json.loads((SITE_RUN / "results.json").read_text(encoding="utf-8"))
     flash, efficient = results["variants"]["flash"], results["variants"]["efficient"]
     for key in ("cuda_time_us", "kernel_sum_us", "wall_time_us"):
         flash[key], efficient[key] = efficient[key], flash[key]
@@ -45,7 +43,7 @@ READ_KERNEL_TIMES = {"findings-fused", "finding-rec-cpu", "findings-compiled"}
 
 def test_the_reversed_order_is_reported_and_nothing_else(reversed_run, tmp_path):
     runs = {}
-    for name, folder in (("committed", COMMITTED), ("reversed", reversed_run)):
+    for name, folder in (("committed", SITE_RUN), ("reversed", reversed_run)):
         runs[name] = verdicts.rendered_findings(folder / "results.json", tmp_path / name)
     diffs, same = verdicts.differing(runs)
     assert same > 100
@@ -61,7 +59,7 @@ def test_the_reversed_order_is_reported_and_nothing_else(reversed_run, tmp_path)
 
 
 def test_the_command_prints_both_versions_and_exits_0(reversed_run, capsys):
-    assert verdicts.main([str(COMMITTED), str(reversed_run), "--lang", "en"]) == 0
+    assert verdicts.main([str(SITE_RUN), str(reversed_run), "--lang", "en"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert "sentence(s) differ in words between the runs" in out[-1]
     said = [line for line in out if ": said by " in line]
@@ -72,7 +70,7 @@ def test_the_command_prints_both_versions_and_exits_0(reversed_run, capsys):
 
 
 def test_each_run_gets_its_host_pace_and_whether_its_code_is_the_first_runs(reversed_run, tmp_path):
-    committed = json.loads((COMMITTED / "results.json").read_text(encoding="utf-8"))
+    committed = json.loads((SITE_RUN / "results.json").read_text(encoding="utf-8"))
     flash_blocks = [r["blocks_us"]["flash"] for r in committed["pairs"]["groups"]["small"]["rounds"]]
     slower = json.loads(json.dumps(committed))
     for rnd in slower["pairs"]["groups"]["small"]["rounds"]:
@@ -88,12 +86,12 @@ def test_each_run_gets_its_host_pace_and_whether_its_code_is_the_first_runs(reve
 
 
 def test_a_missing_folder_or_a_file_that_does_not_render_is_one_line_exit_2(tmp_path, capsys):
-    assert verdicts.main([str(COMMITTED), str(tmp_path / "nothing")]) == 2
-    assert verdicts.main([str(COMMITTED), str(COMMITTED)]) == 2
-    results = json.loads((COMMITTED / "results.json").read_text(encoding="utf-8"))
+    assert verdicts.main([str(SITE_RUN), str(tmp_path / "nothing")]) == 2
+    assert verdicts.main([str(SITE_RUN), str(SITE_RUN)]) == 2
+    results = json.loads((SITE_RUN / "results.json").read_text(encoding="utf-8"))
     del results["variants"]["cudnn"]["kernels"]
     (tmp_path / "results.json").write_text(json.dumps(results), encoding="utf-8")
-    assert verdicts.main([str(COMMITTED), str(tmp_path)]) == 2
+    assert verdicts.main([str(SITE_RUN), str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 3 and "no results.json there" in err and "given twice" in err
     assert "does not render (KeyError" in err

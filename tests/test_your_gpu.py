@@ -1,7 +1,7 @@
 """The whole guide for another GPU: one setting (hooks/gpu.py) picks the run every page shows.
 
-A made-up second GPU that differs from the committed H200 the way real GPUs differ (auto
-picks flash, cuDNN is not supported, sm80 kernel names without wgmma, another SM count and
+A made-up second GPU that differs from the site's run (a Hopper GPU) the way real GPUs differ
+(auto picks flash, cuDNN is not supported, sm80 kernel names without wgmma, another SM count and
 shared-memory limit, a variant out of memory) and a CPU run are each built into the whole
 site, strictly; every page renders, every caption names that run, and no hand-written
 line speaks of the H200 or Hopper except by name.
@@ -15,12 +15,13 @@ import subprocess
 import sys
 
 import pytest
-from pagecode import DOCS, GENERATED, ROOT, gpu_hook, markdown_pages
+from factory import SITE_RUN, site_run
+from pagecode import DOCS, GENERATED, ROOT, committed_gpu, gpu_hook, markdown_pages
 
 import build_tables
+from report.output.folders import result_folders
 from report.results import load_results, write_results
 
-H200 = GENERATED / "h200" / "results.json"
 NAME = "Made-up A100-like 40GB"
 CPU_SHAPE = ["--batch", "1", "--heads", "2", "--seq-len", "64", "--head-dim", "16", "--steps", "3",
              "--timer-seconds", "0.01", "--host-calls", "20"]
@@ -39,8 +40,8 @@ def _sm80(value):
 
 
 def made_up_results():
-    """The committed H200 results, turned into a GPU of another generation."""
-    r = copy.deepcopy(load_results(H200))
+    """The site's run, turned into a GPU of another generation."""
+    r = site_run()
     r["provenance"].update(gpu_name=NAME, compute_capability="8.0", sm_count=108,
                            smem_per_block_optin=166912, gpu_memory_gib=39.4)
     for key in ("variants", "sweep", "shapes", "backward", "ncu"):
@@ -97,6 +98,8 @@ def page_html(site, lang):
 CAPTION = re.compile(r"(?:Measured on|Målt på) <strong>([^<]+)</strong>")
 # pages that also show every GPU side by side (docs/generated/compare/), whatever the site shows
 COMPARES = {"compare-gpus", "occupancy"}
+# the GPUs of the committed runs, which those pages name whatever run the site shows
+COMMITTED_GPUS = {load_results(folder / "results.json")["provenance"]["gpu_name"] for folder in result_folders(GENERATED)}
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +125,7 @@ def test_every_caption_names_the_made_up_gpu(made_up_site, lang):
     for stem, html in page_html(site, lang).items():
         names = set(CAPTION.findall(html))
         if stem in COMPARES:
-            names.discard("NVIDIA H200")
+            names -= COMMITTED_GPUS
         assert names <= {NAME}, (stem, names)
     assert all(NAME in html for stem, html in page_html(site, lang).items()
                if stem not in ("index", "compare-gpus") and CAPTION.search(html)), lang
@@ -173,7 +176,7 @@ def test_a_cpu_run_builds_as_a_preview_that_says_so(cpu_site, lang):
     assert "generated/_preview/figures/" in pages["shapes"] or "Not in this run" in pages["shapes"] \
         or "Ikke med i denne kjøringen" in pages["shapes"]
     for stem, html in pages.items():
-        assert set(CAPTION.findall(html)) - {"NVIDIA H200"} <= {load_results(folder / "results.json")["provenance"]["gpu_name"]}, stem
+        assert set(CAPTION.findall(html)) - COMMITTED_GPUS <= {load_results(folder / "results.json")["provenance"]["gpu_name"]}, stem
 
 
 def test_every_page_names_its_run_once_at_its_end():
@@ -209,11 +212,13 @@ def test_the_setting_is_refused_in_one_line_listing_the_folders(tmp_path):
     assert hook.resolve(str(tmp_path / "h200"), tmp_path)[:2] == ("h200", tmp_path / "h200")
     proc = subprocess.run([sys.executable, "hooks/gpu.py", "a100"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stdout == "" and len(proc.stderr.strip().splitlines()) == 1
-    assert "folders with results: h200" in proc.stderr
+    assert f"folders with results: {', '.join(hook.gpu_folders())} (" in proc.stderr
 
 
 def test_the_default_setting_is_the_committed_run_and_pages_name_no_folder():
-    assert gpu_hook().resolve("h200", GENERATED)[1] == GENERATED / "h200"
+    setting = committed_gpu()
+    assert setting in gpu_hook().gpu_folders(GENERATED)  # a committed run's folder, no path
+    assert gpu_hook().resolve(setting, GENERATED) == (setting, GENERATED / setting, False)
     for path in markdown_pages():
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"generated/(?!GPU/|compare/)[a-z0-9-]+/", text), path.name
@@ -223,9 +228,10 @@ def test_the_default_setting_is_the_committed_run_and_pages_name_no_folder():
 def test_a_missing_file_becomes_a_line_only_where_asked():
     hook = gpu_hook()
     page = '--8<-- "generated/GPU/tables/nope.en.md"\n    ![x](generated/GPU/figures/nope.svg)\nsee [t](generated/GPU/traces/a.json.gz)'
-    out = hook.rewrite(page, "h200", GENERATED / "h200", False, missing="MISSING")
-    assert out.split("\n") == ["MISSING", "    MISSING", "see [t](generated/h200/traces/a.json.gz)"]
-    assert "generated/h200/tables/nope.en.md" in hook.rewrite(page, "h200", GENERATED / "h200", False)
+    name = SITE_RUN.name
+    out = hook.rewrite(page, name, SITE_RUN, False, missing="MISSING")
+    assert out.split("\n") == ["MISSING", "    MISSING", f"see [t](generated/{name}/traces/a.json.gz)"]
+    assert f"generated/{name}/tables/nope.en.md" in hook.rewrite(page, name, SITE_RUN, False)
 
 
 def test_a_staging_or_old_folder_is_never_a_gpu_to_show(tmp_path):

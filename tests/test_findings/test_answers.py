@@ -1,7 +1,7 @@
 """report/render/findings/answers.py: the answer each main page opens with, as facts; the
 templates (answer-<page>.<lang>.md.j2) write them as one paragraph (findings.answer_files)."""
 import pytest
-from factory import h200, nothing_measured, overhead, overhead_row, results, row, stats
+from factory import nothing_measured, overhead, overhead_row, results, row, site_run, stats
 
 from report.render import findings
 from report.render.findings import answers
@@ -13,14 +13,14 @@ ANSWERS = [name for names in findings.ANSWER_FILES.values() for name in names]
 
 
 @pytest.mark.parametrize("name", ANSWERS)
-def test_each_answer_has_its_fact_on_the_h200_run_and_none_without_its_data(name):
-    assert FINDINGS[name](h200(), None) is not None
+def test_each_answer_has_its_fact_on_the_site_run_and_none_without_its_data(name):
+    assert FINDINGS[name](site_run(), None) is not None
     assert FINDINGS[name](nothing_measured(), None) is None
 
 
 @pytest.mark.parametrize("lang", ["nb", "en"])
 def test_every_answer_file_is_one_paragraph_of_two_to_four_sentences_or_says_the_run_lacks_it(lang):
-    files = findings.answer_files(h200(), None, lang)
+    files = findings.answer_files(site_run(), None, lang)
     assert set(files) == set(findings.ANSWER_FILES)
     for text, _ in files.values():
         assert "\n" not in text and not text.startswith("- ") and "{" not in text
@@ -30,7 +30,7 @@ def test_every_answer_file_is_one_paragraph_of_two_to_four_sentences_or_says_the
 
 
 def test_math_s_fp32_matmuls_count_net_of_the_matmuls_they_replace():
-    run = h200()
+    run = site_run()
     math, naive = (run["variants"][n]["attribution"] for n in ("math", "naive_inplace"))
     diffs = dict(math_diffs(run))
     assert "matmul_fp32" not in diffs
@@ -73,7 +73,7 @@ def test_who_sets_the_pace_follows_the_eager_call_against_the_kernel_time():
 
 
 def test_the_graph_replay_comes_from_the_pairs_where_the_run_has_them():
-    run = h200()
+    run = site_run()
     small = run["pairs"]["groups"]["small"]
     g = answers.answer_rec_graph(run, None)
     assert g.variant in ("flash", "efficient", "cudnn")
@@ -90,7 +90,7 @@ def with_rounds(run, **kernel_us):
 
 
 def test_math_s_training_memory_is_broken_down_only_as_far_as_the_shape_tells():
-    run = h200()
+    run = site_run()
     a = answers.answer_training(run, None)
     c = run["config"]
     assert a.weights_bytes == c["batch"] * c["heads"] * c["seq_len"] ** 2 * 4  # the FP32 weight matrix

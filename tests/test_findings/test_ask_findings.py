@@ -3,7 +3,7 @@ a backend", on a made-up "eligibility" section (tests/madeup_eligibility.py): wh
 ran, PyTorch's reasons as the data words them, the cost by the one-run rule, and "not
 measured" without the section."""
 import pytest
-from factory import findings_of, found, h200
+from factory import findings_of, found, site_run
 from madeup_eligibility import HEAD_DIM, MASK, NO_KERNEL, condition, eligibility, no, skipped_condition, yes
 
 from report.render import ask_table
@@ -14,7 +14,7 @@ from report.text.catalog import t
 
 
 def run_with(section=None):
-    run = h200()
+    run = site_run()
     run["eligibility"] = eligibility() if section is None else section
     return run
 
@@ -151,8 +151,8 @@ def test_without_the_section_the_table_says_not_measured(lang):
 
 
 def without():
-    """The committed H200 run less its eligibility section (as a run without --ask has it)."""
-    return {k: v for k, v in h200().items() if k != "eligibility"}
+    """The site's run less its eligibility section (as a run without --ask has it)."""
+    return {k: v for k, v in site_run().items() if k != "eligibility"}
 
 
 def test_a_reason_cannot_inject_markup():

@@ -1,13 +1,13 @@
 """report/render/findings/first_call_findings.py: a fused backend's first call, taken apart."""
 import pytest
-from factory import findings_of, first_calls, first_calls_row, found, h200, nothing_measured, refused, results
+from factory import findings_of, first_calls, first_calls_row, found, nothing_measured, refused, results, site_run
 
 from report.render.findings import FINDINGS, first_call_findings
 
 
 @pytest.mark.parametrize("name", findings_of(first_call_findings))
-def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name):
-    assert found(FINDINGS[name], h200()) is not None
+def test_each_finding_speaks_on_the_site_run_and_is_silent_without_its_data(name):
+    assert found(FINDINGS[name], site_run()) is not None
     assert found(FINDINGS[name], nothing_measured()) is None
 
 
@@ -47,7 +47,7 @@ def test_fresh_processes_give_the_first_process_apart_and_ranges_for_the_rest():
 
 
 def test_the_seed_claim_of_a_new_kernel_per_call_is_answered_from_cudnn_s_fresh_processes():
-    run = h200()
+    run = site_run()
     assert found(first_call_findings.first_calls_per_call, run).once
     for r in run["first_calls"]["rows"]["cudnn"]["rounds"]:
         r["same_shape_again_ms"] = r["first_new_shape_ms"]  # every call as dear as a new shape's first

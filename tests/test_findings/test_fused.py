@@ -1,15 +1,15 @@
 """report/render/findings/fused.py: ranking, auto's choice, CPU against GPU span, idle gap,
 first call, how busy the GPU is, host drift and first calls of the host pass."""
 import pytest
-from factory import another_gpu, findings_of, found, h200, nothing_measured, refused, results, row, stats
+from factory import another_gpu, findings_of, found, nothing_measured, refused, results, row, site_run, stats
 
 from report.render.findings import FINDINGS
 from report.render.findings import fused as fused_module
 
 
 @pytest.mark.parametrize("name", findings_of(fused_module))
-def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name):
-    assert found(FINDINGS[name], h200()) is not None
+def test_each_finding_speaks_on_the_site_run_and_is_silent_without_its_data(name):
+    assert found(FINDINGS[name], site_run()) is not None
     assert found(FINDINGS[name], nothing_measured()) is None
 
 
@@ -81,7 +81,7 @@ def test_the_host_drift_names_no_variant_and_gives_both_spreads():
 
 
 def test_the_wall_ranking_comes_from_the_seed_shape_s_pairs():
-    run = h200()
+    run = site_run()
     rank = found(fused_module.fused_rank, run)
     assert [(r.backend, r.even) for r in rank.wall] == [("cudnn", False), ("flash", False), ("efficient", False)]
     for rnd in run["pairs"]["groups"]["seed_wall"]["rounds"]:  # flash's blocks as cuDNN's: the same
@@ -100,12 +100,12 @@ def test_the_idle_gap_is_set_against_the_wall_time_without_the_profiler():
 
 
 def test_the_first_call_is_set_against_the_warm_wall_time_not_the_span():
-    first = found(fused_module.first_call, h200())
-    assert first.cudnn_us == h200()["variants"]["cudnn"]["wall_time_us"]["median"]
+    first = found(fused_module.first_call, site_run())
+    assert first.cudnn_us == site_run()["variants"]["cudnn"]["wall_time_us"]["median"]
 
 
 def test_the_idle_gaps_listed_do_not_depend_on_their_size():
-    run = h200()
+    run = site_run()
     before = [g.variant for g in found(fused_module.idle_gap_finding, run).gaps]
     for r in run["variants"]["cudnn"]["rounds"]:
         r["cuda_time_us"] = {**r["kernel_sum_us"], "median": r["kernel_sum_us"]["median"] * 1.01}

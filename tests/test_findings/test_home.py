@@ -1,13 +1,13 @@
 """report/render/findings/home.py: the short answer Home starts with."""
 import pytest
-from factory import another_gpu, findings_of, found, h200, nothing_measured, results, row, stats, sweep, sweep_point
+from factory import another_gpu, findings_of, found, nothing_measured, results, row, site_run, stats, sweep, sweep_point
 
 from report.render.findings import FINDINGS, home
 
 
 @pytest.mark.parametrize("name", findings_of(home))
-def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name):
-    assert found(FINDINGS[name], h200()) is not None
+def test_each_finding_speaks_on_the_site_run_and_is_silent_without_its_data(name):
+    assert found(FINDINGS[name], site_run()) is not None
     assert found(FINDINGS[name], nothing_measured()) is None
 
 
@@ -37,16 +37,23 @@ def test_math_is_compared_by_the_rounds_medians():
 
 
 def test_the_largest_extra_cost_is_the_cause_math_pays_most_for_its_fp32_matmuls_net():
-    m = found(home.home_math, h200())
-    a, b = (h200()["variants"][n]["attribution"] for n in ("math", "naive_inplace"))
+    m = found(home.home_math, site_run())
+    a, b = (site_run()["variants"][n]["attribution"] for n in ("math", "naive_inplace"))
     extra = {c: a[c]["us_per_forward"] - b.get(c, {}).get("us_per_forward", 0.0) for c in a if c != "matmul_fp32"}
     extra["matmul"] = a["matmul_fp32"]["us_per_forward"] - b["matmul"]["us_per_forward"]  # net of what it replaces
-    assert m.cause == max(extra, key=extra.get) == "matmul" and m.cause_extra_us == pytest.approx(extra["matmul"])
-    assert m.cause_extra_us < a["matmul_fp32"]["us_per_forward"]  # not the gross FP32 figure
+    assert m.cause == max(extra, key=extra.get) and m.cause_extra_us == pytest.approx(extra[m.cause])
+    # FP32 matmuls that cost more than every other cause: the cause, with their net figure
+    heavier = site_run()
+    fp32 = heavier["variants"]["math"]["attribution"]["matmul_fp32"]
+    more = sum(abs(x) for x in extra.values())
+    fp32["us_per_forward"] += more
+    h = found(home.home_math, heavier)
+    assert h.cause == "matmul" and h.cause_extra_us == pytest.approx(extra["matmul"] + more)
+    assert h.cause_extra_us < fp32["us_per_forward"]  # not the gross FP32 figure
 
 
 def test_a_run_without_the_other_measurements_gets_no_answer_line():
-    run = h200()
+    run = site_run()
     for key in ("sweep", "overhead"):
         run.pop(key)
     del run["variants"]["auto"]
@@ -56,8 +63,8 @@ def test_a_run_without_the_other_measurements_gets_no_answer_line():
 
 
 def test_the_cpu_line_gives_the_share_per_round_where_the_run_has_rounds():
-    cpu = found(home.home_cpu, h200())
-    assert cpu.rounds is not None and len(cpu.rounds) == h200()["rounds"]["count"] and cpu.small > 1
+    cpu = found(home.home_cpu, site_run())
+    assert cpu.rounds is not None and len(cpu.rounds) == site_run()["rounds"]["count"] and cpu.small > 1
     assert cpu.pct == pytest.approx(100 * cpu.host_us / cpu.kernel_us)
 
 
@@ -72,7 +79,7 @@ def test_pinning_counts_the_sweep_points_where_auto_lost_beyond_noise():
                                point("auto", 512, 10.4, 10.0, 10.8, "cudnn"), point("flash", 512, 10.0, 9.6, 10.6)]))
     pin = found(home.home_pin, run)
     assert (pin.sweep_lost, pin.sweep_points, pin.small) == (1, 2, None)
-    assert found(home.home_pin, h200()).small is not None
+    assert found(home.home_pin, site_run()).small is not None
 
 
 def test_the_answer_names_another_gpu_and_what_auto_ran_there():

@@ -1,14 +1,14 @@
 """report/render/findings/naive_math.py: naive against math: the ratio, the copy, the
 Memset, the matmuls, the extra ops, where the extra time goes, math's switches."""
 import pytest
-from factory import another_gpu, findings_of, found, h200, kernel, nothing_measured, results, row
+from factory import another_gpu, findings_of, found, kernel, nothing_measured, results, row, site_run
 
 from report.render.findings import FINDINGS, naive_math
 
 
 @pytest.mark.parametrize("name", findings_of(naive_math))
-def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name):
-    assert found(FINDINGS[name], h200()) is not None
+def test_each_finding_speaks_on_the_site_run_and_is_silent_without_its_data(name):
+    assert found(FINDINGS[name], site_run()) is not None
     assert found(FINDINGS[name], nothing_measured()) is None
 
 

@@ -1,18 +1,18 @@
 """report/render/findings/ncu_findings.py: the tensor pipe beside occupancy, from ncu."""
 import pytest
-from factory import findings_of, found, h200, nothing_measured
+from factory import findings_of, found, nothing_measured, site_run
 
 from report.render.findings import FINDINGS, ncu_findings
 
 
 @pytest.mark.parametrize("name", findings_of(ncu_findings))
-def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name):
-    assert found(FINDINGS[name], h200()) is not None
+def test_each_finding_speaks_on_the_site_run_and_is_silent_without_its_data(name):
+    assert found(FINDINGS[name], site_run()) is not None
     assert found(FINDINGS[name], nothing_measured()) is None
 
 
 def test_each_fused_backend_shows_its_busiest_kernel_s_tensor_pipe_beside_its_occupancy():
-    run = h200()
+    run = site_run()
     kernels = run["ncu"]["rows"]["cudnn"]["kernels"]
     busiest = max(kernels.values(), key=lambda k: k["tensor_hmma_pct"])
     rows = {r.name: r for r in found(ncu_findings.occ_tensor, run)}
@@ -23,7 +23,7 @@ def test_each_fused_backend_shows_its_busiest_kernel_s_tensor_pipe_beside_its_oc
 
 
 def test_math_s_matmuls_run_on_the_fp32_cores_where_their_tensor_pipe_is_idle():
-    run = h200()
+    run = site_run()
     m = found(ncu_findings.math_pipe, run)
     assert m.fp32_cores and m.tensor < ncu_findings.IDLE_PIPE and m.kernels >= 1
     spent = run["variants"]["math"]["attribution"]["matmul_fp32"]["us_per_forward"]
@@ -34,7 +34,7 @@ def test_math_s_matmuls_run_on_the_fp32_cores_where_their_tensor_pipe_is_idle():
 
 
 def test_a_run_with_the_whole_tensor_pipe_shows_that_figure_and_which_kernels_ran_wgmma():
-    run = h200()
+    run = site_run()
     assert {r.counter for r in found(ncu_findings.occ_tensor, run)} == {"tensor_pct"}  # the committed run read the whole pipe
     run["ncu"]["metrics"]["tensor_pct"] = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
     for row in run["ncu"]["rows"].values():

@@ -1,14 +1,14 @@
 """report/render/findings/occupancy_findings.py: flash's arithmetic, every 0 % Kineto shows,
 and the launch API ruled out as its cause."""
 import pytest
-from factory import another_gpu, findings_of, found, h200, kernel, nothing_measured, results, row
+from factory import another_gpu, findings_of, found, kernel, nothing_measured, results, row, site_run
 
 from report.render.findings import FINDINGS, occupancy_findings
 
 
 @pytest.mark.parametrize("name", findings_of(occupancy_findings))
-def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name):
-    assert found(FINDINGS[name], h200()) is not None
+def test_each_finding_speaks_on_the_site_run_and_is_silent_without_its_data(name):
+    assert found(FINDINGS[name], site_run()) is not None
     assert found(FINDINGS[name], nothing_measured()) is None
 
 

@@ -1,13 +1,13 @@
 """report/render/findings/overhead_findings.py: eager calls against kernel time, CUDA graphs."""
 import pytest
-from factory import findings_of, found, h200, nothing_measured, overhead, overhead_row, refused, results
+from factory import findings_of, found, nothing_measured, overhead, overhead_row, refused, results, site_run
 
 from report.render.findings import FINDINGS, overhead_findings
 
 
 @pytest.mark.parametrize("name", findings_of(overhead_findings))
-def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name):
-    assert found(FINDINGS[name], h200()) is not None
+def test_each_finding_speaks_on_the_site_run_and_is_silent_without_its_data(name):
+    assert found(FINDINGS[name], site_run()) is not None
     assert found(FINDINGS[name], nothing_measured()) is None
 
 

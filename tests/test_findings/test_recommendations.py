@@ -1,13 +1,13 @@
 """report/render/findings/recommendations.py: the findings behind the three recommendations."""
 import pytest
-from factory import another_gpu, findings_of, found, h200, host, nothing_measured, results, row
+from factory import another_gpu, findings_of, found, host, nothing_measured, results, row, site_run
 
 from report.render.findings import FINDINGS, recommendations
 
 
 @pytest.mark.parametrize("name", findings_of(recommendations))
-def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name):
-    assert found(FINDINGS[name], h200()) is not None
+def test_each_finding_speaks_on_the_site_run_and_is_silent_without_its_data(name):
+    assert found(FINDINGS[name], site_run()) is not None
     assert found(FINDINGS[name], nothing_measured()) is None
 
 
@@ -54,8 +54,8 @@ def test_auto_is_said_to_lose_only_by_the_paired_rule():
 
 
 def test_the_in_place_version_removes_the_copy_the_out_of_place_one_makes():
-    copy = found(recommendations.rec_inplace, h200())
-    naive = h200()["variants"]["naive"]
+    copy = found(recommendations.rec_inplace, site_run())
+    naive = site_run()["variants"]["naive"]
     memcpy = next(k for k in naive["kernels"] if k["kind"] == "memcpy")
     assert copy.memcpy_us == memcpy["avg_us"] and 0 < copy.share < 100
 
@@ -96,7 +96,7 @@ def test_the_highest_host_share_is_called_by_the_rounds_ratios_or_is_the_same():
 def test_the_cpu_leader_s_share_is_the_one_the_table_beside_it_shows():
     from report.verdict import median
 
-    run = h200()
+    run = site_run()
     c = recommendations.rec_cpu(run, None)
     v = run["variants"]
     assert c.pct == pytest.approx(100 * median(v[c.variant]["host_time_us"]) / median(v[c.variant]["kernel_sum_us"]))

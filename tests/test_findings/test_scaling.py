@@ -1,15 +1,15 @@
 """report/render/findings/scaling.py: the --all sweep: out of memory, growth, the fastest,
 auto against the fastest pinned backend."""
 import pytest
-from factory import findings_of, found, h200, nothing_measured, results, stats, sweep, sweep_point
+from factory import findings_of, found, nothing_measured, results, site_run, stats, sweep, sweep_point
 
 from report.render.extra_tables import auto_vs_best as auto_vs_best_rows
 from report.render.findings import FINDINGS, scaling
 
 
 @pytest.mark.parametrize("name", findings_of(scaling))
-def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name):
-    assert found(FINDINGS[name], h200()) is not None
+def test_each_finding_speaks_on_the_site_run_and_is_silent_without_its_data(name):
+    assert found(FINDINGS[name], site_run()) is not None
     assert found(FINDINGS[name], nothing_measured()) is None
 
 
@@ -62,7 +62,7 @@ def test_auto_is_never_the_winner_of_its_own_backend():
 
 
 def test_the_fastest_is_said_once_with_the_exceptions_by_name():
-    all_cudnn = found(scaling.fastest, h200())
+    all_cudnn = found(scaling.fastest, site_run())
     assert (all_cudnn.top, all_cudnn.lo, all_cudnn.hi, all_cudnn.dims, all_cudnn.exceptions) == (
         "cudnn", 256, 16384, (64, 128), ())
     run = results(sweep=sweep([point("flash", 256, 10.0, 9.5, 10.5), point("cudnn", 256, 12.0, 11.5, 12.5),
@@ -83,7 +83,7 @@ def _small_pairs(run, over_auto):
 
 
 def test_the_small_shape_s_pinning_is_decided_by_the_pairs_in_wall_time():
-    run = h200()
+    run = site_run()
     pin = found(scaling.auto_small, run)
     # the committed run: efficient pinned faster than auto (cuDNN) in every pair's round
     assert (pin.best, pin.ran, pin.verdict.order, pin.verdict.metric) == ("efficient", "cudnn", "<", "wall")
@@ -97,6 +97,6 @@ def test_the_small_shape_s_pinning_is_decided_by_the_pairs_in_wall_time():
 
 
 def test_the_small_shape_s_pinning_needs_pairs():
-    run = h200()
+    run = site_run()
     run.pop("pairs")
     assert found(scaling.auto_small, run) is None

@@ -1,14 +1,14 @@
 """report/render/findings/shape_findings.py: what to use for prefill, grouped-query
 attention and the sliding window, and why."""
 import pytest
-from factory import findings_of, found, h200, nothing_measured, refused, shape_results, stats
+from factory import findings_of, found, nothing_measured, refused, shape_results, site_run, stats
 
 from report.render.findings import FINDINGS, shape_findings
 
 
 @pytest.mark.parametrize("name", findings_of(shape_findings))
-def test_each_finding_speaks_on_the_h200_run_and_on_made_up_points_and_is_silent_without_them(name):
-    assert found(FINDINGS[name], h200()) is not None
+def test_each_finding_speaks_on_the_site_run_and_on_made_up_points_and_is_silent_without_them(name):
+    assert found(FINDINGS[name], site_run()) is not None
     assert found(FINDINGS[name], shape_results()) is not None
     assert found(FINDINGS[name], nothing_measured()) is None
 
@@ -37,9 +37,9 @@ def test_prefill_names_what_ran_out_of_memory_where():
 
 
 def test_gqa_backends_give_math_the_size_of_its_copy_and_name_the_refusals():
-    shapes = found(shape_findings.shapes_gqa_backends, h200())
+    shapes = found(shape_findings.shapes_gqa_backends, site_run())
     assert len(shapes) == 4 and all(s.refused == ("efficient",) and s.copies for s in shapes)
-    run = h200()
+    run = site_run()
     for p in run["shapes"]["points"]:
         if p["variant"] == "math" and p["family"].startswith("gqa"):
             p["peak_extra_mib"] = 1.0  # no room for a copy: the sentence must not claim one

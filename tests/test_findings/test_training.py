@@ -1,13 +1,13 @@
 """report/render/findings/training.py: forward + backward against forward, kernels, memory."""
 import pytest
-from factory import backward, findings_of, found, h200, kernel, nothing_measured, refused, results, row
+from factory import backward, findings_of, found, kernel, nothing_measured, refused, results, row, site_run
 
 from report.render.findings import FINDINGS, training
 
 
 @pytest.mark.parametrize("name", findings_of(training))
-def test_each_finding_speaks_on_the_h200_run_and_is_silent_without_its_data(name):
-    assert found(FINDINGS[name], h200()) is not None
+def test_each_finding_speaks_on_the_site_run_and_is_silent_without_its_data(name):
+    assert found(FINDINGS[name], site_run()) is not None
     assert found(FINDINGS[name], nothing_measured()) is None
 
 

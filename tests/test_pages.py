@@ -406,7 +406,7 @@ def test_notebook_reads_the_run_the_site_build_names(tmp_path, monkeypatch):
     plt.close("all")
 
 
-def test_notebook_prefers_h200(tmp_path, monkeypatch):
+def test_notebook_by_hand_prefers_the_run_mkdocs_yml_names(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
 
     monkeypatch.delenv("SDPA_GPU_DIR", raising=False)
@@ -415,11 +415,12 @@ def test_notebook_prefers_h200(tmp_path, monkeypatch):
     other["provenance"]["gpu_name"] = "Another GPU"
     write_results(tmp_path / "docs", "a100-80gb", other)
     write_results(tmp_path / "docs", "cpu", other)
-    ns = run_notebook("en", tmp_path / "docs")
+    write_results(tmp_path / "docs", "the-shown-gpu")
+    ns = run_notebook("en", tmp_path / "docs")  # no mkdocs.yml: the first folder with results
     assert ns["results_path"].as_posix() == "generated/a100-80gb/results.json"
-    write_results(tmp_path / "docs", "h200")
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\nextra:\n  gpu: the-shown-gpu\n", encoding="utf-8")
     ns = run_notebook("en", tmp_path / "docs")
-    assert ns["results_path"].as_posix() == "generated/h200/results.json"
+    assert ns["results_path"].as_posix() == "generated/the-shown-gpu/results.json"
     assert ns["gpu_name"] == "Test GPU 80GB"
     plt.close("all")
 

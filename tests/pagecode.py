@@ -23,7 +23,7 @@ import pytest
 from nbterms import prose_lines
 
 from report.results import load_results
-from report.text.catalog import catalog
+from report.text.catalog import catalog, t
 from report.text.display import LANGS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -123,6 +123,11 @@ def rel(path: Path) -> str:
     return path.relative_to(DOCS).as_posix()
 
 
+def page_lang(path: Path) -> str:
+    """The language of a page (x.nb.md: nb)."""
+    return path.name.split(".")[-2]
+
+
 # --------------------------------------------------------------------------- snippets
 
 
@@ -151,9 +156,16 @@ def shown_run(setting=None):
     return hook.resolve(chosen, GENERATED, cwd=ROOT)
 
 
-def expand_snippets(text: str, base_path=None, run=None) -> str:
+def not_in_run(lang: str) -> str:
+    """The line the build puts where a page includes a file its run did not write (hooks/gpu.py)."""
+    return t("page.not_in_run", lang)
+
+
+def expand_snippets(text: str, base_path=None, run=None, lang=None) -> str:
     """Run pymdownx.snippets' own preprocessor on a page, with mkdocs.yml's config, after
-    hooks/gpu.py's rewrite of generated/GPU/ for `run` (default: the run the site shows).
+    hooks/gpu.py's rewrite of generated/GPU/ for `run` (default: the run the site shows);
+    with `lang`, as the build does: a file of the run that it did not write becomes the
+    line not_in_run(lang).
 
     Raises pymdownx.snippets.SnippetMissingError for a missing file or section
     (check_paths: true in mkdocs.yml).
@@ -161,7 +173,7 @@ def expand_snippets(text: str, base_path=None, run=None) -> str:
     import markdown
 
     name, folder, preview = run or shown_run()
-    text = gpu_hook().rewrite(text, name, folder, preview)
+    text = gpu_hook().rewrite(text, name, folder, preview, missing=not_in_run(lang) if lang else None)
     if preview:
         base_path = list(base_path or mkdocs_config()["mdx_configs"]["pymdownx.snippets"]["base_path"])
         base_path.append(str(folder))
@@ -292,7 +304,7 @@ def collect_page_blocks() -> tuple[list[ShownBlock], dict[str, str]]:
     for path in markdown_pages():
         source = path.read_text(encoding="utf-8")
         try:
-            expanded = expand_snippets(source)
+            expanded = expand_snippets(source, lang=page_lang(path))
             page_blocks = extract_python_blocks(rel(path), source, expanded)
         except Exception as exc:  # reported by test_includes_resolve / test_blocks_parse
             errors[rel(path)] = f"{type(exc).__name__}: {exc}"
@@ -539,7 +551,8 @@ def page_html(path: Path, run=None) -> str:
     import markdown
 
     name, folder, preview = run or shown_run()
-    text = gpu_hook().rewrite(path.read_text(encoding="utf-8"), name, folder, preview)
+    text = gpu_hook().rewrite(path.read_text(encoding="utf-8"), name, folder, preview,
+                              missing=not_in_run(page_lang(path)))
     base_path = None
     if preview:
         base_path = [*mkdocs_config()["mdx_configs"]["pymdownx.snippets"]["base_path"], str(folder)]

@@ -99,7 +99,7 @@ def test_explicit_heading_ids(stem):
 def test_same_heading_ids_code_blocks_and_tables(stem):
     seen = {}
     for lang in LANGS:
-        expanded = expand_snippets(page(stem, lang).read_text(encoding="utf-8"))
+        expanded = expand_snippets(page(stem, lang).read_text(encoding="utf-8"), lang=lang)
         html = render(expanded)
         seen[lang] = {
             "heading ids": heading_ids(html),

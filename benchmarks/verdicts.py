@@ -2,7 +2,7 @@
 """Do several runs say the same thing? Prints sentences; asserts nothing.
 
     python -m benchmarks.verdicts RESULTS_A RESULTS_B ...   # results folders (or results.json files)
-    python benchmarks/verdicts.py docs/generated/h200 /tmp/rerun/h200 --lang en
+    python benchmarks/verdicts.py docs/generated/h100-80gb-hbm3 data/reruns/h100-80gb-hbm3/b --lang en
 
 Renders the findings of every results folder given (report/render/site.py: render_all,
 into a temporary folder; nothing under docs/ is written), masks every number (with its

@@ -10,11 +10,11 @@ The setting, first found wins:
 1. the environment variable SDPA_GPU (what `bash scripts/site.sh --gpu X` sets);
 2. `extra.gpu` in mkdocs.yml (the committed run).
 
-It is the name of a folder under docs/generated/ that holds a results.json (`h200`), or the
-path of any other results folder (`build-out/cpu`, a CPU run): such a run is shown as a
-preview, its files taken from where they are and published under generated/_preview/ (a
-name no run can have). A CPU run gets a note at the top of every page saying so. The
-notebook page, executed by the build, gets the folder in SDPA_GPU_DIR.
+It is the name of a folder under docs/generated/ that holds a results.json
+(`h100-80gb-hbm3`), or the path of any other results folder (`build-out/cpu`, a CPU run):
+such a run is shown as a preview, its files taken from where they are and published under
+generated/_preview/ (a name no run can have). A CPU run gets a note at the top of every
+page saying so. The notebook page, executed by the build, gets the folder in SDPA_GPU_DIR.
 
 A setting that names no results folder stops the build with one line that lists the
 folders there are; so does a run's folder that is a symbolic link or holds one, a FIFO or

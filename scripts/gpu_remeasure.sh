@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# The H200 re-measurement of issues 29 and 30, one lent-GPU call per argument:
+# The re-measurement of issues 29 and 30 on a lent GPU, one call per argument:
 #
 #   bash scripts/gpu_remeasure.sh a      # run A, the committed one: python build_tables.py --all --ncu
-#                                        # (docs/generated/h200 and compare/), then the default run
+#                                        # (docs/generated/<gpu> and compare/), then the default run
 #                                        # (python build_tables.py, into a temporary folder) for its time
 #   bash scripts/gpu_remeasure.sh tests  # the GPU test pass, part 1: the pages' blocks, the shapes,
 #                                        # the pages (test_snippets, test_shapes, test_pages)
 #   bash scripts/gpu_remeasure.sh cli    # part 2: test_cli (its end-to-end runs take 60-100 s each)
-#   bash scripts/gpu_remeasure.sh b      # rerun B: only its results.json, to data/reruns/h200/b/
-#   bash scripts/gpu_remeasure.sh c      # rerun C, D, E (c, d, e): the same, to data/reruns/h200/<x>/
+#   bash scripts/gpu_remeasure.sh b      # rerun B: only its results.json, to data/reruns/<gpu>/b/
+#   bash scripts/gpu_remeasure.sh c      # rerun C, D, E (c, d, e): the same, to data/reruns/<gpu>/<x>/
 #                                        # (issue 39: four reruns with each round in a fresh process
 #                                        # replace the old b and c, made by code with in-process rounds)
 #

@@ -15,7 +15,7 @@ on http://127.0.0.1:8000/ with scripts/serve.py: only the files a static host wo
 and the site's own 404.html (status 404) for a missing page.
 
   --gpu RUN        the run every page shows: a folder of docs/generated/ (default: extra.gpu
-                   in mkdocs.yml, h200), or the path of a results folder build_tables.py
+                   in mkdocs.yml), or the path of a results folder build_tables.py
                    wrote elsewhere, e.g. build-out/cpu (a preview); also --gpu=RUN
   --build-only     stop after the build, and say where the site is and how to open it
   --no-install     no venv creation, no pip install, no npm ci: use what is installed

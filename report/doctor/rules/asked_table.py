@@ -11,7 +11,7 @@ SDPAParams(...), debug=True) over a grid of conditions), read by the trace docto
                               whose setting the trace shows, and where another backend ran,
                               the condition pinned to it; (None, None) where none matches
     fixed(run, cond)          the condition recorded as cond's fix (its "fix" id), or None
-    whose(run)                "PyTorch 2.11.0 on an NVIDIA H200, recorded 2026-12-04"
+    whose(run)                "PyTorch 2.11.0 on an NVIDIA H100 80GB HBM3, recorded 2026-12-06"
 
 Standard library only (installed with trace-doctor, run in the browser's Pyodide).
 """

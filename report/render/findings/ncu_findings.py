@@ -15,8 +15,8 @@ from .registry import finding
 def tensor_key(results):
     """The key of the tensor-pipe figure a run has: "tensor_pct" (the tensor pipe's active
     cycles, measure/ncu.py's sm__pipe_tensor_cycles_active) where it read it, else
-    "tensor_hmma_pct" (the cycles ncu counts for its HMMA pipe: the committed H200 run's
-    only tensor figure, its ncu having no wgmma cycles counter)."""
+    "tensor_hmma_pct" (the cycles ncu counts for its HMMA pipe: an earlier H200 run's only
+    tensor figure, its ncu having no wgmma cycles counter)."""
     return "tensor_pct" if "tensor_pct" in ((results.get("ncu") or {}).get("metrics") or {}) else "tensor_hmma_pct"
 
 

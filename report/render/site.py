@@ -24,7 +24,7 @@ from .downloads import trace_links
 from .header import call_writers, header
 from .kernel_names import kernel_names
 from .keyed import keyed
-from .markdown import fenced, measured_on, safe_provenance
+from .markdown import code_safe, fenced, markdown_safe, measured_on, safe_provenance
 from .memory_model import ceilings_check, fused_check, hand_written_check, model_text
 from .page_models import (
     decode_check,
@@ -153,17 +153,20 @@ def _lang_option(lang):
 
 def model_explained(results, trace, lang="en"):
     """{"explain-model": (body, writers, the manifest)} for the real model's trace the page
-    "Read your own trace" walks through (report.paths.MODEL_TRACE), when it was recorded on
-    this run's GPU (a run on another GPU gets no file: the page says it is not in it), in `lang`."""
+    "Read your own trace" walks through (report.paths.MODEL_TRACE), in `lang`. A trace
+    recorded on another GPU than this run's (its manifest.json says which) is explained all
+    the same, under a line that names the GPU and torch it was recorded with: it is the
+    corpus's trace, not this run's."""
     manifest_path = Path(trace).parent / "manifest.json" if trace is not None else None
     if manifest_path is None or not Path(trace).is_file() or not manifest_path.is_file():
         return {}
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    if manifest.get("gpu") != results["provenance"].get("gpu_name"):
-        return {}
     text = report(explain(load_trace(trace)), lang)
     body = "\n".join(["```text", f"$ python build_tables.py --explain {Path(trace).name}{_lang_option(lang)}",
                       text + "```"])
+    if manifest.get("gpu") != results["provenance"].get("gpu_name"):
+        body = t("model_trace.other_gpu", lang, gpu=markdown_safe(manifest.get("gpu")),
+                 torch=code_safe(manifest.get("torch"))) + "\n\n" + body
     return {"explain-model": (body, (explain, report), manifest)}
 
 

@@ -1,7 +1,7 @@
 """Results for the tests, in the shape report/schema.py gives results.json: the site's run
-(the committed run mkdocs.yml's extra.gpu picks), and made-up rows, points and sections built from a few figures; and trace events
-given odd values (odd_value), for the trace reader. A library for the tests (tests import
-it; it imports no test module).
+(the committed run mkdocs.yml's extra.gpu picks), and made-up rows, points and sections
+built from a few figures; and trace events given odd values (odd_value), for the trace
+reader. A library for the tests (tests import it; it imports no test module).
 
     from factory import row, results, site_run, stats
     r = results({"flash": row(100.0), "cudnn": row(90.0, spread=0.3)})   # a made-up run

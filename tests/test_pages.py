@@ -84,21 +84,14 @@ def test_pages_exist():
 
 @pytest.mark.parametrize("page", PAGES, ids=PAGE_IDS)
 def test_includes_resolve(page):
-    """Every --8<-- names an existing file and section (check_paths: true), but a file of the
-    run the site shows that its render does not write for it: the real model's explanation
-    (report/render/site.py: model_explained) where the model's trace was recorded on another
-    GPU. The build puts the page's not-in-run line there (hooks/gpu.py)."""
-    from report.paths import MODEL_TRACE
-    from report.render.site import model_explained
-    from report.results import load_results
-
+    """Every --8<-- names an existing file and section (check_paths: true), each file of the
+    run the site shows among them: the real model's explanation too, which the render writes
+    on every GPU (report/render/site.py: model_explained)."""
     source, lang = page.read_text(encoding="utf-8"), page_lang(page)
     _, folder, _ = shown_run()
     lacking = {target for target in includes(source) if target.startswith("generated/GPU/")
                and not (folder / target.removeprefix("generated/GPU/")).exists()}
-    model_written = model_explained(load_results(folder / "results.json"), MODEL_TRACE, lang)
-    may_lack = set() if model_written else {f"generated/GPU/tables/explain-model.{lang}.md"}
-    assert lacking <= may_lack, f"{rel(page)}: the run the site shows has no {sorted(lacking - may_lack)}"
+    assert not lacking, f"{rel(page)}: the run the site shows has no {sorted(lacking)}"
     try:
         expanded = expand_snippets(source, lang=lang)
     except SnippetMissingError as exc:

@@ -8,9 +8,9 @@
 #                                        # the pages (test_snippets, test_shapes, test_pages)
 #   bash scripts/gpu_remeasure.sh cli    # part 2: test_cli (its end-to-end runs take 60-100 s each)
 #   bash scripts/gpu_remeasure.sh b      # rerun B: only its results.json, to data/reruns/<gpu>/b/
-#   bash scripts/gpu_remeasure.sh c      # rerun C, D, E (c, d, e): the same, to data/reruns/<gpu>/<x>/
-#                                        # (issue 39: four reruns with each round in a fresh process
-#                                        # replace the old b and c, made by code with in-process rounds)
+#   bash scripts/gpu_remeasure.sh c      # reruns C to J (c ... j): the same, to data/reruns/<gpu>/<x>/
+#                                        # (issue 39: the site's verdicts are decided across run A and
+#                                        # its reruns, the run as the unit, so more runs decide more)
 #
 # Each call leaves ONE file under $OUT (the device returns at most 8): run-<arg>.tar.gz with
 # what the run wrote, its log and status.txt (each command's exit status and seconds).
@@ -29,7 +29,7 @@
 #   run(command="bash scripts/gpu_remeasure.sh a", carry=[".whl"], timeout_s=600)
 set -u
 ARG="${1:-}"
-case "$ARG" in a|tests|cli|b|c|d|e) ;; *) echo "usage: bash scripts/gpu_remeasure.sh a|tests|cli|b|c|d|e" >&2; exit 2;; esac
+case "$ARG" in a|tests|cli|[b-j]) ;; *) echo "usage: bash scripts/gpu_remeasure.sh a|tests|cli|b..j (a rerun's letter)" >&2; exit 2;; esac
 cd "$(dirname "$0")/.." || exit 1
 PY="${PYTHON:-python3}"
 OUT="${OUT:-/tmp/remeasure-out}"
@@ -90,7 +90,7 @@ case "$ARG" in
   cli)
     SDPA_FAILURES_AT_ONCE=1 step gpu-tests-cli "$(left)" "$PY" -m pytest -q -p no:cacheprovider "${XDIST[@]}" tests/test_cli.py
     ;;
-  b|c|d|e)
+  [b-j])
     tmp=$(mktemp -d)
     if step "run-$ARG" 480 "$PY" build_tables.py --all --ncu --out "$tmp"; then
       # the folder the run wrote is named after its GPU: its reruns go beside that GPU's run

@@ -794,5 +794,5 @@ def test_gpu_remeasure_packs_a_rerun_into_one_tar_with_its_readme(repo_copy, tmp
 
 
 def test_gpu_remeasure_refuses_an_unknown_run(repo_copy):
-    proc = run_script(repo_copy, "gpu_remeasure.sh", "f")
+    proc = run_script(repo_copy, "gpu_remeasure.sh", "k")
     assert proc.returncode == 2 and proc.stderr.startswith("usage: bash scripts/gpu_remeasure.sh")

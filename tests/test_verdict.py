@@ -11,11 +11,15 @@ from report.verdict import (
     by_pairs,
     by_points,
     by_round_medians,
+    by_run_round_medians,
+    by_runs,
     decide,
+    decided,
     leader,
     pair_ratios,
     process_interval,
     spread,
+    without_each_run,
 )
 from report.verdict.student_t import t_quantile
 
@@ -201,3 +205,54 @@ def test_shape_points_need_a_gap_beyond_their_spread_and_the_margin():
     assert apart.order == "<" and apart.rule == "points"
     wide = by_points(point(100.0, 0.2), point(110.0, 0.2))   # within the steps' spread of 20 %
     assert wide.undecided and wide.reason == "spread" and wide.noise == pytest.approx(0.4)
+
+
+# --- across runs: the run as the unit ----------------------------------------------------
+
+
+def test_across_runs_each_run_is_one_ratio_and_the_interval_is_across_runs():
+    """Each run's ratio is the geometric mean of its processes' median ratios; the interval
+    is Student's t on the runs' ratios, n - 1 degrees of freedom for n runs."""
+    runs = [[[1.10, 1.12, 1.11], [1.09]], [[1.20]], [[1.14, 1.15], [1.16]]]
+    v = by_runs(runs)
+    expected = (math.sqrt(1.11 * 1.09), 1.20, math.sqrt(1.145 * 1.16))
+    assert v.runs == 3 and v.run_ratios == pytest.approx(expected)
+    assert (v.median_ratio, *v.interval) == pytest.approx(process_interval(expected))
+    assert v.processes == 5 and v.pairs == 8
+    assert by_runs([runs[0], [], [[float("nan")]]]) == by_pairs(runs[0])  # one run left: its processes
+
+
+def test_processes_that_agree_within_each_run_do_not_decide_what_the_runs_do_not():
+    """Issue 39: FlexAttention against flash in wall time, tight in each run (1.14x in two
+    quiet runs, 0.92x-1.05x where the host was slower): each run alone decides something,
+    the runs together do not."""
+    rng = random.Random(11)
+    runs = [_pairs(rng, r, 0.01, rounds=4) for r in (1.14, 1.14, 0.92, 1.05, 1.02)]
+    assert by_pairs(runs[0]).order == "<" and by_pairs(runs[2]).order == ">"
+    v = by_runs(runs)
+    assert v.undecided and v.reason == "margin" and v.runs == 5 and v.processes == 20
+
+
+def test_a_group_pooled_across_runs_is_decided_across_them():
+    quiet = [{"blocks_us": {"a": [10.0, 10.1], "b": [11.5, 11.6]}} for _ in range(4)]
+    slow = [{"blocks_us": {"a": [20.0, 20.2], "b": [20.4, 20.5]}} for _ in range(4)]
+    one = {"rounds": quiet}
+    assert by_group(one, "a", "b").order == "<" and by_group(one, "a", "b").runs == 1
+    both = {"rounds": quiet, "run_rounds": [quiet, slow, quiet, None]}  # a run without the group: left out
+    v = by_group(both, "a", "b")
+    assert v.runs == 3 and v.processes == 12 and v.undecided
+
+
+def test_kernel_time_across_runs_is_one_ratio_per_run_from_its_rounds():
+    a_runs = [[57.0, 57.3, 57.1], [57.2, None, 57.0], None]
+    b_runs = [[93.6, 93.9, 93.8], [94.0, 93.5, 93.7], [93.0]]
+    v = by_run_round_medians(a_runs, b_runs)
+    assert v.runs == 2 and v.order == "<" and v.processes == 5
+    assert by_run_round_medians(a_runs[:1], b_runs[:1]) == by_round_medians(a_runs[0], b_runs[0])
+
+
+def test_leaving_each_run_out_decides_on_the_others():
+    ratios = (1.07, 1.08, 1.09, 1.07, 1.20)
+    assert decided(ratios) == (None, False)  # the 1.20x run widens the interval past the margin
+    assert without_each_run(ratios) == [(None, False)] * 4 + [("<", False)]
+    assert without_each_run((1.1, 1.2)) == []

@@ -46,8 +46,11 @@ def rounds_of(row, key, part=None):
     where the row has no rounds (results files written before rounds existed). With
     part, that part of each round's figure: rounds_of(row, "host_time_us", "per_small_op")."""
     rounds = row.get("rounds") if isinstance(row, dict) else None
-    if not rounds:
-        return None
+    return figures_of(rounds, key, part) if rounds else None
+
+
+def figures_of(rounds, key, part=None):
+    """The figure `key` (its `part`) of each of a list of rounds, None for a round without it."""
     figures = [r.get(key) if isinstance(r, dict) else None for r in rounds]
     if part is not None:
         figures = [f.get(part) if isinstance(f, dict) else None for f in figures]

@@ -31,13 +31,23 @@ The rule:
      than 2 processes give no interval), with that reason: the runs cannot tell, and more
      processes would.
 No verdict rests on one process, on the pairs' count, or on how the rounds happen to fall
-either side of 1."""
+either side of 1.
+
+Across runs (by_runs; across_runs.py): where reruns by the same measuring code are
+committed beside the run, the unit is the run, one level up. The processes of one run share
+its machine (its CPU's pace above all: the small shape's eager call took a median 25 µs on
+one lent host and 45 µs on another, issue 39), so they are not independent of each other
+across runs. Each run gives one ratio, the geometric mean of its processes' ratios, and
+steps 2 and 3 are read off the runs' ratios instead (n - 1 degrees of freedom for n runs).
+A comparison the CPU paces, near the margin on one host and beyond it on another, is then
+undecided, not "faster" in one run and undecided in the next."""
 from __future__ import annotations
 
 import math
 import statistics
 
 from .across_rounds import paired_rounds
+from .across_runs import run_rounds
 from .one_run import point_figure, spread
 from .outcome import Verdict
 from .student_t import t_quantile
@@ -97,6 +107,44 @@ def by_pairs(rounds, minimum=MIN_EFFECT, confidence=CONFIDENCE) -> Verdict:
                    processes=len(per_process), pairs=sum(len(_valid(r)) for r in rounds))
 
 
+def _geomean(values):
+    return math.exp(statistics.fmean(math.log(v) for v in values))
+
+
+def by_runs(runs, minimum=MIN_EFFECT, confidence=CONFIDENCE) -> Verdict:
+    """The verdict across runs: `runs` holds, for each run, its per-process lists of pair
+    ratios (B / A), as by_pairs takes them. Runs without a ratio are left out; with one run
+    left, by_pairs on its processes. Otherwise each run's ratio (run_ratios) is the geometric
+    mean of its processes' median ratios, and the interval and the decision are across those
+    run ratios, the run as the unit; `processes` and `pairs` count all runs'."""
+    kept = [[r for r in (_valid(rnd) for rnd in run) if r] for run in runs if run]
+    kept = [run for run in kept if run]
+    if len(kept) < 2:
+        return by_pairs(kept[0] if kept else [], minimum, confidence)
+    run_ratios = tuple(_geomean([statistics.median(r) for r in run]) for run in kept)
+    centre, lo, hi = process_interval(run_ratios, confidence)
+    order, same, reason = decide(lo, hi, len(run_ratios), minimum)
+    return Verdict(order, None, None, minimum, interval=(lo, hi), rule="pairs", confidence=confidence,
+                   median_ratio=centre, same=same, reason=reason,
+                   processes=sum(len(run) for run in kept), pairs=sum(len(r) for run in kept for r in run),
+                   runs=len(run_ratios), run_ratios=run_ratios)
+
+
+def decided(ratios, minimum=MIN_EFFECT, confidence=CONFIDENCE):
+    """(order, same) that the rule comes to on one ratio per unit (process or run)."""
+    _, lo, hi = process_interval(ratios, confidence)
+    return decide(lo, hi, len(ratios), minimum)[:2]
+
+
+def without_each_run(run_ratios, minimum=MIN_EFFECT, confidence=CONFIDENCE):
+    """[(order, same)] the rule comes to with each run in turn left out of `run_ratios`
+    (one ratio per run, by_runs), decided on the others; [] for fewer than 3 runs (leaving
+    one out leaves no interval)."""
+    if len(run_ratios) < 3:
+        return []
+    return [decided(run_ratios[:i] + run_ratios[i + 1:], minimum, confidence) for i in range(len(run_ratios))]
+
+
 def pair_ratios(group, a, b):
     """Per-round lists of the pair ratios b / a of one group of results.json's "pairs"
     (measure/pairs.py): each pair's block of b over the block of a measured beside it
@@ -113,15 +161,34 @@ def pair_ratios(group, a, b):
     return [r for r in out if r]
 
 
+def run_pair_ratios(group, a, b):
+    """pair_ratios in each run of a group (across_runs.run_rounds: run A's alone where no
+    reruns are pooled): [per-run lists of per-round lists of b / a]."""
+    return [pair_ratios({"rounds": rounds}, a, b) if rounds else [] for rounds in run_rounds(group)]
+
+
 def by_group(group, a, b, minimum=MIN_EFFECT) -> Verdict:
-    """by_pairs on entries a and b of one pair group: "<" where a is faster."""
-    return by_pairs(pair_ratios(group, a, b), minimum)
+    """The rule on entries a and b of one pair group, across the runs pooled into it
+    (by_runs; by_pairs on one run's processes where it holds one run): "<" where a is faster."""
+    return by_runs(run_pair_ratios(group, a, b), minimum)
+
+
+def round_ratios(a_rounds, b_rounds):
+    """One ratio per process (round) of two figures measured in the same rounds, b's median
+    over a's, as by_pairs takes them ([[ratio], ...]); rounds where either is missing left out."""
+    return [[b / a] for a, b, _, _ in paired_rounds(a_rounds or [], b_rounds or []) if a > 0]
 
 
 def by_round_medians(a_rounds, b_rounds, minimum=MIN_EFFECT) -> Verdict:
     """The same rule for kernel time: one ratio per process (round), b's median over a's,
     rounds where either is missing left out."""
-    return by_pairs([[b / a] for a, b, _, _ in paired_rounds(a_rounds, b_rounds) if a > 0], minimum)
+    return by_pairs(round_ratios(a_rounds, b_rounds), minimum)
+
+
+def by_run_round_medians(a_runs, b_runs, minimum=MIN_EFFECT) -> Verdict:
+    """by_round_medians in each run (across_runs.runs_of: [rounds' figures per run]), decided
+    across the runs (by_runs)."""
+    return by_runs([round_ratios(a, b) for a, b in zip(a_runs, b_runs, strict=False)], minimum)
 
 
 def by_points(a, b, minimum=MIN_EFFECT) -> Verdict:

@@ -1,24 +1,24 @@
 """report/render/reruns.py and report/output/rerun_files.py: every comparison the findings decide, across the committed run
-and the reruns committed beside it (data/reruns/<gpu>/)."""
+and the reruns committed beside it (data/reruns/<gpu>/), the run as the unit."""
 import copy
 import json
 
+import pytest
 from factory import site_run
 
 from report.output.rerun_files import rerun_results
 from report.paths import DEFAULT_OUT, RERUNS
 from report.render.findings.common import Paired
 from report.render.reruns import (
-    by_other_code,
     compared,
-    contradicting,
+    holds_without_each_run,
     reruns_table,
-    scatter_explains,
     steady,
     with_interval,
 )
 from report.results import load_reference, load_results
 from report.text.catalog import t
+from report.verdict import other_code, pooled
 
 
 def test_the_committed_reruns_are_by_the_committed_runs_measuring_code():
@@ -57,18 +57,54 @@ def test_a_verdict_whose_words_change_between_runs_is_not_steady():
     assert steady([a["flex.wall"], b["flex.wall"]])
     assert not steady([a["auto_small.verdict"], b["auto_small.verdict"]])
     assert not steady([a["flex.wall"], None])  # a run without the comparison
-    assert contradicting([a["auto_small.verdict"], b["auto_small.verdict"]])  # faster, then the same
 
 
-def test_undecided_in_one_run_and_decided_in_another_is_no_contradiction():
-    """Issue 39: FlexAttention against flash in wall time, undecided where a run's processes
-    scattered (0.94x-2.1x) and faster where they did not: the runs differ in words, but
-    neither says what the other denies."""
-    def paired(order, same=False):
-        return Paired(order, "wall", 1.1, (1.0, 1.2), 95.0, 5.0, 120, 4, same, None if order or same else "margin")
-    assert not contradicting([paired(None), paired(">"), paired(">")])
-    assert not steady([paired(None), paired(">")])
-    assert contradicting([paired(">"), paired("<")]) and contradicting([paired(None, same=True), paired("<")])
+def _slower_pinned(run, factor):
+    """A copy of the run in which every pinned fused backend's blocks at the small shape take
+    `factor` times auto's."""
+    out = copy.deepcopy(run)
+    for rnd in out["pairs"]["groups"]["small"]["rounds"]:
+        for name in ("flash", "efficient", "cudnn"):
+            rnd["blocks_us"][name] = [factor * x for x in rnd["blocks_us"]["auto"]]
+    return out
+
+
+def test_pooled_runs_decide_with_the_run_as_the_unit():
+    """Issue 39: a verdict the CPU paces moves with the host between runs. Pooled, each run
+    gives one ratio (the geometric mean over its processes) and the interval is across runs:
+    runs at 1.20x, 1.21x and 1.19x are decided, runs at 0.98x, 1.20x and 1.10x are not."""
+    ref, run = load_reference(), site_run()
+    steady_runs = [("b", _slower_pinned(run, 1.20)), ("c", _slower_pinned(run, 1.21)), ("d", _slower_pinned(run, 1.19))]
+    v = compared(pooled(steady_runs[0][1], steady_runs[1:]), ref)["auto_small.verdict"]
+    assert v.runs == 3 and v.order == ">" and v.run_ratios == pytest.approx((1.20, 1.21, 1.19))
+    assert v.rounds == 3 * len(run["pairs"]["groups"]["small"]["rounds"])
+    moving = [("b", _slower_pinned(run, 0.98)), ("c", _slower_pinned(run, 1.20)), ("d", _slower_pinned(run, 1.10))]
+    w = compared(pooled(moving[0][1], moving[1:]), ref)["auto_small.verdict"]
+    assert w.runs == 3 and w.undecided and w.reason == "margin"
+    # alone, each of those runs decides: the run's processes share its host
+    assert [compared(r, ref)["auto_small.verdict"].order for _, r in moving] == [None, ">", ">"]
+    assert compared(moving[0][1], ref)["auto_small.verdict"].same
+
+
+def test_pooling_leaves_the_runs_figures_and_the_loaded_results_alone():
+    run, other = site_run(), _slower_pinned(site_run(), 2.0)
+    before = copy.deepcopy(run)
+    both = pooled(run, [("b", other)])
+    assert run == before  # nothing attached to the loaded results
+    group = both["pairs"]["groups"]["small"]
+    assert group["rounds"] is run["pairs"]["groups"]["small"]["rounds"]
+    assert group["run_rounds"] == [run["pairs"]["groups"]["small"]["rounds"], other["pairs"]["groups"]["small"]["rounds"]]
+    assert both["variants"]["flash"]["kernel_sum_us"] == run["variants"]["flash"]["kernel_sum_us"]
+    assert pooled(run, []) is run
+
+
+def test_a_verdict_that_rests_on_one_run_does_not_hold_without_each_run():
+    def wall(ratios):
+        return Paired(">", "wall", 1.1, (1.06, 1.14), 95.0, 5.0, 120, 12, runs=len(ratios), run_ratios=tuple(ratios))
+    assert holds_without_each_run(wall([1.10, 1.11, 1.09, 1.10]))
+    # undecided across all five, decided without the 1.20x run: the words rest on that run
+    assert not holds_without_each_run(wall([1.07, 1.08, 1.09, 1.07, 1.20]))
+    assert holds_without_each_run(wall([1.10, 1.11])) is None  # two runs: one left out gives no interval
 
 
 def test_without_reruns_the_table_says_so():
@@ -79,42 +115,37 @@ def _wall(order, interval, same=False):
     return Paired(order, "wall", 1.1, interval, 95.0, 5.0, 120, 4, same, None if order or same else "margin")
 
 
-def test_scatter_explains_a_difference_only_where_every_undecided_interval_is_the_wider():
-    """The committed runs' FlexAttention against flash: undecided in runs whose processes
-    scattered (0.777x-2.30x, 0.804x-1.35x), decided where they did not (1.12x-1.15x)."""
-    flex = [_wall(None, (0.777, 2.30)), _wall("<", (1.13, 1.14)), _wall(None, (0.804, 1.35)), _wall("<", (1.12, 1.15))]
-    assert scatter_explains(flex)
-    # undecided with a narrow interval near the margin's edge (1.04x-1.09x) while a decided
-    # run's is wider (1.05x-1.16x): its centre, not its scatter, left it undecided
-    near_edge = [_wall(">", (1.05, 1.16)), _wall(None, (1.04, 1.09)), _wall(">", (1.07, 1.10))]
-    assert not scatter_explains(near_edge)
-    assert not scatter_explains([_wall("<", (1.1, 1.2))] * 2)  # nothing undecided: nothing to explain
-
-
-def test_a_row_whose_words_differ_shows_each_runs_interval_and_the_note_says_why_where_it_can():
-    cell = with_interval(_wall(None, (0.777, 2.30)), "en")
-    assert "0.777×" in cell and "2.30×" in cell
+def test_a_verdict_cell_gives_its_interval_in_the_page_s_number_format():
+    assert "0.777×" in with_interval(_wall(None, (0.777, 2.30)), "en")
     assert "0,777×" in with_interval(_wall(None, (0.777, 2.30)), "nb")
-    run = site_run()
-    table = reruns_table(run, load_reference(), [("b", run)], "en")
-    assert t("reruns.note_differ", "en") not in table  # the same run twice: no words differ
-    assert "0.777×" not in table
+
+
+def test_the_table_gives_the_verdict_across_the_runs_and_each_run_s_ratio():
+    ref, run = load_reference(), site_run()
+    reruns = [("b", _slower_pinned(run, 1.20)), ("c", _slower_pinned(run, 1.21))]
+    table = reruns_table(run, ref, reruns, "en")
+    header = table.splitlines()[0]
+    assert t("reruns.across", "en", n=3) in header and "this run, b, c" in header
+    across = compared(pooled(run, reruns), ref)["auto_small.verdict"]
+    row = next(line for line in table.splitlines() if line.startswith("| `auto_small.verdict`"))
+    assert with_interval(across, "en") in row and "1.20× · 1.21×" in row
 
 
 def test_a_rerun_of_other_measuring_code_is_left_out_and_the_table_says_so():
     """A rerun whose provenance code_sha256 differs from the run's was measured by other
-    code: its figures are not set beside the run's, and a line under the table names it."""
+    code: it is not pooled, its figures are not set beside the run's, and a line under the
+    table names it."""
     ref, run = load_reference(), site_run()
     same = copy.deepcopy(run)
     other = copy.deepcopy(run)
     other["provenance"]["code_sha256"] = {**other["provenance"]["code_sha256"], "report/trace/analyze.py": "0" * 16}
     reruns = [("b", same), ("c", other)]
-    assert by_other_code(run, reruns) == ["c"]
-    assert by_other_code(run, [("b", same)]) == []
+    assert other_code(run, reruns) == ["c"]
+    assert other_code(run, [("b", same)]) == []
+    assert "run_rounds" not in pooled(run, [("c", other)])["pairs"]["groups"]["small"]
     for lang in ("en", "nb"):
         table = reruns_table(run, ref, reruns, lang)
         assert table == reruns_table(run, ref, [("b", same)], lang) + " " + t("reruns.other_code", lang, names="c")
-        header = table.splitlines()[0]
-        assert "| b |" in header and "| c |" not in header
+        assert ", b)" in table.splitlines()[0] and ", c)" not in table.splitlines()[0]
     # every rerun of other code: no table, only the line that says why
     assert reruns_table(run, ref, [("c", other)], "en") == t("reruns.other_code", "en", names="c")

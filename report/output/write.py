@@ -94,7 +94,7 @@ def _stage_comparison(stack, out, ref):
     refuse_replacing(out / COMPARE)
     staging = stack.enter_context(
         staged(out, ".render-", (f"a results.json under {out}", f"{out / COMPARE} was not changed")))
-    render_compare(runs, ref, staging / "tables")
+    render_compare(runs, ref, staging / "tables", {name: rerun_results(RERUNS / name) for name, _ in runs})
     if (out / COMPARE).is_dir():
         _refuse_unlisted(out / COMPARE, staging, ("tables",))
     return staging

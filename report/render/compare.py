@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..text.catalog import t
 from ..text.display import LANGS
 from ..text.format import fmt_num
+from ..verdict import pooled
 from . import prose
 from .compare_columns import columns, cpu_cell, cuda_cell, kernels_cell, wall_cell
 from .compare_findings import compare_findings
@@ -50,8 +51,12 @@ def has_gpu_runs(runs):
     return any("cuda" in r["provenance"] for _, r in runs)
 
 
-def render_compare(runs, ref, tables_dir):
-    """Write tables_dir/<name>.<lang>.md for every name in FILES; returns the paths."""
+def render_compare(runs, ref, tables_dir, reruns=None):
+    """Write tables_dir/<name>.<lang>.md for every name in FILES; returns the paths. runs:
+    [(GPU folder name, results)]; reruns: {GPU folder name: [(name, results)]}, the reruns
+    committed beside each, pooled into its results (report/verdict: pooled) so that each
+    GPU's verdicts are decided across its runs, as its own pages decide them."""
+    runs = [(name, pooled(results, (reruns or {}).get(name, []))) for name, results in runs]
     tables_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for lang in LANGS:

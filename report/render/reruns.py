@@ -1,16 +1,19 @@
-"""Reproduce's table of reruns: every comparison the findings decide by the paired rule
-(findings/common.py: Paired) or by shape points' kernel times (shape_common.Compare), in
-the committed run and in each rerun committed beside it (data/reruns/<gpu>/<run>/), with
-its ratio and its verdict in each: how each compared figure moved, and whether the words
-stayed the same. benchmarks/verdicts.py checks every sentence the same way."""
+"""Reproduce's tables of reruns: every comparison the findings decide, over the committed
+run and the reruns committed beside it (data/reruns/<gpu>/<run>/) by the same measuring
+code. A comparison by the paired rule (findings/common.py: Paired) is decided across the
+runs, the run as the unit (report/verdict: pooled, by_runs), as the pages state it: the
+table gives each run's ratio and whether the words hold with any one run left out. A
+comparison of two shape points' kernel times (shape_common.Compare) is decided within a
+run: the table gives each run's own words. benchmarks/verdicts.py checks every sentence
+of the pages the same way."""
 from __future__ import annotations
 
 import dataclasses
-import math
+import statistics
 
 from ..text.catalog import t
-from ..text.format import fmt_pct, fmt_ratio_sig
-from ..verdict import Verdict
+from ..text.format import fmt_pct, fmt_ratio_sig, fmt_us_sig
+from ..verdict import Verdict, decided, other_code, pooled, without_each_run
 from .findings import FINDINGS
 from .findings.common import Paired, paired
 from .findings.shape_common import Compare
@@ -59,8 +62,8 @@ def word(v, lang) -> str:
 
 
 def with_interval(v, lang) -> str:
-    """word(), and for a paired verdict its interval across the run's processes: the cells of
-    a row whose words differ between runs, where the interval shows why."""
+    """word(), and for a paired verdict its interval (across the runs where they are pooled,
+    else across the run's processes), oriented as its ratio."""
     if isinstance(v, Compare):
         return word(v, lang)
     return t("reruns.with_interval", lang, verdict=word(v, lang), lo=fmt_ratio_sig(v.interval[0], lang),
@@ -79,66 +82,96 @@ def steady(verdicts) -> bool:
     return all(v is not None for v in verdicts) and len({_key(v) for v in verdicts}) == 1
 
 
-def contradicting(verdicts) -> bool:
-    """True where two runs give verdicts that cannot both hold: opposite orders, or an order
-    in one and "the same" in another. Undecided in one run and decided in another is not a
-    contradiction: that run's processes could not tell."""
-    return len({_key(v) for v in verdicts if v is not None} - {"undecided"}) > 1
-
-
 def _metric(v, lang) -> str:
     metric = "kernel" if isinstance(v, Compare) else v.metric
     return {"kernel": t("reruns.kernel", lang), "host": t("reruns.host", lang),
             "host_share": t("reruns.host_share", lang)}.get(metric, t("reruns.wall", lang))
 
 
-def _width(v) -> float:
-    return math.log(v.interval[1] / v.interval[0])
+HOST_PACE = ("small", "flash")  # pair group and entry: an eager call the CPU paces
 
 
-def scatter_explains(verdicts) -> bool:
-    """True where every run that leaves a paired comparison undecided has a wider interval
-    across its processes (in log terms) than every run that decides it: there, the
-    undecided runs' processes scattered more."""
-    paired_ = [v for v in verdicts if isinstance(v, Paired)]
-    undecided = [_width(v) for v in paired_ if v.undecided]
-    decided = [_width(v) for v in paired_ if not v.undecided]
-    return bool(undecided and decided) and min(undecided) > max(decided)
+def _pace_blocks(results):
+    group = (((results.get("pairs") or {}).get("groups")) or {}).get(HOST_PACE[0]) or {}
+    return [b for r in group.get("rounds") or []
+            if isinstance(r, dict) and (b := (r.get("blocks_us") or {}).get(HOST_PACE[1]))]
 
 
-def by_other_code(results, reruns) -> list[str]:
-    """The names of the reruns ([(name, results)]) measured with other measuring code than
-    the run's (provenance's code_sha256, the hash of every measuring file): their figures
-    may differ for that reason alone, so they are not set beside the run's."""
-    code = (results.get("provenance") or {}).get("code_sha256")
-    return [name for name, r in reruns if (r.get("provenance") or {}).get("code_sha256") != code]
+def process_paces(results):
+    """The small shape's eager flash call, wall time per call, in each process of a run: the
+    median of its blocks; [] where the run lacks it."""
+    return [statistics.median(b) for b in _pace_blocks(results)]
+
+
+def host_pace(results):
+    """(median, fastest) in µs of the small shape's eager flash call, wall time per call: the
+    median of each process's median block, and the fastest block of all; None where the run
+    lacks it. A median far above the fastest block is a host that was disturbed (another
+    load, now and then), not one slower throughout: interference only adds time."""
+    blocks = _pace_blocks(results)
+    if not blocks:
+        return None
+    return statistics.median(process_paces(results)), min(min(b) for b in blocks)
+
+
+def pace_line(runs, lang) -> str:
+    """The line under the tables: each run's host pace in each of its processes, by name."""
+    said = "; ".join(f"{name} " + " · ".join(fmt_us_sig(p, lang) for p in paces)
+                     for name, r in runs if (paces := process_paces(r)))
+    return t("reruns.pace", lang, paces=said) if said else ""
+
+
+def holds_without_each_run(v) -> bool | None:
+    """For a paired verdict across runs (its run_ratios): True where, with any one run left
+    out, the other runs' ratios come to the same words as all of them (verdict:
+    without_each_run); None for fewer than 3 runs."""
+    if len(v.run_ratios) < 3:
+        return None
+    minimum, confidence = v.within / 100, v.confidence / 100
+    return len(set(without_each_run(v.run_ratios, minimum, confidence)
+                   + [decided(v.run_ratios, minimum, confidence)])) == 1
 
 
 def reruns_table(results, ref, reruns, lang) -> str:
-    """The table, or the line saying that no rerun is committed for this GPU; the reruns of
-    other measuring code (by_other_code) are left out, and a line says which."""
+    """The tables, or the line saying that no rerun is committed for this GPU; the reruns of
+    other measuring code (verdict.other_code) are left out, and a line says which.
+
+    The first table: each comparison the findings decide by the paired rule, decided across
+    the runs (the run as the unit: pooled, by_runs), each run's ratio beside it, and whether
+    it keeps its words with any one run left out. The second: the comparisons of two shape
+    points' kernel times (one process a point, decided within each run by by_points), with
+    whether every run says the same words on its own."""
     if not reruns:
         return t("reruns.none", lang)
-    other = by_other_code(results, reruns)
+    other = other_code(results, reruns)
     left_out = t("reruns.other_code", lang, names=", ".join(other)) if other else ""
     reruns = [(name, r) for name, r in reruns if name not in other]
     if not reruns:
         return left_out
-    runs = [(t("reruns.this_run", lang), compared(results, ref))] + [(name, compared(r, ref)) for name, r in reruns]
-    rows, same, against, explained = [], 0, 0, True
-    for where in runs[0][1]:
-        verdicts = [found.get(where) for _, found in runs]
-        same += steady(verdicts)
-        against += contradicting(verdicts)
-        agree = "reruns.yes" if steady(verdicts) else "reruns.no" if contradicting(verdicts) else "reruns.no_undecided"
-        cell = word if steady(verdicts) else with_interval
-        explained &= steady(verdicts) or contradicting(verdicts) or scatter_explains(verdicts)
-        rows.append([f"`{where}` ({_metric(verdicts[0], lang)})"]
-                    + [cell(v, lang) if v is not None else t("value.none", lang) for v in verdicts]
-                    + [t(agree, lang)])
-    headers = [t("reruns.where", lang), *(name for name, _ in runs), t("reruns.steady", lang)]
-    return md_table(headers, rows, ["l", *("r" for _ in runs), "l"]) + "\n\n" + \
-        t("reruns.note", lang, same=same, n=len(rows), runs=len(runs), contradicting=against) + \
-        ("" if same == len(rows) else " " + t("reruns.note_differ", lang)
-         + (" " + t("reruns.note_scatter", lang) if explained and not against else "")) + \
-        (" " + left_out if left_out else "")
+    names = [t("reruns.this_run", lang)] + [name for name, _ in reruns]
+    across = compared(pooled(results, reruns), ref)
+    each = [compared(results, ref)] + [compared(r, ref) for _, r in reruns]
+    rows, points, held, steady_points = [], [], 0, 0
+    for where, v in across.items():
+        label = f"`{where}` ({_metric(v, lang)})"
+        if isinstance(v, Compare):
+            verdicts = [found.get(where) for found in each]
+            steady_points += steady(verdicts)
+            points.append([label, word(v, lang), " · ".join(fmt_ratio_sig(u.ratio, lang) if u is not None
+                                                           else t("value.none", lang) for u in verdicts),
+                           t("reruns.yes" if steady(verdicts) else "reruns.no", lang)])
+            continue
+        holds = holds_without_each_run(v)
+        held += bool(holds)
+        rows.append([label, with_interval(v, lang), " · ".join(fmt_ratio_sig(r, lang) for r in v.run_ratios),
+                     t("value.none", lang) if holds is None else t("reruns.yes" if holds else "reruns.no", lang)])
+    runs = ", ".join(names)
+    out = [md_table([t("reruns.where", lang), t("reruns.across", lang, n=len(names)),
+                     t("reruns.each", lang, runs=runs), t("reruns.held", lang)], rows, ["l", "r", "r", "l"]),
+           t("reruns.note", lang, held=held, n=len(rows), runs=len(names))]
+    if points:
+        out += [md_table([t("reruns.where", lang), t("reruns.this_run_words", lang),
+                          t("reruns.each", lang, runs=runs), t("reruns.steady", lang)], points, ["l", "r", "r", "l"]),
+                t("reruns.note_points", lang, same=steady_points, n=len(points), runs=len(names))]
+    pace = pace_line([(names[0], results), *reruns], lang)
+    return "\n\n".join(out + ([pace] if pace else [])) + (" " + left_out if left_out else "")

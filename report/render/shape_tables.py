@@ -305,7 +305,7 @@ def _pair_cell(call, lang):
     elif v.same:
         verdict = t("value.pair_same", lang, pct=fmt_pct(v.within, lang, 0))
     else:
-        verdict = t("value.pair_undecided", lang)
+        verdict = t("value.pair_undecided_runs" if v.runs > 1 else "value.pair_undecided", lang)
     if len(call.contenders) > 1:  # the rule does not tell the fastest apart from these
         names = t("value.or", lang).join(label(n, lang) for n in call.contenders)
         return f"{t('value.not_told_apart', lang, names=names)}; {label(call.best, lang)}: {verdict}"

@@ -8,6 +8,7 @@ from ..doctor.explain import TraceError, explain, load_trace, report
 from ..text.catalog import t
 from ..text.display import LANGS
 from ..variants import FUSED
+from ..verdict import pooled
 from . import (
     ask_table,
     attribution,
@@ -176,9 +177,12 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
     With traces_dir (the folder's traces/), also the --explain output of some of its
     traces and the list of its traces to download; with model_trace, the --explain output
     of a real model's trace recorded on the same GPU; with reruns ([(name, results)],
-    output/rerun_files.py), the table of how the findings' comparisons moved across them.
+    output/rerun_files.py), the findings' verdicts are decided across the run and the reruns
+    by the same measuring code (report/verdict: pooled, by_runs), and Reproduce's table
+    shows each run's ratio beside them. The numbers a page shows stay this run's.
     """
     written = []
+    alone, results = results, pooled(results, reruns)
     explanations = {lang: explained(traces_dir, lang) for lang in LANGS}  # the doctor speaks each page's language
     split = attribution.splits(results, traces_dir)
     models = {lang: model_explained(results, model_trace, lang) for lang in LANGS}
@@ -199,7 +203,7 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
             written += paths
         # what the run was measured on, once per page (each page includes it at its end)
         bodies["measured-on"] = (measured_on(results, lang), (measured_on,))
-        bodies["reruns"] = (reruns_table(plain, ref, reruns, lang), (reruns_table,))
+        bodies["reruns"] = (reruns_table(alone, ref, reruns, lang), (reruns_table,))
         for name, (body, fns) in bodies.items():
             template = prose.template_path(name, lang) if prose.has_template(name) else None
             fns = (*fns, template) if template and template not in fns else fns  # its sentences' template

@@ -7,12 +7,13 @@ from ...schema import Kernel, OverheadRow, Results, VariantRow
 from ...variants import FUSED
 from ...verdict import (
     Verdict,
-    by_pairs,
-    by_round_medians,
+    by_group,
+    by_run_round_medians,
     median,
     pair_ratios,
     round_values,
     rounds_of,
+    runs_of,
 )
 
 
@@ -48,7 +49,9 @@ class Paired:
     (a faster), ">" (b faster) or None; `same` where the two are the same within ±`within`
     % (the margin), neither: undecided, for `reason`; `ratio` the slower's figure over the
     faster's (≥ 1; a's over b's where no order), `interval` that ratio's interval at
-    `confidence` across `rounds` processes, from `n` ratios in all."""
+    `confidence` across `rounds` processes, from `n` ratios in all; where `runs` > 1, across
+    that many runs instead (report/verdict: by_runs), `run_ratios` each run's ratio,
+    oriented as `ratio`."""
     order: str | None
     metric: str
     ratio: float
@@ -59,6 +62,8 @@ class Paired:
     rounds: int
     same: bool = False
     reason: str | None = None
+    runs: int = 1
+    run_ratios: tuple[float, ...] = ()
 
     @property
     def undecided(self) -> bool:
@@ -71,11 +76,11 @@ def paired(v: Verdict, metric: str) -> Paired | None:
     if v.median_ratio is None or v.interval is None:
         return None
     lo, hi = v.interval
-    ratio, interval = v.median_ratio, (lo, hi)
+    ratio, interval, run_ratios = v.median_ratio, (lo, hi), v.run_ratios
     if v.order != "<":  # b faster, or no order: a's figure over b's
-        ratio, interval = 1 / ratio, (1 / hi, 1 / lo)
+        ratio, interval, run_ratios = 1 / ratio, (1 / hi, 1 / lo), tuple(1 / r for r in run_ratios)
     return Paired(v.order, metric, ratio, interval, 100 * v.confidence, 100 * v.noise, v.pairs,
-                  v.processes, v.same, v.reason)
+                  v.processes, v.same, v.reason, v.runs, run_ratios)
 
 
 def pair_group(results: Results, name: str) -> dict | None:
@@ -85,21 +90,23 @@ def pair_group(results: Results, name: str) -> dict | None:
 
 
 def by_pair_group(results: Results, name: str, a: str, b: str) -> Paired | None:
-    """a against b in pair group `name` by the paired rule (by_pairs), or None where the run
-    did not time them in pairs."""
+    """a against b in pair group `name` by the paired rule (by_group: across the runs pooled
+    into the results, else the run's processes), or None where the run did not time them in
+    pairs."""
     group = pair_group(results, name)
-    ratios = pair_ratios(group, a, b)
-    if not ratios:
+    if not pair_ratios(group, a, b):
         return None
-    return paired(by_pairs(ratios), group.get("metric", "wall"))
+    return paired(by_group(group, a, b), group.get("metric", "wall"))
 
 
 def by_rounds(a_row, b_row, key="kernel_sum_us", b_key=None, metric="kernel") -> Paired | None:
     """a's figure `key` against b's (`b_key`, else the same) by the same rule, one ratio per
-    round (by_round_medians): for kernel time, which is not timed in pairs; None where
-    either row lacks rounds."""
+    round (by_run_round_medians: across the runs pooled into the rows, else the run's
+    processes): for kernel time, which is not timed in pairs; None where either row of the
+    run lacks rounds."""
     a_rounds, b_rounds = rounds_of(a_row, key), rounds_of(b_row, b_key or key)
     if a_rounds is None or b_rounds is None:
         return None
     n = sum(1 for x, y in zip(a_rounds, b_rounds, strict=False) if round_values([x]) and round_values([y]))
-    return paired(by_round_medians(a_rounds, b_rounds), metric) if n else None
+    a_runs, b_runs = runs_of(a_row, key), runs_of(b_row, b_key or key)
+    return paired(by_run_round_medians(a_runs, b_runs), metric) if n else None

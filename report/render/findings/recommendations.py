@@ -5,7 +5,7 @@ import statistics
 from dataclasses import dataclass
 
 from ...variants import FUSED
-from ...verdict import by_round_medians, leader, median, round_median
+from ...verdict import by_run_round_medians, leader, median, round_median, run_rounds
 from ..markdown import host_figures
 from ..prose import Data
 from .common import Paired, by_pair_group, cuda, ok, pair_group, paired
@@ -59,7 +59,11 @@ def share_rounds(row, part="per_small_op"):
     """Host overhead against kernel time in each round of a row (None for a round without
     both figures; None where the row has no rounds): in small ops by default, the figure
     the ranking compares; part=None gives µs over µs, the figure a page shows."""
-    rounds = row.get("rounds")
+    return shares_of(row.get("rounds"), part)
+
+
+def shares_of(rounds, part="per_small_op"):
+    """share_rounds of a list of rounds (one run's), None where there are none."""
     if not rounds:
         return None
     out = []
@@ -89,14 +93,16 @@ def host_ranked(results):
 def host_share_verdict(row_a, row_b) -> Paired | None:
     """a's host overhead against its kernel time (in small ops over kernel time, in which
     what slows the small op and the call alike cancels) against b's, by the paired rule on
-    one ratio per round (by_round_medians; ">" where a's share is larger); None where either
-    row lacks rounds. Not a paired group: the pairs time host overhead, not its share of
-    the kernel time, which changes with the kernel."""
+    one ratio per round (by_run_round_medians: across the runs pooled into the rows, else
+    the run's processes; ">" where a's share is larger); None where either row lacks
+    rounds. Not a paired group: the pairs time host overhead, not its share of the kernel
+    time, which changes with the kernel."""
     ra, rb = share_rounds(row_a), share_rounds(row_b)
     n = sum(1 for x, y in zip(ra or (), rb or (), strict=False) if x and y)
     if not n:
         return None
-    return paired(by_round_medians(ra, rb), "host_share")
+    return paired(by_run_round_medians([shares_of(r) for r in run_rounds(row_a)],
+                                       [shares_of(r) for r in run_rounds(row_b)]), "host_share")
 
 
 def host_leader(results):

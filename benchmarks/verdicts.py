@@ -1,19 +1,27 @@
 #!/usr/bin/env python3
-"""Do several runs say the same thing? Prints sentences; asserts nothing.
+"""Do the pages say the same thing with one run more or less? Prints sentences; asserts nothing.
 
-    python -m benchmarks.verdicts RESULTS_A RESULTS_B ...   # results folders (or results.json files)
-    python benchmarks/verdicts.py docs/generated/h100-80gb-hbm3 data/reruns/h100-80gb-hbm3/b --lang en
+    python -m benchmarks.verdicts RUN_A RERUN_B ...   # results folders (or results.json files)
+    python -m benchmarks.verdicts docs/generated/h100-80gb-hbm3 data/reruns/h100-80gb-hbm3/* --lang en
+    python -m benchmarks.verdicts --each RUN_A RERUN_B ...   # each run on its own
 
-Renders the findings of every results folder given (report/render/site.py: render_all,
-into a temporary folder; nothing under docs/ is written), masks every number (with its
-unit, %, ×) as "#", and prints every sentence whose words are not the same in all runs:
-which runs say it, then each of those runs' sentence with its numbers. Sentences that
-every run says, numbers aside, are not printed; the last line counts both. Before them,
-one line per run: its host's pace (the small shape's eager SDPA flash call, wall time per
-call: the median of its processes' medians, and its fastest block) and whether its measuring
-code is the first run's (provenance code_sha256). Runs of other code are not reruns of it,
-and a host that was disturbed (a median far above the fastest block) moves every verdict
-the CPU paces. Exit status 0 whatever it finds (a bad argument: one line, exit 2).
+The pages decide their verdicts across a run and the reruns committed beside it, the run
+as the unit (report/verdict: pooled, by_runs). So a rerun changes a page by joining that
+set, and the check is: render the findings (report/render/site.py: render_all, into a
+temporary folder; nothing under docs/ is written) from all the runs given, the first shown
+and the others pooled as its reruns, and again with each run in turn left out (the first
+remaining one shown); mask every number (with its unit, %, ×) as "#"; print every sentence
+whose words are not the same in all these renderings: which say it, then each one's
+sentence with its numbers. Sentences all of them say, numbers aside, are not printed; the
+last line counts both. With --each, every run is rendered on its own instead (the verdicts
+decided across one run's processes): what a single run would say.
+
+Before them, one line per run: its host's pace (the small shape's eager SDPA flash call,
+wall time per call: the median of its processes' medians, and its fastest block) and
+whether its measuring code is the first run's (provenance code_sha256). Runs of other code
+are not reruns of it (they are not pooled), and a host that was disturbed (a median far
+above the fastest block) moves every comparison the CPU paces. Exit status 0 whatever it
+finds (a bad argument: one line, exit 2).
 """
 import argparse
 import re
@@ -26,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from report.render.reruns import host_pace  # noqa: E402
 from report.results import UsageError, load_reference, load_results  # noqa: E402
 from report.text.display import LANGS  # noqa: E402
 
@@ -60,24 +69,6 @@ def split_sentences(markdown):
     return out
 
 
-HOST_PACE = ("small", "flash")  # pair group and entry: an eager call the CPU paces
-
-
-def host_pace(results):
-    """(median, fastest) in µs of the small shape's eager flash call, wall time per call: the
-    median of each process's median block, and the fastest block of all; None where the run
-    lacks it. A median far above the fastest block is a host that was disturbed (another
-    load, now and then), not one slower throughout: interference only adds time."""
-    import statistics
-
-    group = (((results.get("pairs") or {}).get("groups")) or {}).get(HOST_PACE[0]) or {}
-    blocks = [b for r in group.get("rounds") or []
-              if isinstance(r, dict) and (b := (r.get("blocks_us") or {}).get(HOST_PACE[1]))]
-    if not blocks:
-        return None
-    return statistics.median(statistics.median(b) for b in blocks), min(min(b) for b in blocks)
-
-
 def run_lines(loaded):
     """One line per run: its host's pace and whether its measuring code is the first run's."""
     first = None
@@ -92,18 +83,13 @@ def run_lines(loaded):
     return lines
 
 
-def rendered_findings(results_path, tmp, results=None):
-    """{(file name, lang): [sentences]} of the findings one results.json renders (results:
-    that file, already loaded)."""
+def rendered_findings(results, tmp, reruns=()):
+    """{(file name, lang): [sentences]} of the findings one run renders (results: its
+    results.json, loaded), with `reruns` ([(name, results)]) pooled as its reruns."""
     from report.render.site import render_all
 
-    results = load_results(results_path) if results is None else results
     tables = Path(tmp) / "tables"
-    try:
-        render_all(results, load_reference(), tables)
-    except (KeyError, TypeError, ValueError, AttributeError) as err:
-        raise UsageError(f"{results_path} does not render ({type(err).__name__}: {err}): damaged, or "
-                         "written by another version of build_tables.py") from None
+    render_all(results, load_reference(), tables, reruns=list(reruns))
     found = {}
     for path in sorted(tables.glob("*.md")):
         if "finding" not in path.name:
@@ -111,6 +97,26 @@ def rendered_findings(results_path, tmp, results=None):
         name, lang = path.name.removesuffix(".md").rsplit(".", 1)
         found[(name, lang)] = split_sentences(path.read_text(encoding="utf-8"))
     return found
+
+
+def renderings(loaded, each=False):
+    """{label: rendered findings}: with each, every run on its own; else all runs (the
+    first shown, the rest pooled) and every set with one run left out."""
+    names = list(loaded)
+    if each:
+        sets = {name: [name] for name in names}
+    else:
+        sets = {"all": names, **{f"without {name}": [n for n in names if n != name] for name in names}}
+    out = {}
+    for label, members in sets.items():
+        first, rest = members[0], [(n, loaded[n]) for n in members[1:]]
+        with tempfile.TemporaryDirectory(prefix="verdicts-") as tmp:
+            try:
+                out[label] = rendered_findings(loaded[first], tmp, rest)
+            except (KeyError, TypeError, ValueError, AttributeError) as err:
+                raise UsageError(f"{first} does not render ({type(err).__name__}: {err}): damaged, or "
+                                 "written by another version of build_tables.py") from None
+    return out
 
 
 def results_file(arg):
@@ -151,15 +157,16 @@ def report(runs, langs):
         lines.append(f"{name}.{lang}: said by {by}" + (f", not by {', '.join(missing)}" if missing else "")
                      + f": {masked}")
         lines += [f"    {run}: {sentence}" for run, sentences in said.items() for sentence in sentences]
-    lines.append(f"{len(diffs)} sentence(s) differ in words between the runs; {same} are the same "
-                 f"in every run, numbers aside ({len(runs)} runs, {', '.join(langs)})")
+    lines.append(f"{len(diffs)} sentence(s) differ in words between the renderings; {same} are the same "
+                 f"in every one, numbers aside ({len(runs)} renderings: {', '.join(runs)}; {', '.join(langs)})")
     return "\n".join(lines)
 
 
 def _parser():
     p = argparse.ArgumentParser(prog="benchmarks/verdicts.py", description=__doc__.split("\n")[0])
-    p.add_argument("folders", nargs="+", help="results folders (or results.json files) to compare")
+    p.add_argument("folders", nargs="+", help="results folders (or results.json files): the run, then its reruns")
     p.add_argument("--lang", choices=LANGS, action="append", help="only this language (default: both)")
+    p.add_argument("--each", action="store_true", help="render each run on its own, not pooled")
     return p
 
 
@@ -172,11 +179,10 @@ def main(argv=None):
             raise UsageError("give at least two results folders to compare")
         if len(set(args.folders)) < len(args.folders):
             raise UsageError("a folder is given twice: give each run once")
-        runs, loaded = {}, {}
-        for arg, path in zip(args.folders, paths, strict=True):
-            loaded[arg] = load_results(path)
-            with tempfile.TemporaryDirectory(prefix="verdicts-") as tmp:
-                runs[arg] = rendered_findings(path, tmp, loaded[arg])
+        if not args.each and len(paths) < 3:
+            raise UsageError("leaving one run out of two leaves one: give at least three, or --each")
+        loaded = {arg: load_results(path) for arg, path in zip(args.folders, paths, strict=True)}
+        runs = renderings(loaded, args.each)
     except UsageError as err:
         print(f"verdicts.py: error: {err}", file=sys.stderr)
         return 2

@@ -1,11 +1,13 @@
 """benchmarks/verdicts.py: the findings of several runs, numbers masked, and the sentences
-whose words differ, on the site's run and a copy with one order reversed."""
+whose words differ, on the site's run and a copy with one order reversed: each run on its
+own (--each), and pooled with each run in turn left out (the default)."""
 import json
 
 import pytest
 from factory import SITE_RUN
 
 from benchmarks import verdicts
+from report.results import load_results
 
 
 def test_masking_keeps_words_and_hides_every_number():
@@ -44,7 +46,7 @@ READ_KERNEL_TIMES = {"findings-fused", "finding-rec-cpu", "findings-compiled"}
 def test_the_reversed_order_is_reported_and_nothing_else(reversed_run, tmp_path):
     runs = {}
     for name, folder in (("committed", SITE_RUN), ("reversed", reversed_run)):
-        runs[name] = verdicts.rendered_findings(folder / "results.json", tmp_path / name)
+        runs[name] = verdicts.rendered_findings(load_results(folder / "results.json"), tmp_path / name)
     diffs, same = verdicts.differing(runs)
     assert same > 100
     for lang in ("nb", "en"):
@@ -59,9 +61,9 @@ def test_the_reversed_order_is_reported_and_nothing_else(reversed_run, tmp_path)
 
 
 def test_the_command_prints_both_versions_and_exits_0(reversed_run, capsys):
-    assert verdicts.main([str(SITE_RUN), str(reversed_run), "--lang", "en"]) == 0
+    assert verdicts.main([str(SITE_RUN), str(reversed_run), "--lang", "en", "--each"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert "sentence(s) differ in words between the runs" in out[-1]
+    assert "sentence(s) differ in words between the renderings" in out[-1]
     said = [line for line in out if ": said by " in line]
     assert said and all(line.split(".en: said by")[0] in READ_KERNEL_TIMES for line in said)
     ranked = [line for line in out if "in kernel time: cuDNN" in line and "efficient (" in line]
@@ -91,7 +93,35 @@ def test_a_missing_folder_or_a_file_that_does_not_render_is_one_line_exit_2(tmp_
     results = json.loads((SITE_RUN / "results.json").read_text(encoding="utf-8"))
     del results["variants"]["cudnn"]["kernels"]
     (tmp_path / "results.json").write_text(json.dumps(results), encoding="utf-8")
-    assert verdicts.main([str(SITE_RUN), str(tmp_path)]) == 2
+    assert verdicts.main([str(SITE_RUN), str(tmp_path), "--each"]) == 2
+    assert verdicts.main([str(SITE_RUN), str(tmp_path)]) == 2  # two runs: none left to pool without one
     err = capsys.readouterr().err
-    assert err.count("\n") == 3 and "no results.json there" in err and "given twice" in err
-    assert "does not render (KeyError" in err
+    assert err.count("\n") == 4 and "no results.json there" in err and "given twice" in err
+    assert "does not render (KeyError" in err and "at least three" in err
+
+
+def _copy(folder, results):
+    folder.mkdir()
+    (folder / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    return folder
+
+
+def test_pooled_runs_that_agree_keep_every_word_with_any_one_left_out(tmp_path):
+    results = json.loads((SITE_RUN / "results.json").read_text(encoding="utf-8"))
+    folders = [SITE_RUN, _copy(tmp_path / "b", results), _copy(tmp_path / "c", results)]
+    runs = verdicts.renderings({str(f): load_results(f / "results.json") for f in folders})
+    assert list(runs)[0] == "all" and len(runs) == 4
+    diffs, same = verdicts.differing(runs)
+    assert diffs == [] and same > 100
+
+
+def test_a_run_that_reverses_an_order_changes_the_words_when_it_is_left_out(reversed_run, tmp_path):
+    """Two runs find flash faster than efficient in wall time, a third the reverse: across
+    all three the order is undecided, and without the third it is decided. The check names
+    the renderings that say each version."""
+    results = json.loads((SITE_RUN / "results.json").read_text(encoding="utf-8"))
+    loaded = {"a": results, "b": load_results(_copy(tmp_path / "b", results) / "results.json"),
+              "r": load_results(reversed_run / "results.json")}
+    diffs, _ = verdicts.differing(verdicts.renderings(loaded))
+    said = [set(d[3]) for d in diffs if d[0] == "findings-fused" and d[1] == "en"]
+    assert {"without r"} in said and any({"all", "without a", "without b"} <= s for s in said)

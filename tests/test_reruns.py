@@ -149,3 +149,19 @@ def test_a_rerun_of_other_measuring_code_is_left_out_and_the_table_says_so():
         assert ", b)" in table.splitlines()[0] and ", c)" not in table.splitlines()[0]
     # every rerun of other code: no table, only the line that says why
     assert reruns_table(run, ref, [("c", other)], "en") == t("reruns.other_code", "en", names="c")
+
+
+def test_under_the_tables_each_run_s_host_pace_in_each_process():
+    from report.render.reruns import process_paces
+    from report.text.format import fmt_us_sig
+
+    ref, run = load_reference(), site_run()
+    slower = copy.deepcopy(run)
+    for rnd in slower["pairs"]["groups"]["small"]["rounds"]:
+        rnd["blocks_us"]["flash"] = [2 * x for x in rnd["blocks_us"]["flash"]]
+    paces = process_paces(run)
+    assert len(paces) == len(run["pairs"]["groups"]["small"]["rounds"])
+    assert process_paces(slower) == pytest.approx([2 * p for p in paces])
+    lines = reruns_table(run, ref, [("b", slower)], "en").splitlines()
+    row = next(line for line in lines if line.startswith("| b |"))
+    assert row == "| b | " + " · ".join(fmt_us_sig(2 * p, "en") for p in paces) + " |"

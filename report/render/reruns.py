@@ -114,11 +114,12 @@ def host_pace(results):
     return statistics.median(process_paces(results)), min(min(b) for b in blocks)
 
 
-def pace_line(runs, lang) -> str:
-    """The line under the tables: each run's host pace in each of its processes, by name."""
-    said = "; ".join(f"{name} " + " · ".join(fmt_us_sig(p, lang) for p in paces)
-                     for name, r in runs if (paces := process_paces(r)))
-    return t("reruns.pace", lang, paces=said) if said else ""
+def pace_table(runs, lang) -> str:
+    """Under the tables: each run's host pace in each of its processes (process_paces), a
+    row per run by name; "" where no run has it."""
+    rows = [[name, " · ".join(fmt_us_sig(p, lang) for p in paces)] for name, r in runs if (paces := process_paces(r))]
+    return t("reruns.pace", lang) + "\n\n" + md_table([t("reruns.run", lang), t("reruns.pace_col", lang)], rows,
+                                                         ["l", "r"]) if rows else ""
 
 
 def holds_without_each_run(v) -> bool | None:
@@ -173,5 +174,5 @@ def reruns_table(results, ref, reruns, lang) -> str:
         out += [md_table([t("reruns.where", lang), t("reruns.this_run_words", lang),
                           t("reruns.each", lang, runs=runs), t("reruns.steady", lang)], points, ["l", "r", "r", "l"]),
                 t("reruns.note_points", lang, same=steady_points, n=len(points), runs=len(names))]
-    pace = pace_line([(names[0], results), *reruns], lang)
+    pace = pace_table([(names[0], results), *reruns], lang)
     return "\n\n".join(out + ([pace] if pace else [])) + (" " + left_out if left_out else "")

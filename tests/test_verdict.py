@@ -241,6 +241,7 @@ def test_a_group_pooled_across_runs_is_decided_across_them():
     both = {"rounds": quiet, "run_rounds": [quiet, slow, quiet, None]}  # a run without the group: left out
     v = by_group(both, "a", "b")
     assert v.runs == 3 and v.processes == 12 and v.undecided
+    assert len(v.run_ratios) == 4 and v.run_ratios[3] is None  # the runs' order, as the table names them
 
 
 def test_kernel_time_across_runs_is_one_ratio_per_run_from_its_rounds():

@@ -126,11 +126,11 @@ def holds_without_each_run(v) -> bool | None:
     """For a paired verdict across runs (its run_ratios): True where, with any one run left
     out, the other runs' ratios come to the same words as all of them (verdict:
     without_each_run); None for fewer than 3 runs."""
-    if len(v.run_ratios) < 3:
+    ratios = tuple(r for r in v.run_ratios if r is not None)
+    if len(ratios) < 3:
         return None
     minimum, confidence = v.within / 100, v.confidence / 100
-    return len(set(without_each_run(v.run_ratios, minimum, confidence)
-                   + [decided(v.run_ratios, minimum, confidence)])) == 1
+    return len(set(without_each_run(ratios, minimum, confidence) + [decided(ratios, minimum, confidence)])) == 1
 
 
 def reruns_table(results, ref, reruns, lang) -> str:
@@ -164,7 +164,8 @@ def reruns_table(results, ref, reruns, lang) -> str:
             continue
         holds = holds_without_each_run(v)
         held += bool(holds)
-        rows.append([label, with_interval(v, lang), " · ".join(fmt_ratio_sig(r, lang) for r in v.run_ratios),
+        rows.append([label, with_interval(v, lang), " · ".join(t("value.none", lang) if r is None
+                                                               else fmt_ratio_sig(r, lang) for r in v.run_ratios),
                      t("value.none", lang) if holds is None else t("reruns.yes" if holds else "reruns.no", lang)])
     runs = ", ".join(names)
     out = [md_table([t("reruns.where", lang), t("reruns.across", lang, n=len(names)),

@@ -20,7 +20,8 @@ class Verdict:
     `confidence`, around its centre (median_ratio: the geometric mean of the processes'
     ratios), from `processes` processes and `pairs` ratios in all; None for by_points.
     runs: how many runs the interval is across (paired.by_runs: more than 1, each run one
-    ratio, run_ratios, in the order of the runs; 1: across one run's processes).
+    ratio, run_ratios, in the order of the runs, None for a run without one; 1: across one
+    run's processes).
     rule: which rule decided ("pairs": by_pairs, by_group, by_round_medians; "points": by_points)."""
 
     order: str | None
@@ -38,7 +39,7 @@ class Verdict:
     processes: int = 0
     pairs: int = 0
     runs: int = 1
-    run_ratios: tuple[float, ...] = ()
+    run_ratios: tuple[float | None, ...] = ()
 
     @property
     def undecided(self) -> bool:

@@ -116,18 +116,20 @@ def by_runs(runs, minimum=MIN_EFFECT, confidence=CONFIDENCE) -> Verdict:
     ratios (B / A), as by_pairs takes them. Runs without a ratio are left out; with one run
     left, by_pairs on its processes. Otherwise each run's ratio (run_ratios) is the geometric
     mean of its processes' median ratios, and the interval and the decision are across those
-    run ratios, the run as the unit; `processes` and `pairs` count all runs'."""
-    kept = [[r for r in (_valid(rnd) for rnd in run) if r] for run in runs if run]
-    kept = [run for run in kept if run]
-    if len(kept) < 2:
-        return by_pairs(kept[0] if kept else [], minimum, confidence)
-    run_ratios = tuple(_geomean([statistics.median(r) for r in run]) for run in kept)
-    centre, lo, hi = process_interval(run_ratios, confidence)
-    order, same, reason = decide(lo, hi, len(run_ratios), minimum)
+    run ratios, the run as the unit; run_ratios keeps the runs' order, None for a run without
+    a ratio; `runs` counts those with one, `processes` and `pairs` count all runs'."""
+    kept = [[r for r in (_valid(rnd) for rnd in run or []) if r] for run in runs]
+    present = [run for run in kept if run]
+    if len(present) < 2:
+        return by_pairs(present[0] if present else [], minimum, confidence)
+    run_ratios = tuple(_geomean([statistics.median(r) for r in run]) if run else None for run in kept)
+    found = [r for r in run_ratios if r is not None]
+    centre, lo, hi = process_interval(found, confidence)
+    order, same, reason = decide(lo, hi, len(found), minimum)
     return Verdict(order, None, None, minimum, interval=(lo, hi), rule="pairs", confidence=confidence,
                    median_ratio=centre, same=same, reason=reason,
-                   processes=sum(len(run) for run in kept), pairs=sum(len(r) for run in kept for r in run),
-                   runs=len(run_ratios), run_ratios=run_ratios)
+                   processes=sum(len(run) for run in present), pairs=sum(len(r) for run in present for r in run),
+                   runs=len(found), run_ratios=run_ratios)
 
 
 def decided(ratios, minimum=MIN_EFFECT, confidence=CONFIDENCE):
@@ -138,8 +140,9 @@ def decided(ratios, minimum=MIN_EFFECT, confidence=CONFIDENCE):
 
 def without_each_run(run_ratios, minimum=MIN_EFFECT, confidence=CONFIDENCE):
     """[(order, same)] the rule comes to with each run in turn left out of `run_ratios`
-    (one ratio per run, by_runs), decided on the others; [] for fewer than 3 runs (leaving
-    one out leaves no interval)."""
+    (one ratio per run, by_runs; None for a run without one, left out), decided on the
+    others; [] for fewer than 3 runs (leaving one out leaves no interval)."""
+    run_ratios = tuple(r for r in run_ratios if r is not None)  # runs without the comparison
     if len(run_ratios) < 3:
         return []
     return [decided(run_ratios[:i] + run_ratios[i + 1:], minimum, confidence) for i in range(len(run_ratios))]

@@ -51,7 +51,7 @@ class Paired:
     faster's (≥ 1; a's over b's where no order), `interval` that ratio's interval at
     `confidence` across `rounds` processes, from `n` ratios in all; where `runs` > 1, across
     that many runs instead (report/verdict: by_runs), `run_ratios` each run's ratio,
-    oriented as `ratio`."""
+    oriented as `ratio` (None for a run without it)."""
     order: str | None
     metric: str
     ratio: float
@@ -63,7 +63,7 @@ class Paired:
     same: bool = False
     reason: str | None = None
     runs: int = 1
-    run_ratios: tuple[float, ...] = ()
+    run_ratios: tuple[float | None, ...] = ()
 
     @property
     def undecided(self) -> bool:
@@ -78,7 +78,8 @@ def paired(v: Verdict, metric: str) -> Paired | None:
     lo, hi = v.interval
     ratio, interval, run_ratios = v.median_ratio, (lo, hi), v.run_ratios
     if v.order != "<":  # b faster, or no order: a's figure over b's
-        ratio, interval, run_ratios = 1 / ratio, (1 / hi, 1 / lo), tuple(1 / r for r in run_ratios)
+        ratio, interval = 1 / ratio, (1 / hi, 1 / lo)
+        run_ratios = tuple(None if r is None else 1 / r for r in run_ratios)
     return Paired(v.order, metric, ratio, interval, 100 * v.confidence, 100 * v.noise, v.pairs,
                   v.processes, v.same, v.reason, v.runs, run_ratios)
 

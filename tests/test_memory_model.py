@@ -93,6 +93,15 @@ def test_fused_backends_against_their_floors():
     slow_exp = copy.deepcopy(RUN)
     slow_exp["exp_roof"]["exps_per_s"] /= 10
     assert fused_floor(slow_exp).binds == "exps" and fused_floor(slow_exp).tie.order is not None
+    assert [n for n, _ in fused_floor(slow_exp).contenders] == ["exps"]  # the one floor that binds
+    # every floor the rule does not order below the largest is a contender, the largest first
+    assert f.contenders[0] == (f.binds, floors[f.binds]) and (f.runner_up, floors[f.runner_up]) in f.contenders
+    slow_copy = copy.deepcopy(RUN)
+    slow_copy["shapes"]["copy_roof"]["gb_per_s"] /= 1.5
+    g = fused_floor(slow_copy)
+    assert g.binds == "bytes" and g.contenders == (("bytes", g.bytes_us),) and g.tie.order is not None
+    text = fused_check(RUN, "en", ["flash"])
+    assert "\n\n| Ceiling |" in text  # the table of ceilings starts a block of its own, not inside the paragraph
     fast_matmul = copy.deepcopy(RUN)
     fast_matmul["roof"]["tflops"] *= 10
     del fast_matmul["exp_roof"]

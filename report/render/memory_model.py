@@ -179,8 +179,10 @@ class FusedFloor:
     largest ("bytes", "flops" or "exps"), `runner_up` the next; `tie`: the two through the
     rule of two points (verdict.by_points, each floor with its ceiling's spread over its
     timed runs), order None where they are the same within its noise, so the model cannot
-    say which binds; the work (`flops`, `fused_bytes`) and the two other ceilings as
-    measured (`roof_tflops`, `copy_gbs`), for the table of ceilings."""
+    say which binds; `contenders`: (name, µs) of the largest floor and of every other floor
+    the same rule does not order below it, largest first (one: the model says which binds);
+    the work (`flops`, `fused_bytes`) and the two other ceilings as measured (`roof_tflops`,
+    `copy_gbs`), for the table of ceilings."""
     bytes_us: float
     flops_us: float
     intensity: float
@@ -195,6 +197,7 @@ class FusedFloor:
     fused_bytes: int = 0
     roof_tflops: float = 0.0
     copy_gbs: float = 0.0
+    contenders: tuple[tuple[str, float], ...] = ()
 
 
 def fused_floor(results) -> FusedFloor | None:
@@ -210,11 +213,16 @@ def fused_floor(results) -> FusedFloor | None:
     floors = {"bytes": bytes_us, "flops": flops_us, **({"exps": exp_us} if exp_us else {})}
     timed = {"bytes": (results.get("shapes") or {}).get("copy_roof"), "flops": results.get("roof"),
              "exps": results.get("exp_roof")}
-    first, second = sorted(floors, key=floors.get, reverse=True)[:2]
-    tie = by_points(_floor_point(floors[first], timed[first]), _floor_point(floors[second], timed[second]))
+    ranked = sorted(floors, key=floors.get, reverse=True)
+    first, second = ranked[:2]
+
+    def against_first(name):
+        return by_points(_floor_point(floors[first], timed[first]), _floor_point(floors[name], timed[name]))
+    tie = against_first(second)
+    contenders = tuple((n, floors[n]) for n in ranked if n == first or against_first(n).order is None)
     return FusedFloor(bytes_us, flops_us, z["flops_causal"] / z["fused_bytes"], roof / bandwidth,
                       z["exps_causal"], exp_us, rate * 1e6 if rate else None, first, second, tie,
-                      z["flops_causal"], z["fused_bytes"], roof / 1e6, bandwidth / 1e3)
+                      z["flops_causal"], z["fused_bytes"], roof / 1e6, bandwidth / 1e3, contenders)
 
 
 def _floor_point(us, timing):

@@ -127,6 +127,10 @@ def _parser():
     p.add_argument("--render-only", action="store_true",
                    help="re-render tables from existing results.json (no GPU needed); "
                         "takes only --out and --slug")
+    p.add_argument("--fixes", action="store_true",
+                   help="on a CUDA GPU: each refusal of SDPA's beside its own fix, at the same work, "
+                        "timed in paired blocks (report/collect/fix_collector.py), collected raw into "
+                        "data/fixes/<gpu>/; takes only --pairs and --slug; --render-only derives the table")
     p.add_argument("--explain", metavar="TRACE", type=Path,
                    help="read a trace that torch.profiler wrote (.json or .json.gz): kernels "
                         "with occupancy, GPU idle gaps and a verdict per range; no GPU, no "
@@ -154,6 +158,12 @@ def parse_args(argv):
         p.error("--ask-torch asks PyTorch about the trace that --explain reads: give --explain TRACE too")
     if "lang" in given_options(p, argv):
         p.error("--lang is the language of the reading that --explain prints: give --explain TRACE too")
+    if args.fixes:
+        extra = sorted(given_options(p, argv) - {"fixes", "pairs", "slug"})
+        if extra:
+            p.error("--fixes collects one thing; it takes only --pairs and --slug, "
+                    f"not {', '.join('--' + e.replace('_', '-') for e in extra)}")
+        return args
     if args.render_only:
         extra = sorted(given_options(p, argv) - RENDER_OPTIONS)
         if extra:
@@ -197,6 +207,26 @@ def measure(args, argv):
     publish_run(results, trace_tmp, out, slug, started)
 
 
+def collect_fixes(args):
+    """--fixes: one collection of report/collect/fix_collector.py into data/fixes/<gpu>/."""
+    import torch
+
+    from report.collect.fix_collector import PROTOCOL, collect, write
+    from report.measure.provenance import gpu_slug
+    from report.paths import FIXES
+    from report.results import collect_hashes
+
+    if not torch.cuda.is_available():
+        raise UsageError("--fixes measures on a CUDA GPU, and this torch sees none")
+    slug = args.slug or gpu_slug(torch.cuda.get_device_name(0))
+    started = time.perf_counter()
+    record = collect(torch, {"protocol": PROTOCOL, "sha256": collect_hashes()}, pairs=args.pairs,
+                     log=lambda line: print(line, flush=True))
+    path = write(record, FIXES / slug)
+    print(f"wrote {path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path} "
+          f"({time.perf_counter() - started:.0f} s); python build_tables.py --render-only derives its table")
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
@@ -208,7 +238,9 @@ def _main(args, argv):
     try:
         if args.explain is not None:  # trace-doctor's entry, its stdout set up there
             return cli.run_parsed(args.explain, args, prog="build_tables.py")
-        if args.render_only:
+        if args.fixes:
+            collect_fixes(args)
+        elif args.render_only:
             render_only(args.out, args.slug)
         else:
             measure(args, argv)

@@ -88,6 +88,26 @@ def measuring_files():
     return sorted(seen)
 
 
+def collecting_files(part):
+    """report/<part>/'s files and every file of report/ they import, transitively: the
+    identity of a collecting step (report/collect/), whatever layer its imports are in."""
+    todo = sorted((PACKAGE / part).rglob("*.py"))
+    seen = set(todo)
+    while todo:
+        for f in _imported(todo.pop()):
+            if f not in seen:
+                seen.add(f)
+                todo.append(f)
+    return sorted(seen)
+
+
+def collect_hashes(part="collect"):
+    """sha256 of every file collecting_files(part) holds, by repo-relative path: what a
+    collection names as its identity (with report/collect's PROTOCOL)."""
+    return {p.relative_to(ROOT).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()[:16]
+            for p in collecting_files(part)}
+
+
 def code_hashes():
     """sha256 of every file of report/ that takes part in measuring (measuring_files), by
     repo-relative path."""

@@ -7,10 +7,11 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from ..paths import COMPARE, DEFAULT_OUT, MODEL_TRACE, RERUNS
+from ..paths import COMPARE, DEFAULT_OUT, FIXES, MODEL_TRACE, RERUNS
 from ..results import UsageError, load_reference, load_results, write_results
 from . import signals
 from .asked_file import write_asked
+from .fix_files import fix_collections
 from .folders import (
     mark,
     owned,
@@ -56,9 +57,23 @@ def _stage_folder(stack, folder, ref):
     staging = stack.enter_context(
         staged(folder, ".render-", (folder / "results.json", "nothing was changed: measure again")))
     render_all(results, ref, staging / "tables", staging / "figures", folder / "traces", MODEL_TRACE,
-               rerun_results(RERUNS / folder.name))
+               rerun_results(RERUNS / folder.name), fixes=_fixes(folder.name))
     _refuse_unlisted(folder, staging, RENDERED)
     return staging
+
+
+def _fixes(slug):
+    """The --fixes collections of data/fixes/<slug>/, checked, with one line each on which
+    are pooled and which are left out (render/fixes.py)."""
+    from ..render.fixes import Malformed, checked, pool_lines
+
+    try:
+        collections = checked(fix_collections(FIXES / slug))
+    except Malformed as err:
+        raise UsageError(f"data/fixes/{slug}/{err}") from None
+    for line in pool_lines(collections):
+        print(line)
+    return collections
 
 
 def _refuse_unlisted(folder, staging, parts):
@@ -173,7 +188,7 @@ def write_run(results, trace_tmp, out, slug):
         write_results(results, staging / "results.json")
         shutil.copytree(trace_tmp, staging / "traces")
         render_all(results, load_reference(), staging / "tables", staging / "figures",
-                   staging / "traces", MODEL_TRACE, rerun_results(RERUNS / slug))
+                   staging / "traces", MODEL_TRACE, rerun_results(RERUNS / slug), fixes=_fixes(slug))
         mark(staging)  # every file the run wrote, by its path and sha256
         replace_dir(staging, out / slug)
 

@@ -12,6 +12,8 @@ from ..text.catalog import t
 from ..trace.causes import CAUSES
 from ..variants import EXTRA_VARIANTS, SHAPE_FAMILIES, SHAPE_VARIANTS, VARIANTS
 from .conversions import PARTS as CONVERSION_PARTS
+from .fix_names import ENTRIES as FIX_ENTRIES
+from .fix_names import GROUPS as FIX_GROUPS
 
 OVERHEAD_SHAPES = ("seed", "small")  # measure/overhead.py: the shapes of the launch-overhead tables
 # the parts of issuing one call (measure/pair_groups.py: _issue_entries), in the order a call goes through them
@@ -35,6 +37,9 @@ NAMES = {
     "issue.": ISSUE_PARTS,  # findings/pairs_findings.py: waits_issue
     # render/shape_tables.py: REFUSAL_SUMMARIES, and "other" for a line no pattern matches
     "ask_fix.": ASK_FIXES,
+    "fix_group.": FIX_GROUPS,  # render/fixes.py: the refusals of report/collect/fix_collector.py
+    "fix_entry.": FIX_ENTRIES,  # ... and the calls timed beside each
+    "fix_ran.": ("flash", "efficient", "cudnn", "math", "flex"),  # fixes.ran: what one call's kernels show
     "refusal.": ("oom", "same_heads", "head_dim", "causal", "mask", "dtype", "other"),
 }
 

@@ -22,6 +22,7 @@ from . import (
     timelines,
 )
 from .downloads import trace_links
+from .fixes import fixes_table
 from .header import call_writers, header
 from .kernel_names import kernel_names
 from .keyed import keyed
@@ -171,7 +172,8 @@ def model_explained(results, trace, lang="en"):
     return {"explain-model": (body, (explain, report), manifest)}
 
 
-def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, model_trace=None, reruns=()):
+def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, model_trace=None, reruns=(),
+               fixes=()):
     """Write tables/<name>.<lang>.md (and figures/*.svg) in both languages; returns the paths.
 
     With traces_dir (the folder's traces/), also the --explain output of some of its
@@ -179,7 +181,9 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
     of a real model's trace recorded on the same GPU; with reruns ([(name, results)],
     output/rerun_files.py), the findings' verdicts are decided across the run and the reruns
     by the same measuring code (report/verdict: pooled, by_runs), and Reproduce's table
-    shows each run's ratio beside them. The numbers a page shows stay this run's.
+    shows each run's ratio beside them. The numbers a page shows stay this run's. fixes:
+    [(name, collection)] of report/collect/fix_collector.py for this GPU (output/fix_files.py),
+    checked; their table is tables/fixes.<lang>.md (or the line that none is collected).
     """
     written = []
     alone, results = results, pooled(results, reruns)
@@ -204,6 +208,7 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
         # what the run was measured on, once per page (each page includes it at its end)
         bodies["measured-on"] = (measured_on(results, lang), (measured_on,))
         bodies["reruns"] = (reruns_table(alone, ref, reruns, lang), (reruns_table,))
+        bodies["fixes"] = (fixes_table(fixes, lang), (fixes_table,))
         for name, (body, fns) in bodies.items():
             template = prose.template_path(name, lang) if prose.has_template(name) else None
             fns = (*fns, template) if template and template not in fns else fns  # its sentences' template

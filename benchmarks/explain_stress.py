@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Does `build_tables.py --explain` stay linear in the trace whatever its shape? Prints time
-and peak memory; asserts nothing (issue 27, item 2).
+"""Does `build_tables.py --explain` stay linear in the trace whatever its shape? Prints time,
+CPU time and peak memory; asserts nothing (issue 27, item 2; issue 50, item 4: comm).
 
     python benchmarks/explain_stress.py                  # every shape at its default size
     python benchmarks/explain_stress.py --scale 0.25     # each shape a quarter as large
     python benchmarks/explain_stress.py --only streams   # one shape (and the plain trace)
+    python benchmarks/explain_stress.py --only comm      # 3,000 NCCL streams, and comm_one beside it
     python benchmarks/explain_stress.py --limit-gb 3     # each run under 3 GB of address space
     python benchmarks/explain_stress.py --root DIR       # read with DIR's report/ (another checkout)
 

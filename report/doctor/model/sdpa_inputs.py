@@ -14,9 +14,10 @@ recorded answers).
 
 Malformed (Inputs.malformed, (what, which input); the shapes, strides, mask and dropout then
 left out, so that no rule reads them and --ask-torch replays nothing): a dim or stride that is
-negative or over 2**63 - 1 (c10 holds both as int64_t, and a stride is never negative:
-"dims"/"strides"), recorded strides that are not one per dim ("rank"), a dropout that is not a
-number from 0 to 1 ("dropout"). Equal malformed calls make one group, whatever the values.
+negative or over 2**63 - 1 ("dims"/"strides": c10 holds both as int64_t, and a tensor's strides
+are never negative, aten/src/ATen/native/Resize.h: setStrided, "Negative strides are not
+supported"), recorded strides that are not one per dim ("rank"), a dropout that is not a number
+from 0 to 1 ("dropout"). Equal malformed calls make one group, whatever the values.
 """
 from __future__ import annotations
 

@@ -139,6 +139,12 @@ def test_the_cap_counts_every_tensor_by_its_extent():
     assert [t[0] for t in made] == [Q, Q, Q, MASK] and made[3][1] == (0, 0, 0, 1)
     assert sum(ask_torch._bytes(s, st, ask_torch.DTYPES[d]) for s, st, d in made) == 3 * 2 * 50000 * 64 + 50000
     assert ask_torch._bytes((4, 0, 8), (0, 8, 1), 2) == 0  # no element, no storage
+    assert ask_torch._contiguous((3, 4, 5)) == (20, 5, 1)
+
+
+def test_100000_dims_of_two_to_the_62_are_refused_without_multiplying_them_out():
+    x = sdpa_inputs(inputs((2**62,) * 100_000, strides=[[]] * 3))  # strides unrecorded: contiguous ones
+    assert x.malformed is None and isinstance(ask_torch._tensors(x), str)
 
 
 # --- the weak ones ------------------------------------------------------------------------

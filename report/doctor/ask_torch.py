@@ -130,11 +130,13 @@ def _answers(torch, x):
 
 
 def _contiguous(shape):
+    """A contiguous tensor's strides, each at most 2**64: a larger one means more elements than
+    the cap lets through anyway, and 100,000 dims multiplied out would take minutes."""
     out, n = [], 1
     for d in reversed(shape):
-        out.insert(0, n)
-        n *= d
-    return tuple(out)
+        out.append(n)
+        n = min(n * d, 2**64)
+    return tuple(reversed(out))
 
 
 def ask(result):

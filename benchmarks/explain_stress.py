@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Does `build_tables.py --explain` stay linear in the trace whatever its shape? Prints time
-and peak memory; asserts nothing (issue 27, item 2).
+"""Does `build_tables.py --explain` stay linear in the trace whatever its shape? Prints time,
+CPU time and peak memory; asserts nothing (issue 27, item 2; issue 50, item 4: comm).
 
     python benchmarks/explain_stress.py                  # every shape at its default size
     python benchmarks/explain_stress.py --scale 0.25     # each shape a quarter as large
     python benchmarks/explain_stress.py --only streams   # one shape (and the plain trace)
+    python benchmarks/explain_stress.py --only comm      # 3,000 NCCL streams, and comm_one beside it
     python benchmarks/explain_stress.py --limit-gb 3     # each run under 3 GB of address space
     python benchmarks/explain_stress.py --root DIR       # read with DIR's report/ (another checkout)
 
@@ -21,6 +22,11 @@ a plain trace with as many events (one stream, one device, ranges in sequence):
               one in four in an .item(), an .item() on another thread beside the others
     names     each GPU activity with a long name of its own
     chains    hand-written attention (matmul, softmax, matmul) beside as many SDPA calls
+    comm      NCCL kernels each on a stream of its own beside compute kernels on one
+              (3,000 and 20,000 at the default size: issue 50), each NCCL kernel running
+              over a few compute kernels
+    comm_one  the same kernels, the NCCL ones on one stream of their own: the figure
+              `comm` is measured against
 Each is read by the command's own function in a fresh interpreter (the pure-Python reader,
 as in the browser, unless --msgspec), under a timeout, `resource.getrusage` giving its peak
 resident memory; a run that ends otherwise prints how (MemoryError, a timeout, its last line).
@@ -175,8 +181,44 @@ def syncs(w, n):
         t += 60.0
 
 
+NCCL = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
+
+
+def _comm(w, n, nccl_stream):
+    """n * 5 // 2 compute kernels on one stream, each launched inside an op, a profiler
+    step every 100; every seventh or so also launches an NCCL kernel (n * 3 // 8 of them)
+    on nccl_stream(k) that runs beside the next few compute kernels."""
+    compute, comm = n * 5 // 2, n * 3 // 8
+    every = max(compute // max(comm, 1), 1)
+    t, gpu, k = 1000.0, 1100.0, 0
+    for start in range(0, compute, 100):
+        t0 = t
+        for i in range(start, min(compute, start + 100)):
+            w.op("aten::add", t, 8.0)
+            corr = w.launch(t + 2.0)
+            gpu = max(gpu, t + 8.0)
+            w.kernel(corr, gpu, 5.0)
+            if i % every == 0 and k < comm:
+                w.op("c10d::allreduce_", t + 4.0, 3.0)
+                corr = w.launch(t + 5.0)
+                w.kernel(corr, gpu + 2.0, 20.0, name=NCCL, stream=nccl_stream(k))
+                k += 1
+            gpu += 6.0
+            t += 10.0
+        t = max(t, gpu) + 5.0
+        w.range(f"ProfilerStep#{start // 100}", t0, t - t0)
+
+
+def comm(w, n):
+    _comm(w, n, lambda k: 1000 + k)
+
+
+def comm_one(w, n):
+    _comm(w, n, lambda k: 13)
+
+
 SHAPES = {"plain": plain, "streams": streams, "devices": devices, "nesting": nesting, "syncs": syncs,
-          "names": names, "chains": chains}
+          "names": names, "chains": chains, "comm": comm, "comm_one": comm_one}
 
 CHILD = """
 import resource, sys, time
@@ -192,19 +234,20 @@ except ImportError:
         from report.trace import explain_read as reading_stream
         from report.trace.explain import TraceError, explain_file
 reading_stream.FAST_DECODER = reading_stream.FAST_DECODER and {fast!r}
-started = time.perf_counter()
+started, cpu = time.perf_counter(), time.process_time()
 try:
     text = explain_file({path!r})
     how = "read"
 except TraceError as err:
     how = "refused: " + str(err).split(": ", 1)[1]
-elapsed = time.perf_counter() - started
-print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, how)
+elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+print(elapsed, cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, how)
 """
 
 
 def run(path, fast, timeout, limit_gb, root=ROOT):
-    """(seconds, peak MB, how it ended) of explain_file(path) in a fresh interpreter."""
+    """(seconds, CPU seconds, peak MB, how it ended) of explain_file(path) in a fresh
+    interpreter (CPU seconds None where it did not end)."""
     def limited():
         if limit_gb:
             resource.setrlimit(resource.RLIMIT_AS, (int(limit_gb * 2**30),) * 2)
@@ -215,19 +258,19 @@ def run(path, fast, timeout, limit_gb, root=ROOT):
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
                               timeout=timeout, preexec_fn=limited)
     except subprocess.TimeoutExpired:
-        return time.perf_counter() - started, None, f"stopped after {timeout} s"
+        return time.perf_counter() - started, None, None, f"stopped after {timeout} s"
     if done.returncode:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return time.perf_counter() - started, None, f"failed: {last[:120]}"
-    seconds, kib, how = done.stdout.split(maxsplit=2)
-    return float(seconds), int(kib) / 1024, how.strip()
+        return time.perf_counter() - started, None, None, f"failed: {last[:120]}"
+    seconds, cpu, kib, how = done.stdout.split(maxsplit=3)
+    return float(seconds), float(cpu), int(kib) / 1024, how.strip()
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--scale", type=float, default=1.0, help=f"activities per trace: {DEFAULT_N:,} times this")
     p.add_argument("--only", choices=[s for s in SHAPES if s != "plain"], action="append",
-                   help="this shape only (repeatable); the plain trace is always read")
+                   help="this shape only (repeatable); the plain trace is always read, and comm_one with comm")
     p.add_argument("--timeout", type=int, default=300, help="seconds per run (default 300)")
     p.add_argument("--limit-gb", type=float, default=0, help="address-space limit per run (default none)")
     p.add_argument("--msgspec", action="store_true", help="the fast reader where installed (default: pure Python)")
@@ -237,20 +280,27 @@ def main(argv=None):
     args = p.parse_args(argv)
     n = max(100, int(DEFAULT_N * args.scale))
     shapes = ["plain"] + (args.only or [s for s in SHAPES if s != "plain"])
+    if "comm" in shapes and "comm_one" not in shapes:
+        shapes.append("comm_one")
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"report/ of {args.root.resolve()}; {n:,} GPU activities per trace; load average {load} "
           f"on {os.cpu_count()} CPUs")
+    cpus = {}
     with tempfile.TemporaryDirectory() as tmp:
         for shape in shapes:
             w = Writer()
             devs = SHAPES[shape](w, n) or 1
             path = Path(tmp) / f"{shape}.json"
             w.write(path, devices=devs)
-            seconds, mb, how = run(path, args.msgspec, args.timeout, args.limit_gb, args.root.resolve())
+            seconds, cpu, mb, how = run(path, args.msgspec, args.timeout, args.limit_gb, args.root.resolve())
+            cpus[shape] = cpu
             peak = f"{mb:,.0f} MB" if mb is not None else "-"
+            spent = f"{cpu:7.2f} s CPU" if cpu is not None else "      - s CPU"
             print(f"{shape:8} {path.stat().st_size / 1e6:7.1f} MB, {len(w.lines):>9,} events: "
-                  f"{seconds:7.2f} s, peak memory {peak:>9}; {how}", flush=True)
+                  f"{seconds:7.2f} s, {spent}, peak memory {peak:>9}; {how}", flush=True)
             path.unlink()
+    if cpus.get("comm") and cpus.get("comm_one"):
+        print(f"comm / comm_one: {cpus['comm'] / cpus['comm_one']:.1f}x the CPU time (issue 50: within 3x)")
     return 0
 
 

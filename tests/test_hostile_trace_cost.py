@@ -3,8 +3,10 @@ holds the hostile values): linear in the trace whatever its shape (many streams,
 nested ranges, syncs, hand-written attention), and the O(log n) searches of model/searches.py
 finding what a scan finds.
 """
+import sys
 import time
 import tracemalloc
+from pathlib import Path
 
 import pytest
 from hostile_events import ev, kernel
@@ -12,8 +14,11 @@ from hostile_events import ev, kernel
 from benchmarks import explain_stress
 from report.doctor import explain as explain_module
 from report.doctor.explain import explain_file
+from report.doctor.model.communication import communication
 from report.doctor.model.intervals import Cover, Spans
 from report.doctor.model.searches import FirstAtMost, LastAtLeast
+from report.doctor.model.timeline import Timeline
+from report.doctor.reading.trace_file import read_trace
 
 # --- linear in the trace ------------------------------------------------------------------
 
@@ -61,6 +66,60 @@ def test_each_shape_costs_what_a_plain_trace_of_its_size_does(shape, n, memory, 
     scale = max(size / plain_size, 1.0)
     assert seconds < 3 * scale * plain_s + 0.3, (seconds, plain_s)
     assert mb is None or mb < 3 * scale * plain_mb + 10, (mb, plain_mb)
+
+
+def _lines_run(*files):
+    """Every line the functions of these files run in a call, counted (sys.settrace): the
+    work a sweep does, without a clock."""
+    count = [0]
+
+    def local(frame, event, arg):
+        if event == "line":
+            count[0] += 1
+        return local
+
+    def calls(frame, event, arg):
+        return local if frame.f_code.co_filename in files else None
+
+    def run(f, *args):
+        count[0] = 0
+        sys.settrace(calls)
+        try:
+            out = f(*args)
+        finally:
+            sys.settrace(None)
+        return out, count[0]
+    return run
+
+
+def test_communication_on_a_stream_per_nccl_kernel_costs_what_one_stream_does(tmp_path):
+    """Each NCCL kernel on a stream of its own beside compute kernels: each stream swept the
+    device's busy time and every compute kernel again (3,000 streams and 20,000 kernels: 40 s,
+    one stream 1.2 s; issue 50). The lines communication() runs are counted, not timed: the
+    same kernels cost as many lines on 150 streams as on one, and give the same time and overlap
+    as a scan of every pair of kernels."""
+    import report.doctor.model.communication as comm_module
+    import report.doctor.model.intervals as intervals_module
+
+    run = _lines_run(comm_module.__file__, intervals_module.__file__)
+    found = {}
+    for shape in ("comm", "comm_one"):
+        w = explain_stress.Writer()
+        explain_stress.SHAPES[shape](w, 400)  # 1,000 compute kernels, 150 NCCL ones
+        path = Path(tmp_path) / f"{shape}.json"
+        w.write(path)
+        timeline = Timeline(read_trace(path).events)
+        found[shape] = (timeline, *run(communication, timeline))
+    timeline, rows, lines = found["comm"]
+    _, one_rows, one_lines = found["comm_one"]
+    assert len(rows) == 150 and len(one_rows) == 1
+    assert lines < 2 * one_lines, (lines, one_lines)
+    nccl = [(a.e.ts, a.e.end) for a in timeline.acts if a.kind == "communication"]
+    compute = [(a.e.ts, a.e.end) for a in timeline.acts if a.kind == "compute"]
+    hidden = sum(max(0.0, min(t, y) - max(s, x)) for s, t in nccl for x, y in compute)  # no two overlap
+    assert sum(r.comm_us for r in rows) == pytest.approx(one_rows[0].comm_us) == pytest.approx(20.0 * 150)
+    assert hidden > 0 and sum(r.comm_us * r.overlap_share for r in rows) == pytest.approx(hidden)
+    assert one_rows[0].comm_us * one_rows[0].overlap_share == pytest.approx(hidden)
 
 
 def test_ops_nested_thousands_deep_keep_the_innermost():

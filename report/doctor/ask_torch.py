@@ -11,7 +11,12 @@ q, k, v, attn_mask, dropout_p, is_causal, enable_gqa), debug=True), with what ea
 The only module of report/doctor/ that imports torch, and only when asked (tests/test_layers.py
 names it): the doctor itself is standard library only. The tensors are empty ones of the
 recorded shapes, strides and dtypes (their values do not enter the checks); requires_grad is
-not recorded in a trace, so they are replayed without it. What the checks say comes through
+not recorded in a trace, so they are replayed without it. A trace is untrusted input: every
+tensor a group's replay would make (q, k, v and the mask) is listed first, and its storage
+counted off its shape and strides (its highest offset plus one element), before torch makes
+any; a group whose tensors take more than MAX_BYTES together is not asked. Shapes and strides
+out of c10's range are malformed when the inputs are read (model/sdpa_inputs.py), never
+replayed. At most MAX_CALL_GROUPS groups are replayed, most calls first. What the checks say comes through
 Python warnings and, as c10's "[W ...] Warning: ..." lines, through descriptor 2
 (torch/csrc/Module.cpp's can_use_* have no Python warning handler): both are caught.
 """
@@ -25,13 +30,16 @@ import warnings
 from contextlib import contextmanager
 
 from .output.said import inputs
+from .output.text_detail import MAX_CALL_GROUPS
+from .shown.safe import shown
 
 HELP = ("with --explain: replay the trace's recorded SDPA inputs through this machine's PyTorch "
         "(torch.backends.cuda.can_use_*_attention, debug=True) and print what it says; needs torch and a CUDA device")
 BACKENDS = (("cudnn", "can_use_cudnn_attention"), ("flash", "can_use_flash_attention"),
             ("efficient", "can_use_efficient_attention"))
-DTYPES = {"bfloat16", "float16", "float32", "float64", "bool"}
-MAX_BYTES = 2 << 30  # the most one group's empty tensors may take on the GPU
+# the dtypes this replay makes, with their element size (torch's element_size()), known before torch is asked
+DTYPES = {"bfloat16": 2, "float16": 2, "float32": 4, "float64": 8, "bool": 1}
+MAX_BYTES = 2 << 30  # the most one group's empty tensors may take on the GPU, all of them together
 _C10 = re.compile(r"^\[W[^\]]*\]\s*(?:Warning:\s*)?(.*?)(?:\s*\(function [^)]*\))?\s*$")
 _TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?\s*$")
 
@@ -74,23 +82,39 @@ def _heard():
 
 
 def _bytes(shape, strides, size):
-    return (1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if n)) * size
+    """The bytes a strided tensor's storage spans: its highest offset plus one element (none
+    where a dim is 0). Strides are never negative here (model/sdpa_inputs.py)."""
+    if 0 in shape:
+        return 0
+    return (1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True))) * size
+
+
+def _tensors(x):
+    """[(shape, strides, dtype)] of every tensor the replay of x makes (q, k, v, the mask), or
+    a string saying why it makes none."""
+    if x.malformed:
+        return "its recorded inputs are malformed"
+    for what, dtype in (("the query's dtype", x.dtype), ("the mask's dtype", x.mask_dtype)):
+        if dtype is not None and dtype not in DTYPES:
+            return f"{what} {shown(dtype, 40)} is not one this replay makes"
+    strides = x.strides or tuple(_contiguous(s) for s in (x.query, x.key, x.value))
+    made = [(s, st, x.dtype) for s, st in zip((x.query, x.key, x.value), strides, strict=True)]
+    if x.mask is not None:
+        made.append((x.mask, x.mask_strides or _contiguous(x.mask), x.mask_dtype))
+    need = sum(_bytes(s, st, DTYPES[dtype]) for s, st, dtype in made)
+    if need > MAX_BYTES:
+        return f"its tensors would take {need / 2**30:.3g} GiB, over the {MAX_BYTES / 2**30:g} GiB this replay makes"
+    return made
 
 
 def _answers(torch, x):
     """{backend: (ok, [words])} for one group's inputs, or a string saying why it was not asked."""
-    if x.dtype not in DTYPES or (x.mask_dtype and x.mask_dtype not in DTYPES):
-        return f"dtype {x.dtype} is not one this replay makes"
-    dtype = getattr(torch, x.dtype)
-    strides = x.strides or tuple(_contiguous(s) for s in (x.query, x.key, x.value))
-    size = torch.empty((), dtype=dtype).element_size()
-    need = sum(_bytes(s, st, size) for s, st in zip((x.query, x.key, x.value), strides, strict=True))
-    if need > MAX_BYTES:
-        return f"its tensors would take {need / 2**30:.1f} GiB"
-    q, k, v = (torch.empty_strided(s, st, dtype=dtype, device="cuda")
-               for s, st in zip((x.query, x.key, x.value), strides, strict=True))
-    mask = torch.empty(x.mask, dtype=getattr(torch, x.mask_dtype), device="cuda") if x.mask is not None else None
-    args = (q, k, v, mask, float(x.dropout or 0.0), bool(x.is_causal))
+    made = _tensors(x)  # the cap holds before torch makes anything
+    if isinstance(made, str):
+        return made
+    q, k, v, *mask = (torch.empty_strided(s, st, dtype=getattr(torch, dtype), device="cuda")
+                      for s, st, dtype in made)
+    args = (q, k, v, mask[0] if mask else None, float(x.dropout or 0.0), bool(x.is_causal))
     try:
         params = torch.backends.cuda.SDPAParams(*args, bool(x.enable_gqa))
     except TypeError:  # before torch 2.5 it took no enable_gqa
@@ -106,11 +130,13 @@ def _answers(torch, x):
 
 
 def _contiguous(shape):
+    """A contiguous tensor's strides, each at most 2**64: a larger one means more elements than
+    the cap lets through anyway, and 100,000 dims multiplied out would take minutes."""
     out, n = [], 1
     for d in reversed(shape):
-        out.insert(0, n)
-        n *= d
-    return tuple(out)
+        out.append(n)
+        n = min(n * d, 2**64)
+    return tuple(reversed(out))
 
 
 def ask(result):
@@ -124,7 +150,7 @@ def ask(result):
                 "the reasons above are the recorded table's (or the doctor's rule where it says so)"]
     lines = [f"Asked PyTorch {torch.__version__} on {torch.cuda.get_device_name()} (this machine), replaying "
              "each group's recorded shapes, strides and dtypes without requires_grad (a trace does not record it):"]
-    for g in groups:
+    for g in groups[:MAX_CALL_GROUPS]:
         try:
             answers = _answers(torch, g["parsed"])
         except (RuntimeError, TypeError, ValueError) as err:
@@ -136,4 +162,6 @@ def ask(result):
             continue
         for backend, (ok, said) in answers.items():
             lines.append(f"    {backend}: " + ("yes" if ok else "no" + (f": {' '.join(said)}" if said else "")))
+    if len(groups) > MAX_CALL_GROUPS:
+        lines.append(f"  … and {len(groups) - MAX_CALL_GROUPS:,} more groups of calls, not asked")
     return lines

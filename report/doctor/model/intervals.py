@@ -3,7 +3,6 @@
     merge(spans)           sorted, disjoint [start, end] lists: overlapping and touching spans joined
     merge_ordered(spans)   the same for spans already sorted by start (one pass, no sort)
     length(merged)         the time merged spans cover
-    common(a, b)           the time two merged lists both cover (one sweep)
     holes(spans, longer)   the stretches no span covers, between the first start and the last end,
                            longer than `longer`
     covered_by(rows)       {key: time its spans cover} from (key, start, end) rows sorted by start
@@ -34,21 +33,6 @@ def merge(spans):
 
 def length(merged):
     return sum(t - s for s, t in merged)
-
-
-def common(a, b):
-    """The time two merged lists both cover."""
-    i = j = 0
-    total = 0.0
-    while i < len(a) and j < len(b):
-        lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
-        if hi > lo:
-            total += hi - lo
-        if a[i][1] < b[j][1]:
-            i += 1
-        else:
-            j += 1
-    return total
 
 
 def holes(spans, longer=0.0):

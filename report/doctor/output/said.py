@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ..rules import facts as F
 from ..shown.numbers import count, local, pct, sig_us, us
+from ..shown.safe import shown
 from . import words_en, words_nb
 
 CATALOGS = {"en": words_en.SENTENCES, "nb": words_nb.SENTENCES}
@@ -27,6 +28,18 @@ LANGS = tuple(CATALOGS)
 def _plural(value, arg, lang):
     one, _, many = arg.partition("|")
     return f"{count(value, lang)} {one if value == 1 else many}"
+
+
+# a list (a shape, strides) of more items is written as its first four, how many more and its
+# last three: a made-up shape of 100,000 dims printed 1.2 MB
+MAX_LISTED = 8
+
+
+def _list(value, arg, lang):
+    value = tuple(value)
+    if len(value) > MAX_LISTED:
+        value = (*value[:4], say("list.more", lang, n=len(value) - 7), *value[-3:])
+    return ", ".join(map(str, value))
 
 
 def _word(value, arg, lang):
@@ -45,7 +58,7 @@ SPECS = {
     "count": lambda v, a, lang: count(v, lang),
     "plural": _plural,
     "word": _word,
-    "list": lambda v, a, lang: ", ".join(map(str, v)),
+    "list": _list,
     "join": lambda v, a, lang: a.join(map(str, v)),
     "dims": lambda v, a, lang: "×".join(map(str, v or [1])),
 }
@@ -143,14 +156,21 @@ def call_line(calls, backend, x, told, lang="en"):
     return say("call.ran_why", lang, why=call_why(told, lang), **v) if told else say("call.ran", lang, **v)
 
 
+MAX_DTYPE = 40  # a dtype's name from the trace, clipped
+
+
 def inputs(x, lang="en"):
+    if x.malformed:
+        what, which = x.malformed
+        return say(f"inputs.malformed.{what}", lang, which=which)
     flags = [f"is_causal={x.is_causal}"] if x.is_causal is not None else []
     if x.dropout:
         flags.append(say("inputs.dropout", lang, p=x.dropout))
     if x.enable_gqa:
         flags.append("enable_gqa=True")
-    head = (say("inputs.mask", lang, dtype=x.dtype, q=x.query, k=x.key, mask_dtype=x.mask_dtype, mask=x.mask)
-            if x.mask is not None else say("inputs.no_mask", lang, dtype=x.dtype, q=x.query, k=x.key))
+    v = dict(dtype=shown(x.dtype, MAX_DTYPE), q=x.query, k=x.key)
+    head = (say("inputs.mask", lang, mask_dtype=shown(x.mask_dtype, MAX_DTYPE), mask=x.mask, **v)
+            if x.mask is not None else say("inputs.no_mask", lang, **v))
     return head + (f", {', '.join(flags)}" if flags else "")
 
 

@@ -19,6 +19,7 @@ from . import said
 
 MAX_STREAMS, MAX_KERNELS, MAX_GAPS = 8, 10, 5
 MAX_DEVICES = 8  # kinds of device on the GPU line (a made-up trace can list 20,000)
+MAX_CALL_GROUPS = 20  # groups of SDPA calls shown (and replayed by --ask-torch), most calls first
 NO_OP = "(no ATen op)"  # model/kernel_rows.py's mark of activities no op launched
 
 
@@ -144,12 +145,14 @@ def _attention_lines(att, on, lang, say):
     for backend, (fwd, bwd) in sorted(att["backward_matched"].items()):
         lines.append(say("att.backward_matched", backend=backend, calls=bwd) if fwd == bwd else
                      say("att.backward_unmatched", backend=backend, calls=bwd, forward=fwd))
-    for g in att.get("calls", ()):
-        if g["shapes"]:
-            told = g["why"]
-            lines.append("  " + said.call_line(g["calls"], g["backend"] or say("call.no_backend"), g["parsed"], told,
-                                               lang))
-            lines += ["    " + say("warning", warning=w) for w in (said.warnings(told, lang) if told else ())]
+    shapes = [g for g in att.get("calls", ()) if g["shapes"]]
+    for g in shapes[:MAX_CALL_GROUPS]:
+        told = g["why"]
+        lines.append("  " + said.call_line(g["calls"], g["backend"] or say("call.no_backend"), g["parsed"], told,
+                                           lang))
+        lines += ["    " + say("warning", warning=w) for w in (said.warnings(told, lang) if told else ())]
+    if len(shapes) > MAX_CALL_GROUPS:
+        lines.append(say("calls.more", n=len(shapes) - MAX_CALL_GROUPS))
     if att["math_fallback"] and not any(g["shapes"] for g in att.get("calls", ())):
         lines.append(say("math.likely", reasons="; ".join(say(f"math_reason.{k}") for k in att["math_reasons"])))
         lines.append(say("math.check", backends=att["math_check_backends"]))

@@ -5,8 +5,8 @@ is in words_nb.py with the same placeholders (tests/test_doctor_words.py).
 Placeholders take a format spec: Python's own (`{n:,}`, `{x:,.0f}`: the separators are the
 language's), or one of said.py's: us (three significant figures, µs), us1 (one decimal,
 µs), pct0 and pct1 (a share of 1 as percent), count, plural:ONE|MANY (a count and its
-noun), word:ONE|MANY (the noun alone), list (", "-joined), join:SEP, dims (×-joined); after
-a second colon, a width (us1:>12).
+noun), word:ONE|MANY (the noun alone), list (", "-joined; one of over eight items clipped:
+list.more), join:SEP, dims (×-joined); after a second colon, a width (us1:>12).
 """
 
 SENTENCES = {
@@ -95,6 +95,12 @@ SENTENCES = {
     "inputs.mask": "{dtype} q [{q:list}], k [{k:list}], a {mask_dtype} mask [{mask:list}]",
     "inputs.no_mask": "{dtype} q [{q:list}], k [{k:list}], no mask",
     "inputs.dropout": "dropout {p:g}",
+    "list.more": "… {n:,} more",
+    "inputs.malformed.dims": "recorded inputs malformed: a dim of {which} is negative or over 2⁶³ − 1",
+    "inputs.malformed.strides": "recorded inputs malformed: a stride of {which} is negative or over 2⁶³ − 1",
+    "inputs.malformed.rank": "recorded inputs malformed: {which} has not one stride per dim",
+    "inputs.malformed.dropout": "recorded inputs malformed: dropout_p is not a number from 0 to 1",
+    "calls.more": "  … and {n:,} more groups of calls",
     # ------------------------------------------------------------ why a group of calls ran its backend
     "why.line": "{backends}: {check} ({evidence})",
     "why.rule_no_table": "{lines} [the doctor's reading of sdp_utils.cpp (2.11): it holds no recorded table]",

@@ -92,6 +92,12 @@ SENTENCES = {
     "inputs.mask": "{dtype} q [{q:list}], k [{k:list}], en {mask_dtype}-maske [{mask:list}]",
     "inputs.no_mask": "{dtype} q [{q:list}], k [{k:list}], ingen maske",
     "inputs.dropout": "dropout {p:g}",
+    "list.more": "… {n:,} til",
+    "inputs.malformed.dims": "registrerte inndata er ugyldige: en dimensjon i {which} er negativ eller over 2⁶³ − 1",
+    "inputs.malformed.strides": "registrerte inndata er ugyldige: et skritt i {which} er negativt eller over 2⁶³ − 1",
+    "inputs.malformed.rank": "registrerte inndata er ugyldige: {which} har ikke ett skritt per dimensjon",
+    "inputs.malformed.dropout": "registrerte inndata er ugyldige: dropout_p er ikke et tall fra 0 til 1",
+    "calls.more": "  … og {n:,} grupper med kall til",
     # ------------------------------------------------------------ why a group of calls ran its backend
     "why.line": "{backends}: {check} ({evidence})",
     "why.rule_no_table": "{lines} [doktorens lesning av sdp_utils.cpp (2.11): den har ingen registrert tabell]",

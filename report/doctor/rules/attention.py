@@ -117,7 +117,7 @@ def call_groups(events, sdpa_calls, cc=None, tables=None):
         key = (ran, x)
         g = groups.get(key)
         if g is None:
-            told = (why_group(x, ran, cc or (9, 0), tables, bias_grad) if x is not None and ran
+            told = (why_group(x, ran, cc or (9, 0), tables, bias_grad) if x is not None and ran and not x.malformed
                     else {"why": None})
             g = groups[key] = {"backend": ran, "calls": 0, "shapes": x is not None, "parsed": x, **told}
         g["calls"] += 1

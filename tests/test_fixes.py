@@ -122,3 +122,14 @@ def test_every_committed_collection_loads_and_derives():
         kept, _ = fixes.pool(collections)
         assert kept, gpu
         assert all(r.ran or r.refused for r in fixes.rows(kept)), gpu
+
+
+def test_a_call_that_waits_for_the_gpu_says_how_often():
+    runs = three_hosts()
+    for _, c in runs:
+        c["groups"]["causal_mask"]["entries"]["is_causal"]["runtime"] = [
+            ["cudaLaunchKernel", 3.0], ["cudaMemcpyAsync", 2.0], ["cudaStreamSynchronize", 40.0]]
+    kept, _ = fixes.pool(fixes.checked(runs))
+    row = next(r for r in fixes.rows(kept) if r.entry == "is_causal")
+    assert row.waits == 1
+    assert next(r for r in fixes.rows(kept) if r.reference).waits == 0

@@ -91,13 +91,14 @@ def check(c):
             for i, b in enumerate(blocks):
                 if _finite(b, f"{where}.blocks_us[{i}]") <= 0:
                     raise Malformed(f"{where}.blocks_us[{i}] is 0")
-            kernels = e.get("kernels", [])
-            if not isinstance(kernels, list) or len(kernels) > 10_000:
-                raise Malformed(f"{where}.kernels is not a list")
-            for i, k in enumerate(kernels):
-                if not isinstance(k, list) or len(k) != 2:
-                    raise Malformed(f"{where}.kernels[{i}] is not [name, µs]")
-                _text(k[0], f"{where}.kernels[{i}][0]", 2000), _finite(k[1], f"{where}.kernels[{i}][1]")
+            for part in ("kernels", "runtime"):
+                events = e.get(part, [])
+                if not isinstance(events, list) or len(events) > 10_000:
+                    raise Malformed(f"{where}.{part} is not a list of at most 10,000 events")
+                for i, k in enumerate(events):
+                    if not isinstance(k, list) or len(k) != 2:
+                        raise Malformed(f"{where}.{part}[{i}] is not [name, µs]")
+                    _text(k[0], f"{where}.{part}[{i}][0]", 2000), _finite(k[1], f"{where}.{part}[{i}][1]")
     return c
 
 
@@ -141,6 +142,15 @@ def pool(collections):
     return best, out
 
 
+WAITING_CALLS = ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy")
+
+
+def waits(runtime):
+    """How many of one call's CUDA runtime calls make the CPU wait for the GPU: the
+    synchronisations, and a cudaMemcpy that is not Async (it returns once the copy is done)."""
+    return sum(1 for name, _ in runtime if name in WAITING_CALLS)
+
+
 def ran(kernels):
     """What ran, read off one call's kernel names: a backend of SDPA, or FlexAttention's
     generated kernel (Triton's template kernels, triton_tem_*)."""
@@ -162,6 +172,7 @@ class FixRow:
     verdict: Verdict | None  # the entry against the reference, wall time per call
     first_call_ms: tuple[float, float] | None  # lowest, highest
     refused: str | None
+    waits: int = 0  # runtime calls in one call that make the CPU wait for the GPU (waits())
 
 
 def _ratios(c, group, entry):
@@ -204,7 +215,8 @@ def rows(kept):
                 verdict = by_runs(runs)
             firsts = [e["first_call_ms"] for e in ok]
             out.append(FixRow(group, entry, entry == reference, ran(ok[0].get("kernels", [])), error, right,
-                              wall, verdict, (min(firsts), max(firsts)), None))
+                              wall, verdict, (min(firsts), max(firsts)), None,
+                              max(waits(e.get("runtime", [])) for e in ok)))
     return out
 
 
@@ -233,6 +245,8 @@ def _line(r, reference_right, lang):
     if not r.right:
         return t("fixes.wrong_line", lang, name=name, ran=what, error=error)
     first = t("fixes.first_call", lang, lo=fmt_sig(r.first_call_ms[0], lang), hi=fmt_sig(r.first_call_ms[1], lang))
+    if r.waits:
+        first += "; " + t("fixes.waits", lang, n=fmt_num(r.waits, lang, 0))
     if r.reference:
         return t("fixes.reference_line", lang, name=name, ran=what, us=fmt_sig(r.wall_us, lang), error=error,
                  first=first)

@@ -16,6 +16,7 @@ it, numbers written as the language writes them (shown/numbers.py). Standard lib
 """
 from __future__ import annotations
 
+from ..model.result_types import QUEUE_US, WHOLE_TRACE
 from ..rules import facts as F
 from ..shown.numbers import count, local, pct, sig_us, us
 from . import words_en, words_nb
@@ -163,6 +164,22 @@ def range_why(why, lang="en"):
     return say(f"why.{case}", lang, **{names.get(k, k): x for k, x in v.items()})
 
 
+def queued(p):
+    """Whether the launches queue ahead of the GPU: the range rule's median launch delay of
+    QUEUE_US or more (model/result_types.py), the one test the head and the evidence share."""
+    return p.paced_by == "gpu" and p.launch_delay_us is not None and p.launch_delay_us >= QUEUE_US
+
+
+def pace_head(p, lang="en"):
+    """The first screen's first line: what paces the scope, and the verdict. Paced by the GPU
+    with no queue (a short launch delay): the GPU is busy, not behind the host."""
+    if not p.scope:
+        return say("pace.head.no_scope", lang)
+    key = "gpu_busy" if p.paced_by == "gpu" and not queued(p) else p.paced_by
+    scope = say("range.whole_trace", lang) if p.scope == WHOLE_TRACE else p.scope
+    return say(f"pace.head.{key}", lang, verdict=verdict(p.verdict, lang), scope=scope)
+
+
 def pace(p, lang="en"):
     """The pace line's evidence: its figures, "; "-joined."""
     if p.case == "no_range":
@@ -178,9 +195,10 @@ def pace(p, lang="en"):
         parts.append(say("pace.kernel", lang, us=kernel))
     if delay is not None:
         parts.append(say("pace.delay", lang, us=delay))
-        if p.paced_by == "gpu" and kernel and delay > 0:
-            # HTA reports the queue length per stream; here its estimate: the delay over the median kernel
-            parts.append(say("pace.queued", lang, n=delay / kernel))
+        if queued(p) and kernel:
+            # HTA reports the queue length per stream; here its estimate: the delay over the median kernel,
+            # at least the one kernel a launch that waits is queued behind
+            parts.append(say("pace.queued", lang, n=max(1.0, delay / kernel)))
     if p.profiler_us:
         parts.append(say("pace.profiler", lang, us=p.profiler_us))
     if p.with_stack:
@@ -283,8 +301,9 @@ def _comm(f, lang):
 def _pace_only(f, lang):
     source = say("pace_only.source", lang)
     if f.paced_by == "gpu":
-        evidence = (say("pace_only.gpu.evidence_top", lang, kernel=f.top_kernel, share=f.top_share)
-                    if f.top_kernel else say("pace_only.gpu.evidence", lang))
+        how = "" if f.queued else "_busy"  # the launches queue ahead of the GPU, or it is busy without a queue
+        evidence = (say(f"pace_only.gpu.evidence_top{how}", lang, kernel=f.top_kernel, share=f.top_share)
+                    if f.top_kernel else say(f"pace_only.gpu.evidence{how}", lang))
         return say("pace_only.gpu.title", lang), evidence, say("pace_only.gpu.remedy", lang), source
     if f.paced_by == "waiting":
         return (say("pace_only.waiting.title", lang), say("pace_only.waiting.evidence", lang,
@@ -294,6 +313,8 @@ def _pace_only(f, lang):
         return (say("pace_only.graphs.title", lang), say("pace_only.graphs.evidence", lang),
                 say("pace_only.graphs.remedy", lang), say("pace_only.graphs.source", lang))
     evidence = (say("pace_only.host.evidence", lang) if f.median_gap_us is None else
+                say("pace_only.host.evidence_few", lang, gap=f.median_gap_us, launches=f.launches_per_range,
+                    kernel=f.median_kernel_us) if f.few_or_long else
                 say("pace_only.host.evidence_gap", lang, gap=f.median_gap_us))
     return say("pace_only.host.title", lang), evidence, say("pace_only.host.remedy", lang), source
 

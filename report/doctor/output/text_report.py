@@ -9,12 +9,12 @@ import textwrap
 from functools import partial
 
 from ..model.platform_words import WORDS
-from ..model.result_types import WHOLE_TRACE
 from ..shown.safe import shown
 from . import said
 from .text_detail import detail
 
 WIDTH, SCREEN = 100, 25  # the first screen: at most SCREEN lines of at most WIDTH columns
+MAX_COMM = 2  # communication streams named on the first screen; the rest are counted
 
 
 def _wrap(text, indent=""):
@@ -34,17 +34,19 @@ def first_screen(result, lang="en"):
     """The diagnosis: at most SCREEN lines of at most WIDTH columns."""
     p, on = result.pace, result.detail["platform"]
     say = partial(said.say, lang=lang)
-    lines = _wrap(say(f"pace.head.{p.paced_by}", verdict=said.verdict(p.verdict, lang),
-                      scope=_range_name(p.scope, lang)) if p.scope else say("pace.head.no_scope"))
+    lines = _wrap(said.pace_head(p, lang))
     lines += _wrap(said.pace(p, lang), "  ")
     g = result.graphs
     if g is not None:
         v = dict(graphs=WORDS[on]["graphs"], replays=g.replays, activities=g.activities, gpu=g.gpu_us, share=g.share)
         lines += _wrap(say("graphs.replay", **v) if g.per_range is None else
                        say("graphs.replay_per_range", per=g.per_range, other=g.other_launches_per_range, **v), "  ")
-    for c in result.communication[:2]:
+    for c in result.communication[:MAX_COMM]:
         lines += _wrap(say("comm.line", collectives=WORDS[on]["collectives"], device=shown(c.device, 20),
                            stream=shown(c.stream, 20), comm=c.comm_us, share=c.share, overlap=c.overlap_share), "  ")
+    if len(result.communication) > MAX_COMM:  # the others counted: the detail's streams list them all
+        lines += _wrap(say("comm.more", n=len(result.communication) - MAX_COMM,
+                           collectives=WORDS[on]["collectives"]), "  ")
     att = [r for r in result.attention if r.direction != "call"]
     calls = [r for r in result.attention if r.direction == "call"]
     if att or calls or result.note:
@@ -83,10 +85,6 @@ def first_screen(result, lang="en"):
     more = len(result.findings) - given
     lines.append(say("finding.more", n=more) if more else say("detail.follows"))
     return lines[:SCREEN]
-
-
-def _range_name(name, lang):
-    return said.say("range.whole_trace", lang) if name == WHOLE_TRACE else name
 
 
 def report(result, lang="en"):

@@ -13,6 +13,7 @@ SENTENCES = {
     # ------------------------------------------------------------ the first screen
     "pace.head.host": "Paced by the host: the GPU waits for launches ({verdict}, over {scope})",
     "pace.head.gpu": "Paced by the GPU: launches queue ahead of it ({verdict}, over {scope})",
+    "pace.head.gpu_busy": "Paced by the GPU: it runs through each range, launches not queued ({verdict}, over {scope})",
     "pace.head.sync": ("Paced by a sync: the host waits for the GPU, then the GPU for the host "
                        "({verdict}, over {scope})"),
     "pace.head.waiting": ("Paced by waiting: the GPU idles with its work launched (events, other streams, latency) "
@@ -26,7 +27,7 @@ SENTENCES = {
     "pace.launches_activities": "{n:,.0f} {n:word:launch|launches} per range ({activities:,.0f} GPU activities)",
     "pace.kernel": "median kernel {us:us}",
     "pace.delay": "launch delay {us:us}",
-    "pace.queued": "about {n:,.0f} kernels queued (launch delay / median kernel)",
+    "pace.queued": "about {n:,.0f} {n:word:kernel|kernels} queued (launch delay / median kernel)",
     "pace.profiler": "profiler's own {us:us}",
     "pace.with_stack": "recorded with_stack=True: its Python stacks add to every op's host time",
     "graphs.replay": ("{graphs} replay here: {replays:plural:replay|replays} of "
@@ -36,6 +37,7 @@ SENTENCES = {
                                 "{per:,.1f} per range, beside {other:,.1f} other launches"),
     "comm.line": ("{collectives} on device {device} stream {stream}: {comm:us}, {share:pct0} of its GPU busy time; "
                   "compute runs during {overlap:pct1} of it"),
+    "comm.more": "… and {n:plural:more stream|more streams} with {collectives} (the detail's streams)",
     "head.attention": "Attention:",
     "att.row.chain": "{backend}, {direction}: {calls:plural:chain|chains}, {gpu:us} ({share:pct1} of GPU time)",
     "att.row.kernel": "{backend}, {direction}: {calls:plural:kernel|kernels}, {gpu:us} ({share:pct1} of GPU time)",
@@ -250,6 +252,9 @@ SENTENCES = {
     "pace_only.gpu.evidence": "the launches are ahead of the GPU",
     "pace_only.gpu.evidence_top": ("the launches are ahead of the GPU; the longest: {kernel}, {share:pct0} of GPU "
                                    "activity time"),
+    "pace_only.gpu.evidence_busy": "the GPU runs through each range, its launches not queued",
+    "pace_only.gpu.evidence_top_busy": ("the GPU runs through each range, its launches not queued; the longest: "
+                                        "{kernel}, {share:pct0} of GPU activity time"),
     "pace_only.gpu.remedy": ("make the GPU's work shorter, longest first (the detail's first rows): the host is not "
                              "what waits"),
     "pace_only.waiting.title": "The GPU idles with its work launched",
@@ -268,6 +273,9 @@ SENTENCES = {
     "pace_only.host.evidence": ("no wait for the host is left between two launches once synchronize calls, host reads "
                                 "and profiler steps are set aside"),
     "pace_only.host.evidence_gap": "the median wait for the host between two activities is {gap:us}",
+    "pace_only.host.evidence_few": ("the median wait for the host between two activities is {gap:us}, beside "
+                                    "{launches:,.0f} {launches:word:launch|launches} per range and a median kernel of "
+                                    "{kernel:us}: the host's path of each call, not many short kernels"),
     "pace_only.host.remedy": ("see what the host runs in the range's largest gaps (the detail); with_stack=True "
                               "records its Python frames"),
     "pace_only.source": "the pace verdict (explain.py)",

@@ -10,6 +10,8 @@ SENTENCES = {
     # ------------------------------------------------------------ the first screen
     "pace.head.host": "Tempoet settes av verten: GPU-en venter på oppstartene ({verdict}, over {scope})",
     "pace.head.gpu": "Tempoet settes av GPU-en: oppstartene står i kø foran den ({verdict}, over {scope})",
+    "pace.head.gpu_busy": ("Tempoet settes av GPU-en: den arbeider gjennom hvert område, uten kø av oppstarter "
+                           "({verdict}, over {scope})"),
     "pace.head.sync": ("Tempoet settes av en synkronisering: verten venter på GPU-en, så GPU-en på verten "
                        "({verdict}, over {scope})"),
     "pace.head.waiting": ("Tempoet settes av venting: GPU-en står ledig med arbeidet allerede startet (hendelser, "
@@ -23,7 +25,7 @@ SENTENCES = {
     "pace.launches_activities": "{n:,.0f} {n:word:oppstart|oppstarter} per område ({activities:,.0f} GPU-aktiviteter)",
     "pace.kernel": "mediankjerne {us:us}",
     "pace.delay": "oppstartsforsinkelse {us:us}",
-    "pace.queued": "om lag {n:,.0f} kjerner i kø (oppstartsforsinkelse / mediankjerne)",
+    "pace.queued": "om lag {n:,.0f} {n:word:kjerne|kjerner} i kø (oppstartsforsinkelse / mediankjerne)",
     "pace.profiler": "profilerens eget arbeid {us:us}",
     "pace.with_stack": "tatt opp med with_stack=True: Python-stakkene legger til CPU-tid på hver operasjon",
     "graphs.replay": ("{graphs} spilles av her: {replays:plural:avspilling|avspillinger} av "
@@ -33,6 +35,7 @@ SENTENCES = {
                                 "GPU-tiden); {per:,.1f} per område, ved siden av {other:,.1f} andre oppstarter"),
     "comm.line": ("{collectives} på enhet {device} strøm {stream}: {comm:us}, {share:pct0} av den opptatte GPU-tiden "
                   "der; beregning kjører i {overlap:pct1} av den"),
+    "comm.more": "… og {n:plural:strøm til|strømmer til} med {collectives} (strømmene i detaljene)",
     "head.attention": "Attention:",
     "att.row.chain": "{backend}, {direction}: {calls:plural:kjede|kjeder}, {gpu:us} ({share:pct1} av GPU-tiden)",
     "att.row.kernel": "{backend}, {direction}: {calls:plural:kjerne|kjerner}, {gpu:us} ({share:pct1} av GPU-tiden)",
@@ -256,6 +259,9 @@ SENTENCES = {
     "pace_only.gpu.evidence": "oppstartene ligger foran GPU-en",
     "pace_only.gpu.evidence_top": ("oppstartene ligger foran GPU-en; den lengste: {kernel}, {share:pct0} av "
                                    "GPU-aktivitetstiden"),
+    "pace_only.gpu.evidence_busy": "GPU-en arbeider gjennom hvert område, uten kø av oppstarter",
+    "pace_only.gpu.evidence_top_busy": ("GPU-en arbeider gjennom hvert område, uten kø av oppstarter; den lengste: "
+                                        "{kernel}, {share:pct0} av GPU-aktivitetstiden"),
     "pace_only.gpu.remedy": ("gjør arbeidet på GPU-en kortere, det lengste først (de første radene i detaljene): det "
                              "er ikke verten som venter"),
     "pace_only.waiting.title": "GPU-en står ledig med arbeidet startet",
@@ -273,6 +279,9 @@ SENTENCES = {
     "pace_only.host.evidence": ("det er ingen venting på verten igjen mellom to oppstarter når "
                                 "synkroniseringskall, lesinger på verten og profilersteg er holdt utenfor"),
     "pace_only.host.evidence_gap": "median venting på verten mellom to aktiviteter er {gap:us}",
+    "pace_only.host.evidence_few": ("median venting på verten mellom to aktiviteter er {gap:us}, ved siden av "
+                                    "{launches:,.0f} {launches:word:oppstart|oppstarter} per område og en mediankjerne "
+                                    "på {kernel:us}: vertens vei gjennom hvert kall, ikke mange korte kjerner"),
     "pace_only.host.remedy": ("se hva verten kjører i områdets største tomganger (detaljene); with_stack=True tar opp "
                               "Python-rammene"),
     "pace_only.source": "dommen om tempoet (explain.py)",

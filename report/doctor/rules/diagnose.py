@@ -12,6 +12,7 @@ its time is the profiler's, taken off the host wait before the verdict is given.
 from __future__ import annotations
 
 import bisect
+import math
 
 from ...trace.names import GRAPH_LAUNCHES, backend_of_kernels
 from ...trace.stats import stats
@@ -124,9 +125,11 @@ def _pace(scope, kernel_median, overhead_us, with_stack=False):
                 activities_per_range=scope["activities_per_range"], with_stack=with_stack)
 
 
-def _graphs(timeline, spans, ranges, activity_us, launches_per_range):
+def _graphs(timeline, spans, ranges, activity_us, launches_per_range, first_out=False):
     """GraphReplay where captured graphs replay: per range of the pace's scope, the replays
-    and the other launch calls with GPU work (the scope's launches less the replays)."""
+    and the other launch calls with GPU work (the scope's launches less the replays), over the
+    ranges the pace's figures are of (the first of three or more profiler steps left out; the
+    whole trace: every replay) and by the same statistic, their median."""
     mine = [a for a in timeline.acts if a.graph]
     if not mine:
         return None
@@ -134,8 +137,8 @@ def _graphs(timeline, spans, ranges, activity_us, launches_per_range):
     per = None
     if ranges and spans:
         ts = sorted(replays.values())
-        inside = sum(bisect.bisect_right(ts, t) - bisect.bisect_left(ts, s) for s, t in spans)
-        per = inside / len(spans)
+        kept = sorted(spans)[1:] if first_out and len(spans) > 1 else spans
+        per = stats([bisect.bisect_right(ts, t) - bisect.bisect_left(ts, s) for s, t in kept])["median"]
     gpu = sum(a.e.dur for a in mine)
     return GraphReplay(len(replays), len(mine), gpu, gpu / activity_us if activity_us else 0.0, per,
                        max(0.0, (launches_per_range or 0.0) - per) if per is not None else None)
@@ -185,6 +188,8 @@ def diagnose(found, timeline, events):
                  and (e.name == scope["name"] or (scope["name"] == STEP_NAME and e.name.startswith("ProfilerStep#")))]
     elif scope is not None:
         spans = [(min(a.e.ts for a in timeline.acts), max(a.e.end for a in timeline.acts))]
+    # the whole trace holds every launch, those before its first activity too
+    graph_spans = [(-math.inf, math.inf)] if scope is not None and scope["name"] == WHOLE_TRACE else spans
     overhead = stats(_overhead(events, spans))["median"] if spans else 0.0
     kernels = [a.e.dur for a in timeline.acts if a.e.cat == "kernel"]
     kernel_median = stats(kernels)["median"] if kernels else None
@@ -203,7 +208,8 @@ def diagnose(found, timeline, events):
                                    and g["parsed"].lengths[0] == 1))
     # read off the kernel rows (a few), not every activity
     replayed = any(n in GRAPH_LAUNCHES for k in found["kernels"] for n in k["launch_calls"])
-    facts.graphs = _graphs(timeline, spans, ranges, found["activity_us"], pace.launches_per_range) if replayed else None
+    facts.graphs = _graphs(timeline, graph_spans, ranges, found["activity_us"], pace.launches_per_range,
+                           bool(scope and scope.get("first_left_out"))) if replayed else None
     facts.communication = communication(timeline) if "communication" in found["kinds_us"] else []
     facts.collectives = collectives(timeline) if facts.communication else ()
     names = {e.name for e in events if e.cat in ("cpu_op", "user_annotation")} if facts.communication else ()

@@ -119,6 +119,10 @@ class PaceOnly:
     graphs_replay: bool  # captured graphs replay in the trace
     median_gap_us: float | None  # the median wait for the host between two activities (host)
     other_idle_share: float | None  # the range's idle time with its work launched (waiting)
+    launches_per_range: float | None = None  # the pace's figures the evidence names beside the gap (host)
+    median_kernel_us: float | None = None
+    few_or_long: bool = False  # host: the launches too few or the kernels too long for "many short kernels"
+    queued: bool = True  # gpu: the launches queue ahead of it (else it is busy, launches not queued)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ The thresholds are this tool's conventions, stated beside each rule.
 """
 from __future__ import annotations
 
-from ..model.result_types import Finding
+from ..model.result_types import QUEUE_US, Finding
 from . import mha
 from .facts import (
     BiasInTraining,
@@ -30,8 +30,12 @@ from .facts import (
     SlowBackend,
 )
 
-LAUNCH_BOUND_KERNEL_US = 20.0  # a median kernel shorter than this: short kernels (the tests' made-up steps)
-LAUNCH_BOUND_DELAY_US = 50.0  # a median launch delay under this: the launches do not queue ahead of the GPU
+# "many short kernels": a median kernel shorter than LAUNCH_BOUND_KERNEL_US (about the host's path of
+# one launch: the GPU finishes each before the next is issued) and at least LAUNCH_BOUND_LAUNCHES
+# launches per range (fewer is the host's path of a call or two, not a stream of launches a graph
+# would replay); the launches not queued (a median launch delay under QUEUE_US, the range rule's).
+LAUNCH_BOUND_KERNEL_US = 20.0
+LAUNCH_BOUND_LAUNCHES = 10
 # the median of the GPU's idle gaps that wait for the host: at most this, each is the host path
 # of an op or two (Python, dispatch, the launch), and short kernels cannot cover it; longer,
 # the host does other work between launches. The corpus's launch-bound traces (transformers'
@@ -59,7 +63,8 @@ def _launch_bound(f):
     p = f.pace
     gap = _median_gap(f)
     if (p.verdict != "CPU-bound" or p.paced_by != "host" or p.median_kernel_us is None
-            or p.launch_delay_us is None or p.launch_delay_us >= LAUNCH_BOUND_DELAY_US
+            or p.median_kernel_us >= LAUNCH_BOUND_KERNEL_US or (p.launches_per_range or 0) < LAUNCH_BOUND_LAUNCHES
+            or p.launch_delay_us is None or p.launch_delay_us >= QUEUE_US
             or gap is None or gap > HOST_GAP_US):
         return None
     g = f.graphs
@@ -207,9 +212,12 @@ def _pace_only(f):
     """The pace's own finding where no other answers it: what to change, or why nothing applies."""
     p = f.pace
     top = max(f.kernels, key=lambda k: k["total_us"], default=None)
+    few_or_long = (p.median_kernel_us is not None and p.launches_per_range is not None
+                   and (p.median_kernel_us >= LAUNCH_BOUND_KERNEL_US or p.launches_per_range < LAUNCH_BOUND_LAUNCHES))
     fact = PaceOnly(p.paced_by, top["short_name"] if top else None,
                     top["total_us"] / f.activity_us if top and f.activity_us else None,
-                    f.graphs is not None, _median_gap(f), f.other_idle_share)
+                    f.graphs is not None, _median_gap(f), f.other_idle_share, p.launches_per_range,
+                    p.median_kernel_us, few_or_long, p.launch_delay_us is not None and p.launch_delay_us >= QUEUE_US)
     wait = ((f.host_wait_us or 0.0) * f.ranges if p.paced_by in ("host", "sync") else
             top["total_us"] if top and p.paced_by == "gpu" else 0.0)
     # the GPU's: the longest kernel, its share of GPU activity time (as the kernel rows give it)

@@ -1,0 +1,105 @@
+"""--explain's fast paths, hand-made GQA and pace rules against their own evidence (issue 53,
+items 3 and 4): made-up traces of each condition, and committed traces edited to one; the
+expected verdict is written in each test before the doctor reads the trace."""
+from pathlib import Path
+
+from factory import FIXTURES
+from madeup import ev, kernel, launch, trace_of
+
+from report.doctor.explain import explain, explain_path
+from report.doctor.output import said
+from report.doctor.output.text_report import first_screen
+
+CORPUS = Path(__file__).parent / "fixtures" / "corpus"
+
+
+def graph_replays(n, kernels=2, every=200.0):
+    """n replays of a captured graph and nothing else: no ranges, each replay one
+    cudaGraphLaunch whose correlation id its kernels carry."""
+    events = []
+    for i in range(n):
+        t = 1000.0 + every * i
+        events.append(launch(t, 10 + i, "cudaGraphLaunch", dur=8.0))
+        events += [kernel("replayed_kernel", t + 20 + 30 * k, 25.0, 10 + i) for k in range(kernels)]
+    return trace_of(*events)
+
+
+def test_replay_counts_agree_with_the_trace():
+    # expected, before reading: the whole trace is the scope; 3 replays, 3 per range, 0 other launches
+    found = explain(graph_replays(3))
+    g = found.graphs
+    assert (g.replays, g.activities) == (3, 6)
+    assert g.per_range == 3 and g.other_launches_per_range == 0
+    assert found.pace.launches_per_range == g.per_range + g.other_launches_per_range
+
+
+def steps(n_steps, kernels_us, gap=30.0, syncs=()):
+    """n_steps ProfilerSteps, each launching one kernel per entry of kernels_us, one after the
+    other, each launched `gap` µs after the last one ended (the host's path of a call); syncs:
+    the runtime call ending each step (cudaDeviceSynchronize: the host waits for the GPU)."""
+    events, t, corr = [], 0.0, 1
+    for s in range(n_steps):
+        start = t
+        for us in kernels_us:
+            events += [launch(t, corr), kernel("step_kernel", t + 5, us, corr)]
+            t += 5 + us + gap
+            corr += 1
+        for name in syncs:
+            events.append(launch(t - gap + 1, corr, name, dur=gap - 2))
+            corr += 1
+        events.append(ev("user_annotation", f"ProfilerStep#{s + 1}", start - 1, t - start))
+    return trace_of(*events)
+
+
+def rules(found):
+    return [f.rule for f in found.findings]
+
+
+def test_many_short_kernels_only_where_there_are_many_and_they_are_short():
+    # expected: 300 launches of 2 µs kernels: launch-bound (CUDA graphs)
+    assert "launch_bound" in rules(explain(steps(3, [2.0] * 300, gap=15.0)))
+    # expected: 3 launches with one 120 µs kernel per step: host-paced, but not "many short kernels"
+    few = explain(steps(5, [3.0, 120.0, 3.0], gap=40.0))
+    assert few.pace.paced_by == "host" and few.pace.launches_per_range == 3
+    assert "launch_bound" not in rules(few)
+    # expected: 300 launches of 60 µs kernels with 30 µs host waits: many, not short
+    long = explain(steps(3, [60.0] * 300, gap=30.0))
+    assert long.pace.paced_by == "host" and long.pace.median_kernel_us == 60.0
+    assert "launch_bound" not in rules(long)
+
+
+def test_the_h200_microbenchmark_of_one_call_per_range_is_not_many_short_kernels():
+    # flash_fwd: one 97 µs kernel per range, the host's path of one SDPA call between them
+    found = explain_path(FIXTURES / "flash.json.gz")
+    assert found.pace.launches_per_range == 1 and "launch_bound" not in rules(found)
+
+
+
+def queued_phrase(found):
+    return said.say("pace.queued", n=2).split(" 2 ")[-1][-20:]  # the sentence's last words, after its figure
+
+
+def test_launches_queue_ahead_of_the_gpu_only_beside_a_queue():
+    # expected: the GPU busy back to back, each kernel starting 1 µs after its launch: GPU-bound, no queue
+    busy = explain(steps(3, [20.0] * 50, gap=-4.0))
+    assert busy.pace.verdict == "GPU-bound" and busy.pace.launch_delay_us < 50
+    assert not said.queued(busy.pace) and queued_phrase(busy) not in busy.pace.evidence
+    assert first_screen(busy)[0].startswith(said.say("pace.head.gpu_busy", verdict="GPU-bound", scope="X")[:30])
+    # expected: each kernel starts 100 µs after its launch call, the GPU busy: launches queue, at least one kernel
+    late = steps(3, [20.0] * 50, gap=-4.0)
+    for e in late["traceEvents"]:
+        if e["cat"] == "kernel":
+            e["ts"] += 100.0
+    queue = explain(late)
+    assert queue.pace.launch_delay_us >= 50 and said.queued(queue.pace)
+    assert queued_phrase(queue) in queue.pace.evidence
+
+
+def test_every_communication_stream_is_listed_or_counted():
+    # HTA's a100_negative_queue: NCCL on three streams of device 0
+    found = explain_path(CORPUS / "hta" / "a100_negative_queue.json.gz")
+    assert len(found.communication) == 3
+    screen = "\n".join(first_screen(found))
+    named = [c for c in found.communication if f"stream {c.stream}:" in screen]
+    more = said.say("comm.more", n=len(found.communication) - len(named), collectives="NCCL")
+    assert len(named) == 2 and more in screen

@@ -33,20 +33,20 @@ def test_replay_counts_agree_with_the_trace():
     assert found.pace.launches_per_range == g.per_range + g.other_launches_per_range
 
 
-def steps(n_steps, kernels_us, gap=30.0, syncs=()):
+def steps(n_steps, kernels_us, gap=30.0, sync=None):
     """n_steps ProfilerSteps, each launching one kernel per entry of kernels_us, one after the
-    other, each launched `gap` µs after the last one ended (the host's path of a call); syncs:
-    the runtime call ending each step (cudaDeviceSynchronize: the host waits for the GPU)."""
+    other, each launched `gap` µs after the last one ended (the host's path of a call); sync: the
+    runtime call after each step's last launch that waits for its kernel (cudaDeviceSynchronize)."""
     events, t, corr = [], 0.0, 1
     for s in range(n_steps):
         start = t
         for us in kernels_us:
             events += [launch(t, corr), kernel("step_kernel", t + 5, us, corr)]
+            corr += 1
+            if sync:
+                events.append(launch(t + 2.5, corr, sync, dur=5 + us - 2.5 + 1))
+                corr += 1
             t += 5 + us + gap
-            corr += 1
-        for name in syncs:
-            events.append(launch(t - gap + 1, corr, name, dur=gap - 2))
-            corr += 1
         events.append(ev("user_annotation", f"ProfilerStep#{s + 1}", start - 1, t - start))
     return trace_of(*events)
 
@@ -103,3 +103,20 @@ def test_every_communication_stream_is_listed_or_counted():
     named = [c for c in found.communication if f"stream {c.stream}:" in screen]
     more = said.say("comm.more", n=len(found.communication) - len(named), collectives="NCCL")
     assert len(named) == 2 and more in screen
+
+
+def test_a_head_dim_of_1_is_padded_and_its_stride_needs_no_contiguous():
+    from madeup import call, sdpa_args
+    # expected: q, k, v [2, 8, 128, 1] out of a transpose (last stride 8, not 1), bf16, flash ran after padding
+    # the head dim to 8; flash's and cuDNN's stride check ignores a size-1 dim, efficient's does not (and its
+    # head-dim check stops it anyway); .contiguous() would change nothing; the remedy pads up, never to 0
+    shape, strides = (2, 8, 128, 1), (1024, 1, 8, 8)
+    args = sdpa_args(shape, shape, strides=[strides] * 3)
+    found = explain(trace_of(*call(0, "aten::_scaled_dot_product_flash_attention",
+                                   [("aten::constant_pad_nd", "copy_kernel")], args)))
+    why = found["attention"]["calls"][0]["why"]
+    fixes = {r.fix: r.backends for r in why.speed}
+    assert "contiguous" not in fixes
+    assert all(set(b) <= {"efficient"} for f, b in fixes.items() if f == "singleton_stride")
+    head = next(f for f in found.findings if f.rule == "head_dim")
+    assert head.fact.head_dim == 1 and head.remedy == said.say("head_dim.remedy_up", head_dim=1, up=8)

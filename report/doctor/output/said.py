@@ -262,7 +262,8 @@ def _head_dim(f, lang):
     up, down = hd + (-hd) % 8, hd - hd % 8
     return (say("head_dim.title", lang, head_dim=hd),
             say("head_dim.evidence", lang, calls=f.calls, up=up, time=f.time_us),
-            say("head_dim.remedy", lang, down=down, up=up), say("head_dim.source", lang))
+            say("head_dim.remedy", lang, down=down, up=up) if down else
+            say("head_dim.remedy_up", lang, head_dim=hd, up=up), say("head_dim.source", lang))
 
 
 def _math(f, lang):

@@ -142,6 +142,9 @@ SENTENCES = {
     # what to change, by rules/why.py's fix keys
     "fix.reshape_4d": "give q, k, v as 4-D [batch, heads, seq, head_dim] tensors (fold extra dims into batch)",
     "fix.contiguous": "call .contiguous() on q, k, v (their last dimension must have stride 1; padding does not help)",
+    "fix.singleton_stride": ("a head dim of 1 keeps its stride through .contiguous() (such a tensor counts as "
+                             "contiguous already): x.clone(memory_format=torch.contiguous_format) gives it stride 1; "
+                             "flash and cuDNN do not check a size-1 dim's stride"),
     "fix.head_dim_multiple_of_8": "a head dim that is a multiple of 8",
     "fix.head_dim_at_most_256": "a head dim of at most 256 (split the heads)",
     "fix.low_precision": ("run attention in bfloat16 or float16 (torch.autocast(\"cuda\", dtype=torch.bfloat16), "
@@ -212,8 +215,10 @@ SENTENCES = {
                                "skips the masked blocks"),
     "bool_mask.source": "sdp_utils.cpp: check_for_attn_mask; attention.cpp: convert_boolean_attn_mask",
     "head_dim.title": "Head dim {head_dim} is not a multiple of 8",
-    "head_dim.evidence": "{calls:,} calls; padding it to {up} takes {time:us}",
+    "head_dim.evidence": "{calls:plural:call|calls}; padding it to {up} takes {time:us}",
     "head_dim.remedy": "choose a head dim that is a multiple of 8 ({down} or {up})",
+    "head_dim.remedy_up": ("a head dim of {up} or more, a multiple of 8: SDPA pads {head_dim} to {up} already, so "
+                           "the kernels do the work of {up}"),
     "head_dim.source": "attention.cpp: pad_last_dim; sdp_utils.cpp: check_head_dim_size_mem_efficient",
     "math.title": "SDPA ran the unfused math backend",
     "math.evidence_unrecorded": ("aten::_scaled_dot_product_attention_math ran; the trace records no inputs "

@@ -143,6 +143,9 @@ SENTENCES = {
     "fix.reshape_4d": "gi q, k, v som 4-D tensorer [batch, heads, seq, head_dim] (legg ekstra dimensjoner inn i batch)",
     "fix.contiguous": ("kall .contiguous() på q, k, v (den siste dimensjonen må ha skritt 1; utfylling hjelper "
                        "ikke)"),
+    "fix.singleton_stride": ("en hodedimensjon på 1 beholder skrittet sitt gjennom .contiguous() (en slik tensor "
+                             "regnes alt som sammenhengende): x.clone(memory_format=torch.contiguous_format) gir den "
+                             "skritt 1; flash og cuDNN sjekker ikke skrittet til en dimensjon med størrelse 1"),
     "fix.head_dim_multiple_of_8": "en hodedimensjon som er et multiplum av 8",
     "fix.head_dim_at_most_256": "en hodedimensjon på høyst 256 (del opp hodene)",
     "fix.low_precision": ("kjør attention i bfloat16 eller float16 (torch.autocast(\"cuda\", dtype=torch.bfloat16), "
@@ -219,8 +222,10 @@ SENTENCES = {
                                "(create_block_mask) hopper over de maskerte blokkene"),
     "bool_mask.source": "sdp_utils.cpp: check_for_attn_mask; attention.cpp: convert_boolean_attn_mask",
     "head_dim.title": "Hodedimensjonen {head_dim} er ikke et multiplum av 8",
-    "head_dim.evidence": "{calls:,} kall; å fylle den ut til {up} tar {time:us}",
+    "head_dim.evidence": "{calls:plural:kall|kall}; å fylle den ut til {up} tar {time:us}",
     "head_dim.remedy": "velg en hodedimensjon som er et multiplum av 8 ({down} eller {up})",
+    "head_dim.remedy_up": ("en hodedimensjon på {up} eller mer, et multiplum av 8: SDPA fyller alt ut {head_dim} "
+                           "til {up}, så kjernene gjør arbeidet til {up}"),
     "head_dim.source": "attention.cpp: pad_last_dim; sdp_utils.cpp: check_head_dim_size_mem_efficient",
     "math.title": "SDPA kjørte den ufusjonerte math-backenden",
     "math.evidence_unrecorded": ("aten::_scaled_dot_product_attention_math kjørte; tracen har ikke inndataene "

@@ -143,7 +143,7 @@ SENTENCES = {
     "fix.reshape_4d": "gi q, k, v som 4-D tensorer [batch, heads, seq, head_dim] (legg ekstra dimensjoner inn i batch)",
     "fix.contiguous": ("kall .contiguous() på q, k, v (den siste dimensjonen må ha skritt 1; utfylling hjelper "
                        "ikke)"),
-    "fix.singleton_stride": ("en hodedimensjon på 1 beholder skrittet sitt gjennom .contiguous() (en slik tensor "
+    "fix.singleton_stride": ("en hodedimensjon på 1 beholder skrittet gjennom .contiguous() (en slik tensor "
                              "regnes alt som sammenhengende): x.clone(memory_format=torch.contiguous_format) gir den "
                              "skritt 1; flash og cuDNN sjekker ikke skrittet til en dimensjon med størrelse 1"),
     "fix.head_dim_multiple_of_8": "en hodedimensjon som er et multiplum av 8",

@@ -120,3 +120,38 @@ def test_a_head_dim_of_1_is_padded_and_its_stride_needs_no_contiguous():
     assert all(set(b) <= {"efficient"} for f, b in fixes.items() if f == "singleton_stride")
     head = next(f for f in found.findings if f.rule == "head_dim")
     assert head.fact.head_dim == 1 and head.remedy == said.say("head_dim.remedy_up", head_dim=1, up=8)
+
+
+def gqa_decode(layers=4, gqa="False", kv_heads=32, repeat="expand"):
+    """A GQA decode step written out: before each layer's SDPA call, K and V (8 heads) repeated to
+    the query's 32 by expand + reshape (transformers' repeat_kv; the reshape copies) or by
+    repeat_interleave, each copy a 30 µs elementwise kernel; SDPA's own kernel takes 10 µs."""
+    from madeup import SDPA, sdpa_args
+    events, t, corr = [], 0.0, 1
+    for _ in range(layers):
+        for _kv in ("k", "v"):
+            if repeat == "expand":
+                events.append(ev("cpu_op", "aten::expand", t, 3, **{"Input Dims": [[1, 8, 1, 300, 128]]}))
+                copy = ev("cpu_op", "aten::reshape", t + 4, 12, **{"Input Dims": [[1, 8, 4, 300, 128]]})
+            else:
+                copy = ev("cpu_op", "aten::repeat_interleave", t + 4, 12, **{"Input Dims": [[1, 8, 300, 128]]})
+            events += [copy, launch(t + 6, corr), kernel("elementwise_kernel", t + 20, 30.0, corr)]
+            t, corr = t + 40, corr + 1
+        args = sdpa_args((1, 32, 1, 128), (1, kv_heads, 300, 128), gqa=gqa)
+        events += [ev("cpu_op", SDPA, t, 20, **args), ev("cpu_op", "aten::_scaled_dot_product_flash_attention", t + 2, 15),
+                   launch(t + 4, corr), kernel("flash_fwd_splitkv_kernel", t + 30, 10.0, corr)]
+        t, corr = t + 45, corr + 1
+    return trace_of(*events)
+
+
+def test_k_and_v_repeated_by_hand_before_sdpa_are_named_with_enable_gqa():
+    # expected: 4 calls, 8 repeats to the query's 32 heads, 8 × 30 µs of copies: the remedy is enable_gqa=True
+    for repeat in ("expand", "repeat_interleave"):
+        found = explain(gqa_decode(repeat=repeat))
+        hand = next(f for f in found.findings if f.rule == "repeated_kv")
+        assert (hand.fact.calls, hand.fact.repeats, hand.fact.q_heads) == (4, 8, 32)
+        assert hand.time_us == 8 * 30.0 and found.findings[0] is hand
+        assert "enable_gqa=True" in hand.remedy
+    # expected: none where SDPA gets the 8 heads itself (enable_gqa=True) or K/V keep fewer heads
+    assert "repeated_kv" not in rules(explain(gqa_decode(gqa="True")))
+    assert "repeated_kv" not in rules(explain(gqa_decode(kv_heads=8)))

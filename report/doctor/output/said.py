@@ -333,10 +333,17 @@ def _gemm(f, lang):
             say("gemm.remedy", lang, pads=pads), say("gemm.source", lang))
 
 
+def _repeated_kv(f, lang):
+    v = dict(calls=f.calls, repeats=f.repeats, op=f.op)
+    evidence = (say("repeat_kv.evidence_heads", lang, q=f.q_heads, **v) if f.q_heads else
+                say("repeat_kv.evidence", lang, **v))
+    return (say("repeat_kv.title", lang), evidence, say("repeat_kv.remedy", lang), say("repeat_kv.source", lang))
+
+
 WORDERS = {F.LaunchBound: _launch_bound, F.HostWork: _host_work, F.OptimizerLoop: _optimizer, F.HandWritten: _hand,
            F.NativeWeights: _native, F.BoolMask: _bool_mask, F.HeadDim: _head_dim, F.MathFallback: _math,
            F.SlowBackend: _slow, F.HostSync: _host_sync, F.BiasInTraining: _bias, F.ExposedComm: _comm,
-           F.PaceOnly: _pace_only, F.GemmAlignment: _gemm}
+           F.PaceOnly: _pace_only, F.GemmAlignment: _gemm, F.RepeatedKV: _repeated_kv}
 
 
 def finding(f, lang="en"):

@@ -284,6 +284,17 @@ SENTENCES = {
     "pace_only.host.remedy": ("see what the host runs in the range's largest gaps (the detail); with_stack=True "
                               "records its Python frames"),
     "pace_only.source": "the pace verdict (explain.py)",
+    "repeat_kv.title": "K and V are repeated to the query's heads by hand before SDPA",
+    "repeat_kv.evidence": ("{calls:plural:SDPA call|SDPA calls} with K/V heads equal to the query's after "
+                           "{repeats:plural:repeat|repeats} ({op}) right before them; the copies take this time"),
+    "repeat_kv.evidence_heads": ("{calls:plural:SDPA call|SDPA calls} with K/V heads equal to the query's after "
+                                 "{repeats:plural:repeat|repeats} ({op}) to the query's {q} right before them; the "
+                                 "copies take this time"),
+    "repeat_kv.remedy": ("pass K and V with their own heads and enable_gqa=True (F.scaled_dot_product_attention, "
+                         "torch 2.5 and later): flash and cuDNN take them unrepeated; efficient does not (float32 "
+                         "then runs math)"),
+    "repeat_kv.source": ("sdp_utils.cpp: check_batch_size_and_num_heads_dense (supports GQA: flash, cuDNN); "
+                         "the recorded table's gqa condition"),
     "gemm.title_unrecorded": "A matmul runs a narrow-alignment kernel",
     "gemm.evidence_unrecorded": ("{kernel} ({tags:list}); no shapes are recorded for the op that launched it "
                                  "(record_shapes=True), so this is read off the kernel's name only: an operand is "

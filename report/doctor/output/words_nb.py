@@ -290,6 +290,17 @@ SENTENCES = {
     "pace_only.host.remedy": ("se hva verten kjører i områdets største tomganger (detaljene); with_stack=True tar opp "
                               "Python-rammene"),
     "pace_only.source": "dommen om tempoet (explain.py)",
+    "repeat_kv.title": "K og V gjentas for hånd til spørringens hoder før SDPA",
+    "repeat_kv.evidence": ("{calls:plural:SDPA-kall|SDPA-kall} med like mange K/V-hoder som spørringen etter "
+                           "{repeats:plural:gjentakelse|gjentakelser} ({op}) rett før; kopiene tar denne tiden"),
+    "repeat_kv.evidence_heads": ("{calls:plural:SDPA-kall|SDPA-kall} med like mange K/V-hoder som spørringen etter "
+                                 "{repeats:plural:gjentakelse|gjentakelser} ({op}) til spørringens {q} rett før; "
+                                 "kopiene tar denne tiden"),
+    "repeat_kv.remedy": ("send K og V med sine egne hoder og enable_gqa=True (F.scaled_dot_product_attention, "
+                         "torch 2.5 og senere): flash og cuDNN tar dem uten gjentakelse; efficient gjør det ikke "
+                         "(float32 kjører da math)"),
+    "repeat_kv.source": ("sdp_utils.cpp: check_batch_size_and_num_heads_dense (støtter GQA: flash, cuDNN); "
+                         "gqa-betingelsen i den innspilte tabellen"),
     "gemm.title_unrecorded": "En matrisemultiplikasjon kjører en kjerne med smal justering",
     "gemm.evidence_unrecorded": ("{kernel} ({tags:list}); ingen former er registrert for operasjonen som startet "
                                  "den (record_shapes=True), så dette er lest av kjernenavnet alene: en operand er "

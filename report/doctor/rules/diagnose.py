@@ -21,6 +21,7 @@ from ..model.gemm_shapes import gemm_inputs
 from ..model.intervals import merge
 from ..model.result_types import STEP_NAME, WHOLE_TRACE, AttentionRow, GraphReplay, Pace, Result, pace_verdict
 from .remedies import ALIGNED
+from .repeat_kv import repeated_kv
 from .remedies import findings as _findings
 
 OPTIMIZER = "Optimizer.step#"  # torch.optim's record_function around each step: "Optimizer.step#AdamW.step"
@@ -218,6 +219,7 @@ def diagnose(found, timeline, events):
     facts.narrow = [k for k in found["kernels"] if any(a in k["name"] for a in ALIGNED)]  # names read once
     facts.gemm_inputs = gemm_inputs(timeline, events, [k["name"] for k in facts.narrow])
     facts.other_idle_share = scope["idle_share"]["other"] if ranges else None
+    facts.repeated_kv = repeated_kv(events, timeline, found["activity_us"]) if att["sdpa_calls"] else None
     found_list = _findings(facts)
     total = (scope.get("window_us") or 0.0) * ranges if ranges else 0.0
     for x in found_list:

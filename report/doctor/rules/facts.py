@@ -16,6 +16,7 @@ output/said.py words each in the language asked for, from one catalog per langua
     ExposedComm    communication on a stream that compute does not hide, and what ran
     PaceOnly       the pace the first screen names, where no rule's remedy fits it: why
     GemmAlignment  a narrow-alignment GEMM kernel and the shapes its op recorded
+    RepeatedKV     K and V repeated to the query's heads by hand before SDPA (GQA written out)
 """
 from __future__ import annotations
 
@@ -132,3 +133,11 @@ class GemmAlignment:
     op: str | None  # the op that launched it
     dims: tuple  # its recorded input dims, each a tuple; () when none are recorded
     unaligned: tuple  # the recorded sizes that are not multiples of 8
+
+
+@dataclass(frozen=True)
+class RepeatedKV:
+    calls: int  # SDPA calls with K/V repeated before them
+    repeats: int  # the repeats (K and V: two per call)
+    op: str  # the first repeat's op: aten::repeat_interleave or aten::expand (then a copy)
+    q_heads: int | None  # the query's heads (SDPA's recorded inputs), K and V's after the repeat

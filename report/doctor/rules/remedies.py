@@ -27,6 +27,7 @@ from .facts import (
     MathFallback,
     OptimizerLoop,
     PaceOnly,
+    RepeatedKV,
     SlowBackend,
 )
 
@@ -50,7 +51,7 @@ COMM_OVERLAP = 0.5  # ... and compute beside it for less than this share of it: 
 # the findings that answer each pace the first screen names; where none is found, PaceOnly says why
 ANSWERS = {"host": ("launch_bound", "host_work", "optimizer_foreach", "host_sync", "communication"),
            "sync": ("host_sync",), "waiting": ("communication",),
-           "gpu": ("hand_written_attention", "math_fallback", "efficient_not_flash", "gemm_alignment", "bool_mask",
+           "gpu": ("hand_written_attention", "repeated_kv", "math_fallback", "efficient_not_flash", "gemm_alignment", "bool_mask",
                    "head_dim", "bias_in_training", "communication")}
 
 
@@ -204,8 +205,17 @@ def _bias_in_training(f):
                    fact=BiasInTraining(n))
 
 
+def _repeated_kv(f):
+    """K and V repeated by hand before SDPA (rules/repeat_kv.py): the copies' GPU time."""
+    r = f.repeated_kv
+    if not r:
+        return None
+    return Finding("repeated_kv", time_us=r["gpu_us"], share=r["share"],
+                   fact=RepeatedKV(r["calls"], r["repeats"], r["op"], r["q_heads"]))
+
+
 RULES = (_launch_bound, _host_work, _optimizer_loop, _hand_written, _bool_mask, _head_dim, _fallback, _slow_backend,
-         _host_sync, _bias_in_training, mha.finding, _narrow_gemm, _communication)
+         _host_sync, _bias_in_training, mha.finding, _narrow_gemm, _communication, _repeated_kv)
 
 
 def _pace_only(f):

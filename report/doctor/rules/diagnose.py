@@ -21,8 +21,8 @@ from ..model.gemm_shapes import gemm_inputs
 from ..model.intervals import merge
 from ..model.result_types import STEP_NAME, WHOLE_TRACE, AttentionRow, GraphReplay, Pace, Result, pace_verdict
 from .remedies import ALIGNED
-from .repeat_kv import repeated_kv
 from .remedies import findings as _findings
+from .repeat_kv import repeated_kv
 
 OPTIMIZER = "Optimizer.step#"  # torch.optim's record_function around each step: "Optimizer.step#AdamW.step"
 PACED_BY = {"CPU-bound": "host", "GPU-bound": "gpu", "stalled": "waiting", "CPU only": "none"}

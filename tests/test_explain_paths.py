@@ -155,3 +155,37 @@ def test_k_and_v_repeated_by_hand_before_sdpa_are_named_with_enable_gqa():
     # expected: none where SDPA gets the 8 heads itself (enable_gqa=True) or K/V keep fewer heads
     assert "repeated_kv" not in rules(explain(gqa_decode(gqa="True")))
     assert "repeated_kv" not in rules(explain(gqa_decode(kv_heads=8)))
+
+
+def encoder_layers(layers=3, in_layer=True, mask=True):
+    """nn.TransformerEncoderLayer in eval with a src_key_padding_mask, as its fast path runs:
+    aten::_transformer_encoder_layer_fwd around aten::_native_multi_head_attention, which (given a
+    mask) runs bmm, aten::_masked_softmax, bmm instead of SDPA; each a kernel of 20 µs."""
+    events, t, corr = [], 0.0, 1
+    for _ in range(layers):
+        if in_layer:
+            events.append(ev("cpu_op", "aten::_transformer_encoder_layer_fwd", t, 300))
+        events.append(ev("cpu_op", "aten::_native_multi_head_attention", t + 5, 200))
+        softmax = "aten::_masked_softmax" if mask else "aten::_softmax"
+        for i, op in enumerate(("aten::addmm", "aten::bmm", softmax, "aten::bmm")):
+            at = t + 10 + 40 * i
+            events += [ev("cpu_op", op, at, 30), launch(at + 2, corr), kernel(f"kernel_{i}", at + 25, 20.0, corr)]
+            corr += 1
+        t += 320
+    return trace_of(*events)
+
+
+def test_the_fast_paths_padding_mask_is_named_not_need_weights():
+    # expected: 3 encoder layers' attention unfused because of the mask: the fast-path finding with
+    # nested tensors (enable_nested_tensor) or SDPA as its remedy; never need_weights=False (already False)
+    found = explain(encoder_layers())
+    assert "mha_need_weights" not in rules(found)
+    fast = next(f for f in found.findings if f.rule == "fast_path_mask")
+    assert (fast.fact.calls, fast.fact.encoder_layer) == (3, 3) and fast.time_us == 3 * 4 * 20.0
+    assert "enable_nested_tensor=True" in fast.remedy and "need_weights=False" not in fast.remedy
+    # expected: nn.MultiheadAttention's fast path alone with a mask: the same finding, no encoder layer
+    alone = explain(encoder_layers(in_layer=False))
+    assert [(f.fact.calls, f.fact.encoder_layer) for f in alone.findings if f.rule == "fast_path_mask"] == [(3, 0)]
+    # expected: the fast path without a mask and without SDPA inside, outside a layer: it computed the weights
+    weights = explain(encoder_layers(in_layer=False, mask=False))
+    assert "mha_need_weights" in rules(weights) and "fast_path_mask" not in rules(weights)

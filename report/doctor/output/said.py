@@ -250,6 +250,12 @@ def _native(f, lang):
             fix("need_weights_false", lang), say("native_weights.source", lang))
 
 
+def _fast_path(f, lang):
+    return (say("fast_path.title_layer" if f.encoder_layer else "fast_path.title", lang),
+            say("fast_path.evidence", lang, calls=f.calls, layer=f.encoder_layer), say("fast_path.remedy", lang),
+            say("fast_path.source", lang))
+
+
 def _bool_mask(f, lang):
     window = say("bool_mask.remedy_other", lang)
     remedy = window if f.pattern == "other" else say(f"bool_mask.remedy_{f.pattern}", lang, window=window)
@@ -343,7 +349,8 @@ def _repeated_kv(f, lang):
 WORDERS = {F.LaunchBound: _launch_bound, F.HostWork: _host_work, F.OptimizerLoop: _optimizer, F.HandWritten: _hand,
            F.NativeWeights: _native, F.BoolMask: _bool_mask, F.HeadDim: _head_dim, F.MathFallback: _math,
            F.SlowBackend: _slow, F.HostSync: _host_sync, F.BiasInTraining: _bias, F.ExposedComm: _comm,
-           F.PaceOnly: _pace_only, F.GemmAlignment: _gemm, F.RepeatedKV: _repeated_kv}
+           F.PaceOnly: _pace_only, F.GemmAlignment: _gemm, F.RepeatedKV: _repeated_kv,
+           F.FastPathMask: _fast_path}
 
 
 def finding(f, lang="en"):

@@ -204,6 +204,20 @@ SENTENCES = {
     "native_weights.evidence": ("{calls:,} aten::_native_multi_head_attention calls without a fused attention op "
                                 "inside"),
     "native_weights.source": "attention.cpp: native_multi_head_attention_cuda",
+    "fast_path.title_layer": ("nn.TransformerEncoderLayer's fast path gets a padding mask: attention runs unfused "
+                              "(bmm, _masked_softmax, bmm)"),
+    "fast_path.title": ("nn.MultiheadAttention's fast path gets a mask: attention runs unfused (bmm, "
+                        "_masked_softmax, bmm)"),
+    "fast_path.evidence": ("{calls:,} aten::_native_multi_head_attention calls with aten::_masked_softmax inside and "
+                           "no SDPA op; {layer:,} of them in aten::_transformer_encoder_layer_fwd, which passes "
+                           "need_weights=False"),
+    "fast_path.remedy": ("the fast path calls SDPA's fused kernels only without a mask: run the layers in "
+                         "nn.TransformerEncoder(..., enable_nested_tensor=True), which turns src_key_padding_mask "
+                         "into a nested tensor and passes no mask (eval, no grad, batch_first=True, norm_first=False, "
+                         "an even nhead, no src_mask: it warns where one fails), or call "
+                         "F.scaled_dot_product_attention with the mask (efficient and cuDNN take one)"),
+    "fast_path.source": ("attention.cpp: native_multi_head_attention_cuda (SDPA only without a mask); "
+                         "torch/nn/modules/transformer.py: TransformerEncoder.forward (_nested_tensor_from_mask)"),
     "bool_mask.title": "SDPA gets a bool mask it must convert, and flash cannot run",
     "bool_mask.evidence": ("{calls:,} calls with a bool mask [{mask:list}], is_causal=False; converting it takes "
                            "{time:us}"),

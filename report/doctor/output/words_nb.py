@@ -210,6 +210,20 @@ SENTENCES = {
     "native_weights.evidence": ("{calls:,} kall til aten::_native_multi_head_attention uten en fusjonert "
                                 "attention-operasjon inni"),
     "native_weights.source": "attention.cpp: native_multi_head_attention_cuda",
+    "fast_path.title_layer": ("Hurtigveien i nn.TransformerEncoderLayer får en utfyllingsmaske: attention kjøres "
+                              "ufusjonert (bmm, _masked_softmax, bmm)"),
+    "fast_path.title": ("Hurtigveien i nn.MultiheadAttention får en maske: attention kjøres ufusjonert (bmm, "
+                        "_masked_softmax, bmm)"),
+    "fast_path.evidence": ("{calls:,} kall til aten::_native_multi_head_attention med aten::_masked_softmax inni og "
+                           "ingen SDPA-operasjon; {layer:,} av dem i aten::_transformer_encoder_layer_fwd, som sender "
+                           "need_weights=False"),
+    "fast_path.remedy": ("hurtigveien kaller SDPAs fusjonerte kjerner bare uten maske: kjør lagene i "
+                         "nn.TransformerEncoder(..., enable_nested_tensor=True), som gjør src_key_padding_mask om "
+                         "til en nøstet tensor og ikke sender noen maske (eval, uten gradient, batch_first=True, "
+                         "norm_first=False, et partall nhead, ingen src_mask: den advarer der ett av dem svikter), "
+                         "eller kall F.scaled_dot_product_attention med masken (efficient og cuDNN tar en)"),
+    "fast_path.source": ("attention.cpp: native_multi_head_attention_cuda (SDPA bare uten maske); "
+                         "torch/nn/modules/transformer.py: TransformerEncoder.forward (_nested_tensor_from_mask)"),
     "bool_mask.title": "SDPA får en boolsk maske den må gjøre om, og flash kan ikke kjøre",
     "bool_mask.evidence": ("{calls:,} kall med en boolsk maske [{mask:list}], is_causal=False; å gjøre den om tar "
                            "{time:us}"),

@@ -7,6 +7,7 @@ output/said.py words each in the language asked for, from one catalog per langua
     OptimizerLoop  an optimizer that loops over parameters
     HandWritten    attention written by hand, or nn.MultiheadAttention's need_weights path
     NativeWeights  nn.MultiheadAttention's fast path computing its weights
+    FastPathMask   the fast path given a mask (src_key_padding_mask): attention unfused
     BoolMask       SDPA gets a bool mask, and which pattern its shape suggests
     HeadDim        a head dim that is not a multiple of 8
     MathFallback   SDPA ran math, and the first group of calls that says why (or none)
@@ -62,6 +63,12 @@ class HandWritten:
 @dataclass(frozen=True)
 class NativeWeights:
     calls: int  # aten::_native_multi_head_attention calls without a fused attention op inside
+
+
+@dataclass(frozen=True)
+class FastPathMask:
+    calls: int  # aten::_native_multi_head_attention calls with aten::_masked_softmax inside, no SDPA
+    encoder_layer: int  # of them, inside nn.TransformerEncoderLayer's fast path (_transformer_encoder_layer_fwd)
 
 
 @dataclass(frozen=True)

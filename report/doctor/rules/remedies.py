@@ -51,8 +51,9 @@ COMM_OVERLAP = 0.5  # ... and compute beside it for less than this share of it: 
 # the findings that answer each pace the first screen names; where none is found, PaceOnly says why
 ANSWERS = {"host": ("launch_bound", "host_work", "optimizer_foreach", "host_sync", "communication"),
            "sync": ("host_sync",), "waiting": ("communication",),
-           "gpu": ("hand_written_attention", "repeated_kv", "math_fallback", "efficient_not_flash", "gemm_alignment", "bool_mask",
-                   "head_dim", "bias_in_training", "communication")}
+           "gpu": ("hand_written_attention", "repeated_kv", "mha_need_weights", "fast_path_mask", "math_fallback",
+                   "efficient_not_flash", "gemm_alignment", "bool_mask", "head_dim", "bias_in_training",
+                   "communication")}
 
 
 def _median_gap(f):
@@ -215,7 +216,7 @@ def _repeated_kv(f):
 
 
 RULES = (_launch_bound, _host_work, _optimizer_loop, _hand_written, _bool_mask, _head_dim, _fallback, _slow_backend,
-         _host_sync, _bias_in_training, mha.finding, _narrow_gemm, _communication, _repeated_kv)
+         _host_sync, _bias_in_training, mha.finding, mha.masked_finding, _narrow_gemm, _communication, _repeated_kv)
 
 
 def _pace_only(f):

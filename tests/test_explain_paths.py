@@ -1,12 +1,14 @@
 """--explain's fast paths, hand-made GQA and pace rules against their own evidence (issue 53,
 items 3 and 4): made-up traces of each condition, and committed traces edited to one; the
 expected verdict is written in each test before the doctor reads the trace."""
+import json
 from pathlib import Path
 
+import pytest
 from factory import FIXTURES
 from madeup import ev, kernel, launch, trace_of
 
-from report.doctor.explain import explain, explain_path
+from report.doctor.explain import explain, explain_json, explain_path
 from report.doctor.output import said
 from report.doctor.output.text_report import first_screen
 
@@ -189,3 +191,26 @@ def test_the_fast_paths_padding_mask_is_named_not_need_weights():
     # expected: the fast path without a mask and without SDPA inside, outside a layer: it computed the weights
     weights = explain(encoder_layers(in_layer=False, mask=False))
     assert "mha_need_weights" in rules(weights) and "fast_path_mask" not in rules(weights)
+
+
+def _flat(text):
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("lang", ["en", "nb"])
+@pytest.mark.parametrize("name", ["eager_infer", "decode", "sdpa_train", "hta/a100_negative_queue"])
+def test_the_cards_screen_is_the_texts_first_screen_in_order_and_words(name, lang):
+    """The page's card renders the JSON's "screen" (docs/javascripts/trace-doctor.js): each of its
+    sentences is on the text's first screen, in the same order (a clipped one up to its clip)."""
+    result = explain_path(CORPUS / f"{name}.json.gz")
+    doc = json.loads(explain_json(result, lang))
+    text = _flat("\n".join(first_screen(result, lang)))
+    at = 0
+    for section in doc["screen"]:
+        for sentence in ([section["heading"]] if section["heading"] else []) + [t["text"] for t in section["lines"]]:
+            head = _flat(sentence)[:60]
+            found = text.find(head, at)
+            assert found >= at, (sentence, text[at:at + 200])
+            at = found + len(head)
+    words = [t["text"] for s in doc["screen"] for t in s["lines"]]
+    assert any(said.backend_name("cudnn", "cuda", lang) in w for w in words) == ("cuDNN" in text)

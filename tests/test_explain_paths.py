@@ -214,3 +214,54 @@ def test_the_cards_screen_is_the_texts_first_screen_in_order_and_words(name, lan
             at = found + len(head)
     words = [t["text"] for s in doc["screen"] for t in s["lines"]]
     assert any(said.backend_name("cudnn", "cuda", lang) in w for w in words) == ("cuDNN" in text)
+
+
+def reduce_overhead(steps=5, kernels=20, kernel_us=5.0, gap=40.0, copies=1, sync="cudaDeviceSynchronize"):
+    """torch.compile(mode="reduce-overhead") as a loop runs it: per ProfilerStep, the graph's inputs
+    copied into its static buffers (cudaMemcpyAsync, a DtoD copy each), one cudaGraphLaunch replaying
+    `kernels` kernels, then (sync) the host waits for them; `gap` µs of host work before the next step."""
+    events, t, corr = [], 0.0, 1
+    for s in range(steps):
+        start = t
+        for _ in range(copies):
+            events += [launch(t, corr, "cudaMemcpyAsync", dur=3.0),
+                       ev("gpu_memcpy", "Memcpy DtoD (Device -> Device)", t + 6, 2.0, tid=7, correlation=corr,
+                          device=0, stream=7)]
+            t, corr = t + 12, corr + 1
+        events.append(launch(t + 4, corr, "cudaGraphLaunch", dur=6.0))
+        at = t + 16
+        for k in range(kernels):
+            events.append(kernel(f"triton_poi_fused_{k}", at, kernel_us, corr))
+            at += kernel_us + 0.5
+        corr += 1
+        if sync:
+            events.append(launch(t + 11, corr, sync, dur=at - (t + 11) + 1))
+            corr += 1
+        t = at + gap
+        events.append(ev("user_annotation", f"ProfilerStep#{s + 1}", start - 1, t - start))
+    return trace_of(*events)
+
+
+def test_a_synchronize_every_step_is_named_as_what_paces_a_microbenchmark():
+    # expected: one 100 µs kernel a step, then cudaDeviceSynchronize, then 30 µs of host work: the sync paces it
+    for sync in ("cudaDeviceSynchronize", "cudaStreamSynchronize"):
+        found = explain(steps(6, [100.0], gap=30.0, sync=sync))
+        assert found.pace.paced_by == "sync"
+        step = next(f for f in found.findings if f.rule == "step_sync")
+        assert step.fact.by == sync and step.fact.gap_us == 30.0 + 5.0  # the host's work and the next launch
+    # expected: the same loop without the sync: no step_sync, not paced by a sync
+    free = explain(steps(6, [100.0], gap=30.0))
+    assert free.pace.paced_by != "sync" and "step_sync" not in rules(free)
+
+
+def test_a_reduce_overhead_step_names_its_sync_and_blames_no_graph_break_for_its_input_copy():
+    # expected: the per-step cudaDeviceSynchronize sets the pace; the copy outside the graph is the graph's input
+    found = explain(reduce_overhead())
+    assert found.pace.paced_by == "sync" and rules(found)[0] == "step_sync"
+    assert found.graphs.per_range == 1 and found.graphs.other_launches_per_range == 1
+    # expected: many short replayed kernels, 12 input copies a step, no sync: launch-bound on the copies, which
+    # are no graph break's work
+    many = explain(reduce_overhead(copies=12, sync=None, gap=15.0))
+    bound = next(f for f in many.findings if f.rule == "launch_bound")
+    assert bound.fact.copies_outside
+    assert bound.remedy == said.say("launch_bound.remedy_replayed_copies", per=1, other=12)

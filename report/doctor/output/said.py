@@ -216,7 +216,8 @@ def _launch_bound(f, lang):
     v = dict(launches=f.launches_per_range, kernel=f.median_kernel_us, gap=f.median_gap_us, busy=f.busy_share,
              delay=f.launch_delay_us, decode=f.decode_calls)
     if f.graphs_per_range is not None:
-        remedy = say("launch_bound.remedy_replayed", lang, per=f.graphs_per_range, other=f.other_launches_per_range)
+        key = "launch_bound.remedy_replayed_copies" if f.copies_outside else "launch_bound.remedy_replayed"
+        remedy = say(key, lang, per=f.graphs_per_range, other=f.other_launches_per_range)
     else:
         remedy = say("launch_bound.remedy_decode" if f.decode_calls else "launch_bound.remedy", lang)
     return (say("launch_bound.title", lang),
@@ -288,6 +289,12 @@ def _host_sync(f, lang):
             say("host_sync.remedy", lang, by=f.by), say("host_sync.source", lang))
 
 
+def _step_sync(f, lang):
+    return (say("step_sync.title", lang, by=f.by), say("step_sync.evidence", lang, by=f.by, wait=f.wait_us,
+                                                          gap=f.gap_us),
+            say("step_sync.remedy", lang, by=f.by), say("step_sync.source", lang))
+
+
 def _bias(f, lang):
     return (say("bias.title", lang), say("bias.evidence", lang, calls=f.calls), say("bias.remedy", lang),
             say("bias.source", lang))
@@ -350,7 +357,7 @@ WORDERS = {F.LaunchBound: _launch_bound, F.HostWork: _host_work, F.OptimizerLoop
            F.NativeWeights: _native, F.BoolMask: _bool_mask, F.HeadDim: _head_dim, F.MathFallback: _math,
            F.SlowBackend: _slow, F.HostSync: _host_sync, F.BiasInTraining: _bias, F.ExposedComm: _comm,
            F.PaceOnly: _pace_only, F.GemmAlignment: _gemm, F.RepeatedKV: _repeated_kv,
-           F.FastPathMask: _fast_path}
+           F.FastPathMask: _fast_path, F.StepSync: _step_sync}
 
 
 def finding(f, lang="en"):

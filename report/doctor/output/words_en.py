@@ -174,6 +174,12 @@ SENTENCES = {
     "launch_bound.remedy_replayed": ("CUDA graphs replay here already ({per:,.0f} per range): the waits are for the "
                                      "{other:,.0f} launches per range outside them; capture those too (a graph break "
                                      "in torch.compile leaves them out), or launch fewer"),
+    "launch_bound.remedy_replayed_copies": ("CUDA graphs replay here already ({per:,.0f} per range); the {other:,.0f} "
+                                            "launches per range outside them are copies, a graph's inputs copied into "
+                                            "its static buffers (torch.compile's reduce-overhead copies each input "
+                                            "that is not a parameter or a static address), not work a graph break "
+                                            "left out: pass the same input tensors each step, or mark them "
+                                            "(torch._dynamo.mark_static_address)"),
     "launch_bound.source": "CUDA Graphs (PyTorch docs: torch.cuda.graphs, torch.compile modes)",
     "host_work.title": "The host's own work between launches sets the pace",
     "host_work.evidence_op": ("{waits:,} waits for the host, median {gap:us} (over {over:us}: more than launching an "
@@ -246,6 +252,13 @@ SENTENCES = {
     "host_sync.evidence": "the GPU's largest idle gaps follow {by}: {per:us} per range",
     "host_sync.remedy": "move {by} out of the loop, or read it every N steps",
     "host_sync.source": "CUDA streams: host reads synchronize",
+    "step_sync.title": "A synchronize in every step paces the loop ({by})",
+    "step_sync.evidence": ("each range ends in {by}, which waits {wait:us} for the GPU to finish; the GPU then idles "
+                           "{gap:us} until the next range's first launch"),
+    "step_sync.remedy": ("the GPU cannot run ahead of a step that waits for it: to time, synchronize once around "
+                         "many steps or time with CUDA events (torch.cuda.Event(enable_timing=True)); elsewhere, move "
+                         "{by} out of the loop"),
+    "step_sync.source": "CUDA streams: a synchronize drains the queue (torch.cuda.synchronize)",
     "bias.title": "A mask or bias goes through SDPA's backward: flash cannot run it",
     "bias.evidence": "{calls:,} efficient-attention backward calls with an attn_bias input",
     "bias.remedy": ("a learned bias as FlexAttention's score_mod (torch.nn.attention.flex_attention), or no mask "

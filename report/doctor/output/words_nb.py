@@ -179,6 +179,13 @@ SENTENCES = {
     "launch_bound.remedy_replayed": ("CUDA-grafer spilles allerede av her ({per:,.0f} per område): ventingen gjelder "
                                      "de {other:,.0f} oppstartene per område utenfor dem; fang dem også (et "
                                      "grafbrudd i torch.compile holder dem utenfor), eller start færre"),
+    "launch_bound.remedy_replayed_copies": ("CUDA-grafer spilles av her allerede ({per:,.0f} per område); de "
+                                            "{other:,.0f} oppstartene per område utenfor dem er kopier: inndataene "
+                                            "til en graf kopiert inn i grafens statiske buffere (reduce-overhead i "
+                                            "torch.compile kopierer hver inndata som ikke er en parameter eller har "
+                                            "statisk adresse), ikke arbeid et grafbrudd har latt ligge utenfor: send "
+                                            "de samme inndatatensorene hvert steg, eller merk dem "
+                                            "(torch._dynamo.mark_static_address)"),
     "launch_bound.source": "CUDA Graphs (PyTorch-dokumentasjonen: torch.cuda.graphs, modusene til torch.compile)",
     "host_work.title": "Vertens eget arbeid mellom oppstartene setter tempoet",
     "host_work.evidence_op": ("{waits:,} ventinger på verten, median {gap:us} (over {over:us}: mer enn det tar å "
@@ -253,6 +260,13 @@ SENTENCES = {
     "host_sync.evidence": "de største tomgangene på GPU-en kommer etter {by}: {per:us} per område",
     "host_sync.remedy": "flytt {by} ut av løkken, eller les verdien bare hvert N-te steg",
     "host_sync.source": "CUDA-strømmer: å lese på verten synkroniserer",
+    "step_sync.title": "En synkronisering i hvert steg setter tempoet i løkken ({by})",
+    "step_sync.evidence": ("hvert område ender i {by}, som venter {wait:us} på at GPU-en blir ferdig; så står GPU-en "
+                           "ledig {gap:us} til neste områdes første oppstart"),
+    "step_sync.remedy": ("GPU-en kan ikke komme foran et steg som venter på den: for å ta tiden, synkroniser én gang "
+                         "rundt mange steg eller ta tiden med CUDA-hendelser (torch.cuda.Event(enable_timing=True)); "
+                         "ellers, flytt {by} ut av løkken"),
+    "step_sync.source": "CUDA-strømmer: en synkronisering tømmer køen (torch.cuda.synchronize)",
     "bias.title": "En maske eller bias går gjennom backward-passet i SDPA: flash kan ikke kjøre den",
     "bias.evidence": "{calls:,} backward-kall i efficient attention med attn_bias som inndata",
     "bias.remedy": ("en lært bias som score_mod i FlexAttention (torch.nn.attention.flex_attention), eller ingen "

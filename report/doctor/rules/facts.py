@@ -13,6 +13,7 @@ output/said.py words each in the language asked for, from one catalog per langua
     MathFallback   SDPA ran math, and the first group of calls that says why (or none)
     SlowBackend    SDPA ran efficient where flash could not, and why
     HostSync       the host waits for the GPU in the loop
+    StepSync       a synchronize in every step lets the GPU run dry (a microbenchmark's pace)
     BiasInTraining a mask or bias through SDPA's backward
     ExposedComm    communication on a stream that compute does not hide, and what ran
     PaceOnly       the pace the first screen names, where no rule's remedy fits it: why
@@ -34,6 +35,7 @@ class LaunchBound:
     decode_calls: int  # SDPA calls with one query (decoding)
     graphs_per_range: float | None  # captured graphs' replays per range, where they replay
     other_launches_per_range: float | None  # the launches per range outside them
+    copies_outside: bool = False  # outside the graphs, copies alone (a graph's inputs into its buffers)
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,13 @@ class SlowBackend:
 class HostSync:
     by: str  # what the largest idle gaps follow: a synchronize call, .item(), ...
     per_range_us: float
+
+
+@dataclass(frozen=True)
+class StepSync:
+    by: str  # the synchronize call that ends each step's wait: cudaDeviceSynchronize, ...
+    gap_us: float  # median: the GPU idle from the work it waited for to the next activity
+    wait_us: float  # median: the host's time in it
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from .facts import (
     PaceOnly,
     RepeatedKV,
     SlowBackend,
+    StepSync,
 )
 
 # "many short kernels": a median kernel shorter than LAUNCH_BOUND_KERNEL_US (about the host's path of
@@ -50,7 +51,7 @@ COMM_SHARE = 0.1  # communication over this share of a device's GPU busy time
 COMM_OVERLAP = 0.5  # ... and compute beside it for less than this share of it: exposed
 # the findings that answer each pace the first screen names; where none is found, PaceOnly says why
 ANSWERS = {"host": ("launch_bound", "host_work", "optimizer_foreach", "host_sync", "communication"),
-           "sync": ("host_sync",), "waiting": ("communication",),
+           "sync": ("host_sync", "step_sync"), "waiting": ("communication",),
            "gpu": ("hand_written_attention", "repeated_kv", "mha_need_weights", "fast_path_mask", "math_fallback",
                    "efficient_not_flash", "gemm_alignment", "bool_mask", "head_dim", "bias_in_training",
                    "communication")}
@@ -73,7 +74,8 @@ def _launch_bound(f):
     replay = g is not None and g.per_range  # graphs replay already: never prescribe them again
     fact = LaunchBound(p.launches_per_range, p.median_kernel_us, gap, p.busy_share or 0.0, p.launch_delay_us,
                        f.decode_calls, g.per_range if replay else None,
-                       (g.other_launches_per_range or 0.0) if replay else None)
+                       (g.other_launches_per_range or 0.0) if replay else None,
+                       bool(replay and getattr(f, "copies_outside", False)))
     return Finding("launch_bound", time_us=(f.host_wait_us or 0.0) * f.ranges, fact=fact)
 
 
@@ -188,10 +190,21 @@ def _communication(f):
                                     f.fsdp, f.ddp))
 
 
+def _step_sync(f):
+    """A synchronize in every step that lets the GPU run dry (rules/diagnose.py's _step_syncs):
+    the GPU's idle after it, each step."""
+    if not f.step_sync:
+        return None
+    by, gap, wait = f.step_sync
+    return Finding("step_sync", time_us=gap * f.ranges, fact=StepSync(by, gap, wait))
+
+
 def _host_sync(f):
     if not f.openers:
         return None
     by, per = max(f.openers.items(), key=lambda kv: kv[1])
+    if f.step_sync and f.step_sync[0] == by:
+        return None  # the same synchronize: _step_sync's finding names it
     if f.host_wait_us and per < 0.1 * f.host_wait_us:
         return None  # a small part of the host wait: it is not where the time goes
     return Finding("host_sync", time_us=per * f.ranges, fact=HostSync(by, per))
@@ -216,7 +229,8 @@ def _repeated_kv(f):
 
 
 RULES = (_launch_bound, _host_work, _optimizer_loop, _hand_written, _bool_mask, _head_dim, _fallback, _slow_backend,
-         _host_sync, _bias_in_training, mha.finding, mha.masked_finding, _narrow_gemm, _communication, _repeated_kv)
+         _host_sync, _step_sync, _bias_in_training, mha.finding, mha.masked_finding, _narrow_gemm, _communication,
+         _repeated_kv)
 
 
 def _pace_only(f):

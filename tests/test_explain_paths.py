@@ -265,3 +265,12 @@ def test_a_reduce_overhead_step_names_its_sync_and_blames_no_graph_break_for_its
     bound = next(f for f in many.findings if f.rule == "launch_bound")
     assert bound.fact.copies_outside
     assert bound.remedy == said.say("launch_bound.remedy_replayed_copies", per=1, other=12)
+
+
+def test_the_page_states_the_launch_bound_rules_thresholds():
+    from report.doctor.rules.remedies import LAUNCH_BOUND_KERNEL_US, LAUNCH_BOUND_LAUNCHES
+    docs = Path(__file__).parent.parent / "docs"
+    en = " ".join((docs / "read-your-trace.en.md").read_text(encoding="utf-8").split())
+    nb = " ".join((docs / "read-your-trace.nb.md").read_text(encoding="utf-8").split())
+    assert f"{LAUNCH_BOUND_LAUNCHES} or more a step, the median kernel is under {LAUNCH_BOUND_KERNEL_US:.0f}&nbsp;µs" in en
+    assert f"{LAUNCH_BOUND_LAUNCHES} eller flere per steg, mediankjernen er under {LAUNCH_BOUND_KERNEL_US:.0f}&nbsp;µs" in nb

@@ -112,13 +112,17 @@ def _holds(found, e):
     return k < len(starts) and starts[k] <= e.end
 
 
-def _gpu_inside(calls, timeline, activity_us):
+ATTENTION_OPS = {"aten::bmm", "aten::baddbmm", MASKED_SOFTMAX, "aten::_softmax", "aten::softmax"}  # not the projections
+
+
+def _gpu_inside(calls, timeline, activity_us, ops=None):
+    """The calls' count and the GPU time launched inside them (by an op of `ops` only, where given)."""
     spans = {}
     for e in calls:
         spans.setdefault(e.tid, []).append((e.ts, e.end))
     inside = {tid: Spans(s) for tid, s in spans.items()}
     gpu = sum(a.e.dur for a in timeline.acts if a.launch is not None and a.launch.tid in inside
-              and inside[a.launch.tid].holds(a.launch.ts))
+              and inside[a.launch.tid].holds(a.launch.ts) and (ops is None or any(o in ops for o in a.stack)))
     return {"calls": len(calls), "gpu_us": gpu, "share": gpu / activity_us if activity_us else 0.0}
 
 
@@ -148,7 +152,8 @@ def native_need_weights(events, timeline, activity_us):
     if not weights and not with_mask:
         return None
     out = _gpu_inside(weights, timeline, activity_us)
-    out["masked"] = (_gpu_inside(with_mask, timeline, activity_us) | {"encoder_layer": len(in_layer)}
+    # the mask's cost: the unfused attention (bmm, softmax, bmm), not the projections around it
+    out["masked"] = (_gpu_inside(with_mask, timeline, activity_us, ATTENTION_OPS) | {"encoder_layer": len(in_layer)}
                      if with_mask else None)
     return out
 

@@ -272,7 +272,7 @@ def test_the_json_schema_is_documented_field_by_field():
             assert re.search(rf"\b{f.name}\b", doc), f"{cls.__name__}.{f.name} is not documented"
     result = explain(read_trace(CORPUS / "sdpa_train.json.gz"))
     assert set(json.loads(explain_json(result))) == {"schema", "version", "pace", "attention", "attention_note",
-                                                     "findings", "graphs", "communication", "detail"}
+                                                     "findings", "graphs", "communication", "detail", "screen"}
 
 
 def test_with_stack_is_named_in_the_evidence_and_a_queueing_gpu_gets_no_launch_bound_rule():

@@ -368,8 +368,9 @@ def test_a_file_that_is_no_trace_gets_the_command_lines_message(reader, tmp_path
     reader.assert_local()
 
 
-def test_the_page_shows_the_diagnosis_findings_first_and_the_text_one_click_away(reader):
-    """The JSON result rendered as headings, lists and a small table, findings first, readable
+def test_the_page_shows_the_texts_first_screen_in_its_order_and_words_and_the_text_one_click_away(reader):
+    """The card is the JSON result's "screen": the text's first screen section by section, the
+    same sentences in the same order (headings, then lines; a finding's title in bold), readable
     at 390 px; the command's text in a closed <details>, equal to what the command prints."""
     from report.doctor.explain import explain_file
 
@@ -379,10 +380,11 @@ def test_the_page_shows_the_diagnosis_findings_first_and_the_text_one_click_away
     shown, error, _ = reader.pick(trace)
     assert error is None and shown == explain_file(trace)
     reader.page.wait_for_selector(".trace-doctor__heading")
-    headings = reader.page.locator(".trace-reader__diagnosis h3").all_text_contents()
-    assert headings[0] == "Findings, largest time at stake first" and "What sets the pace" in headings
-    titles = reader.page.locator(".trace-doctor__findings > li strong").all_text_contents()
-    assert titles == [f["title"] for f in doc["findings"]] and titles
+    card = reader.page.locator(".trace-reader__diagnosis h3, .trace-reader__diagnosis p").all_text_contents()
+    said = [x for s in doc["screen"] for x in ([s["heading"]] if s["heading"] else []) + [t["text"] for t in s["lines"]]]
+    assert card == said and " ".join(shown.split()).startswith(card[0])  # the pace first, as the text says it
+    titles = reader.page.locator(".trace-reader__diagnosis p strong").all_text_contents()
+    assert titles == [t["text"] for s in doc["screen"] for t in s["lines"] if t["kind"] == "finding"] and titles
     assert reader.page.locator(".trace-reader__raw").get_attribute("open") is None
     wide = reader.page.evaluate("() => { const d = document.querySelector('.trace-reader__diagnosis');"
                                 " return [d.scrollWidth, d.clientWidth]; }")

@@ -1,12 +1,14 @@
 /*
- * The diagnosis on "Read your own trace": the JSON result of the reading (the schema of
- * report/doctor/model/result_types.py, what `--format json` prints) rendered as headings, lists
- * and small tables: findings first, then the pace, then attention. trace-reader.js loads
- * this file when the first trace has been read and calls traceDoctor.render. Every string
- * from the trace goes into the page as text (textContent), never as markup.
+ * The diagnosis on "Read your own trace": the first screen of the command's text, as its
+ * JSON result carries it ("screen": report/doctor/output/text_report.py's screen, in the
+ * page's language), rendered section by section in the text's order and words: each
+ * section's heading, then its lines, a finding's title in bold, its evidence and remedy
+ * under it. The words are the doctor's (output/words_*.py), never the page's own: one source.
+ * trace-reader.js loads this file when the first trace has been read and calls
+ * traceDoctor.render. Every string goes into the page as text (textContent), never as markup.
  *
- *   traceDoctor.render(box, doc, words)   box: the element to fill (emptied first);
- *       doc: the parsed JSON result; words: the page's data-msg-* (its headings)
+ *   traceDoctor.render(box, doc)   box: the element to fill (emptied first);
+ *       doc: the parsed JSON result
  */
 (function () {
   "use strict";
@@ -18,92 +20,24 @@
     return node;
   }
 
-  function us(value, lang) {
-    if (value === null || value === undefined) return "";
-    return new Intl.NumberFormat(lang, { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(value) + " µs";
-  }
-
-  function pct(share, lang) {
-    if (share === null || share === undefined) return "";
-    return new Intl.NumberFormat(lang, { style: "percent", maximumFractionDigits: 1 }).format(share);
-  }
-
-  function heading(box, text) {
-    box.appendChild(el("h3", text, "trace-doctor__heading"));
-  }
-
-  function findings(box, doc, words, lang) {
-    heading(box, words.msgFindings);
-    if (!doc.findings.length) {
-      box.appendChild(el("p", words.msgNoFinding));
-      return;
-    }
-    var list = el("ol", null, "trace-doctor__findings");
-    doc.findings.forEach(function (f) {
-      var item = el("li");
-      var title = el("p");
-      title.appendChild(el("strong", f.title));
-      title.appendChild(document.createTextNode(" — " + us(f.time_us, lang) + " (" + pct(f.share, lang) + ")"));
-      item.appendChild(title);
-      var facts = el("dl");
-      [[words.msgEvidence, f.evidence], [words.msgRemedy, f.remedy], [words.msgSource, f.source]].forEach(function (pair) {
-        facts.appendChild(el("dt", pair[0]));
-        facts.appendChild(el("dd", pair[1]));
-      });
-      item.appendChild(facts);
-      list.appendChild(item);
-    });
-    box.appendChild(list);
-  }
-
-  function pace(box, doc, words) {
-    heading(box, words.msgPace);
-    var p = doc.pace;
-    var line = el("p");
-    line.appendChild(el("strong", p.verdict));
-    line.appendChild(document.createTextNode(p.scope ? " (" + p.scope + "): " + p.evidence : ": " + p.evidence));
-    box.appendChild(line);
-  }
-
-  function attention(box, doc, words, lang) {
-    var rows = doc.attention.filter(function (r) { return r.direction !== "call"; });
-    var calls = doc.attention.filter(function (r) { return r.direction === "call"; });
-    if (!rows.length && !calls.length && !doc.attention_note) return;
-    heading(box, words.msgAttention);
-    if (rows.length) {
-      var wrap = el("div", null, "trace-doctor__table");
-      var table = el("table");
-      var head = el("tr");
-      [words.msgBackend, words.msgCalls, words.msgGpuTime].forEach(function (h) { head.appendChild(el("th", h)); });
-      table.appendChild(el("thead")).appendChild(head);
-      var body = table.appendChild(el("tbody"));
-      rows.forEach(function (r) {
-        var tr = el("tr");
-        tr.appendChild(el("td", r.backend + ", " + r.direction + (r.why ? ": " + r.why : "")));
-        tr.appendChild(el("td", new Intl.NumberFormat(lang).format(r.calls)));
-        tr.appendChild(el("td", us(r.gpu_us, lang) + " (" + pct(r.share, lang) + ")"));
-        body.appendChild(tr);
-      });
-      wrap.appendChild(table);
-      box.appendChild(wrap);
-    }
-    if (calls.length) {
-      var list = el("ul");
-      calls.forEach(function (r) {
-        list.appendChild(el("li", r.calls + " × " + (r.backend || "?") + ": " + r.inputs + (r.why ? "; " + r.why : "")));
-      });
-      box.appendChild(list);
-    }
-    if (doc.attention_note) box.appendChild(el("p", doc.attention_note));
+  function line(part) {
+    var p = el("p", null, "trace-doctor__line trace-doctor__line--" + part.level + " trace-doctor__" + part.kind);
+    if (part.kind === "finding") p.appendChild(el("strong", part.text));
+    else p.textContent = part.text;
+    return p;
   }
 
   window.traceDoctor = {
-    render: function (box, doc, words) {
-      var lang = document.documentElement.lang || "en";
+    render: function (box, doc) {
       box.textContent = "";
-      findings(box, doc, words, lang);
-      pace(box, doc, words);
-      attention(box, doc, words, lang);
+      (doc.screen || []).forEach(function (section) {
+        var part = el("section", null, "trace-doctor__section");
+        if (section.heading !== null && section.heading !== undefined) {
+          part.appendChild(el("h3", section.heading, "trace-doctor__heading"));
+        }
+        section.lines.forEach(function (l) { part.appendChild(line(l)); });
+        box.appendChild(part);
+      });
       box.hidden = false;
     }
   };

@@ -69,7 +69,7 @@
       });
     }
     doctor.then(function () {
-      window.traceDoctor.render(diagnosis, JSON.parse(json), root.dataset);
+      window.traceDoctor.render(diagnosis, JSON.parse(json));
     }).catch(function () { doctor = null; });
   }
 

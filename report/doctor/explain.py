@@ -54,6 +54,7 @@ from .model.result_types import BUSY_SHARE, HOST_SHARE, QUEUE_US, STEP_NAME, WHO
 from .model.timeline import HIP_SYNC_CALLS, SYNC_CALLS, Timeline
 from .output import said
 from .output.text_report import report as _text
+from .output.text_report import screen as _screen
 from .reading.trace_file import OUT_OF_MEMORY, TraceError, collector_paused, load_trace, read_trace
 from .rules.attention import attention
 from .rules.diagnose import diagnose
@@ -255,8 +256,15 @@ def explain_json(result, lang="en"):
     Its facts are the same in every language; its words (a finding's title, evidence, remedy,
     source; the pace's evidence; a group of calls' inputs and why) are English, the schema's,
     unless the page asks for its own language (lang)."""
-    return json.dumps(to_json(worded(result, lang) if lang != "en" else result), indent=1, ensure_ascii=True,
-                      allow_nan=False) + "\n"
+    doc = to_json(worded(result, lang) if lang != "en" else result)
+    doc["screen"] = first_screen_parts(result, lang)  # the first screen's sentences: what the page's card shows
+    return json.dumps(doc, indent=1, ensure_ascii=True, allow_nan=False) + "\n"
+
+
+def first_screen_parts(result, lang="en"):
+    """The first screen's sentences whole, in its order and words, by section (output/text_report.py's
+    screen): [{heading, lines: [{text, level, kind}]}], the page's card (docs/javascripts/trace-doctor.js)."""
+    return _screen(result, lang)[1]
 
 
 def worded(result, lang="en"):

@@ -30,6 +30,12 @@ output/said.py's of the facts beside them, in every language the text is asked i
     communication          [{device, stream, comm_us, share, overlap_share}]: per stream with
                            NCCL/RCCL kernels
     detail                 explain.py's dict made JSON-ready (tuples as lists, keys as text)
+    screen                 the first screen's sentences whole, in its order and words, by section:
+                           [{heading (null for the closing lines), lines: [{text, level (0, 1, 2:
+                           its indent), kind (pace, graphs, communication, backend, call, warning,
+                           note, finding, evidence, remedy, none, more)}]}]: what the text's first
+                           screen says, in the language asked; the page's card renders it
+                           (explain.py's explain_json adds it: output/text_report.py words it)
 A float that is not finite is written as null: the readers keep none of the trace's as a
 figure (a launch resource of 1e400 is malformed, model/kernel_rows.py), and this is the last guard.
 A new field raises no version; a field renamed, removed or changed in meaning raises VERSION.

@@ -16,6 +16,7 @@ it, numbers written as the language writes them (shown/numbers.py). Standard lib
 """
 from __future__ import annotations
 
+from ..model.result_types import QUEUE_US, WHOLE_TRACE
 from ..rules import facts as F
 from ..shown.numbers import count, local, pct, sig_us, us
 from ..shown.safe import shown
@@ -183,6 +184,22 @@ def range_why(why, lang="en"):
     return say(f"why.{case}", lang, **{names.get(k, k): x for k, x in v.items()})
 
 
+def queued(p):
+    """Whether the launches queue ahead of the GPU: the range rule's median launch delay of
+    QUEUE_US or more (model/result_types.py), the one test the head and the evidence share."""
+    return p.paced_by == "gpu" and p.launch_delay_us is not None and p.launch_delay_us >= QUEUE_US
+
+
+def pace_head(p, lang="en"):
+    """The first screen's first line: what paces the scope, and the verdict. Paced by the GPU
+    with no queue (a short launch delay): the GPU is busy, not behind the host."""
+    if not p.scope:
+        return say("pace.head.no_scope", lang)
+    key = "gpu_busy" if p.paced_by == "gpu" and not queued(p) else p.paced_by
+    scope = say("range.whole_trace", lang) if p.scope == WHOLE_TRACE else p.scope
+    return say(f"pace.head.{key}", lang, verdict=verdict(p.verdict, lang), scope=scope)
+
+
 def pace(p, lang="en"):
     """The pace line's evidence: its figures, "; "-joined."""
     if p.case == "no_range":
@@ -198,9 +215,10 @@ def pace(p, lang="en"):
         parts.append(say("pace.kernel", lang, us=kernel))
     if delay is not None:
         parts.append(say("pace.delay", lang, us=delay))
-        if p.paced_by == "gpu" and kernel and delay > 0:
-            # HTA reports the queue length per stream; here its estimate: the delay over the median kernel
-            parts.append(say("pace.queued", lang, n=delay / kernel))
+        if queued(p) and kernel:
+            # HTA reports the queue length per stream; here its estimate: the delay over the median kernel,
+            # at least the one kernel a launch that waits is queued behind
+            parts.append(say("pace.queued", lang, n=max(1.0, delay / kernel)))
     if p.profiler_us:
         parts.append(say("pace.profiler", lang, us=p.profiler_us))
     if p.with_stack:
@@ -218,7 +236,8 @@ def _launch_bound(f, lang):
     v = dict(launches=f.launches_per_range, kernel=f.median_kernel_us, gap=f.median_gap_us, busy=f.busy_share,
              delay=f.launch_delay_us, decode=f.decode_calls)
     if f.graphs_per_range is not None:
-        remedy = say("launch_bound.remedy_replayed", lang, per=f.graphs_per_range, other=f.other_launches_per_range)
+        key = "launch_bound.remedy_replayed_copies" if f.copies_outside else "launch_bound.remedy_replayed"
+        remedy = say(key, lang, per=f.graphs_per_range, other=f.other_launches_per_range)
     else:
         remedy = say("launch_bound.remedy_decode" if f.decode_calls else "launch_bound.remedy", lang)
     return (say("launch_bound.title", lang),
@@ -252,6 +271,12 @@ def _native(f, lang):
             fix("need_weights_false", lang), say("native_weights.source", lang))
 
 
+def _fast_path(f, lang):
+    return (say("fast_path.title_layer" if f.encoder_layer else "fast_path.title", lang),
+            say("fast_path.evidence", lang, calls=f.calls, layer=f.encoder_layer), say("fast_path.remedy", lang),
+            say("fast_path.source", lang))
+
+
 def _bool_mask(f, lang):
     window = say("bool_mask.remedy_other", lang)
     remedy = window if f.pattern == "other" else say(f"bool_mask.remedy_{f.pattern}", lang, window=window)
@@ -264,7 +289,8 @@ def _head_dim(f, lang):
     up, down = hd + (-hd) % 8, hd - hd % 8
     return (say("head_dim.title", lang, head_dim=hd),
             say("head_dim.evidence", lang, calls=f.calls, up=up, time=f.time_us),
-            say("head_dim.remedy", lang, down=down, up=up), say("head_dim.source", lang))
+            say("head_dim.remedy", lang, down=down, up=up) if down else
+            say("head_dim.remedy_up", lang, head_dim=hd, up=up), say("head_dim.source", lang))
 
 
 def _math(f, lang):
@@ -281,6 +307,12 @@ def _slow(f, lang):
 def _host_sync(f, lang):
     return (say("host_sync.title", lang, by=f.by), say("host_sync.evidence", lang, by=f.by, per=f.per_range_us),
             say("host_sync.remedy", lang, by=f.by), say("host_sync.source", lang))
+
+
+def _step_sync(f, lang):
+    return (say("step_sync.title", lang, by=f.by), say("step_sync.evidence", lang, by=f.by, wait=f.wait_us,
+                                                          gap=f.gap_us),
+            say("step_sync.remedy", lang, by=f.by), say("step_sync.source", lang))
 
 
 def _bias(f, lang):
@@ -303,8 +335,9 @@ def _comm(f, lang):
 def _pace_only(f, lang):
     source = say("pace_only.source", lang)
     if f.paced_by == "gpu":
-        evidence = (say("pace_only.gpu.evidence_top", lang, kernel=f.top_kernel, share=f.top_share)
-                    if f.top_kernel else say("pace_only.gpu.evidence", lang))
+        how = "" if f.queued else "_busy"  # the launches queue ahead of the GPU, or it is busy without a queue
+        evidence = (say(f"pace_only.gpu.evidence_top{how}", lang, kernel=f.top_kernel, share=f.top_share)
+                    if f.top_kernel else say(f"pace_only.gpu.evidence{how}", lang))
         return say("pace_only.gpu.title", lang), evidence, say("pace_only.gpu.remedy", lang), source
     if f.paced_by == "waiting":
         return (say("pace_only.waiting.title", lang), say("pace_only.waiting.evidence", lang,
@@ -314,6 +347,8 @@ def _pace_only(f, lang):
         return (say("pace_only.graphs.title", lang), say("pace_only.graphs.evidence", lang),
                 say("pace_only.graphs.remedy", lang), say("pace_only.graphs.source", lang))
     evidence = (say("pace_only.host.evidence", lang) if f.median_gap_us is None else
+                say("pace_only.host.evidence_few", lang, gap=f.median_gap_us, launches=f.launches_per_range,
+                    kernel=f.median_kernel_us) if f.few_or_long else
                 say("pace_only.host.evidence_gap", lang, gap=f.median_gap_us))
     return say("pace_only.host.title", lang), evidence, say("pace_only.host.remedy", lang), source
 
@@ -331,10 +366,18 @@ def _gemm(f, lang):
             say("gemm.remedy", lang, pads=pads), say("gemm.source", lang))
 
 
+def _repeated_kv(f, lang):
+    v = dict(calls=f.calls, repeats=f.repeats, op=f.op)
+    evidence = (say("repeat_kv.evidence_heads", lang, q=f.q_heads, **v) if f.q_heads else
+                say("repeat_kv.evidence", lang, **v))
+    return (say("repeat_kv.title", lang), evidence, say("repeat_kv.remedy", lang), say("repeat_kv.source", lang))
+
+
 WORDERS = {F.LaunchBound: _launch_bound, F.HostWork: _host_work, F.OptimizerLoop: _optimizer, F.HandWritten: _hand,
            F.NativeWeights: _native, F.BoolMask: _bool_mask, F.HeadDim: _head_dim, F.MathFallback: _math,
            F.SlowBackend: _slow, F.HostSync: _host_sync, F.BiasInTraining: _bias, F.ExposedComm: _comm,
-           F.PaceOnly: _pace_only, F.GemmAlignment: _gemm}
+           F.PaceOnly: _pace_only, F.GemmAlignment: _gemm, F.RepeatedKV: _repeated_kv,
+           F.FastPathMask: _fast_path, F.StepSync: _step_sync}
 
 
 def finding(f, lang="en"):

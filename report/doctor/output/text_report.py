@@ -9,12 +9,12 @@ import textwrap
 from functools import partial
 
 from ..model.platform_words import WORDS
-from ..model.result_types import WHOLE_TRACE
 from ..shown.safe import shown
 from . import said
 from .text_detail import detail
 
 WIDTH, SCREEN = 100, 25  # the first screen: at most SCREEN lines of at most WIDTH columns
+MAX_COMM = 2  # communication streams named on the first screen; the rest are counted
 
 
 def _wrap(text, indent=""):
@@ -30,25 +30,59 @@ def _first_lines(lines, n):
     return lines[:n - 1] + [lines[n - 1][:WIDTH - 2].rstrip() + " …"]
 
 
-def first_screen(result, lang="en"):
-    """The diagnosis: at most SCREEN lines of at most WIDTH columns."""
+class _Screen:
+    """The first screen as it is built: its wrapped lines, and the same sentences whole, in
+    the same order, as parts (sections, each a heading and its lines: what the page's card
+    renders, the JSON's "screen")."""
+
+    def __init__(self):
+        self.lines, self.parts = [], []
+
+    def section(self, heading=None):
+        self.parts.append({"heading": heading, "lines": []})
+        if heading is not None:
+            self.lines += _wrap(heading)
+
+    def block(self, items):
+        """Lines as (text, level, kind, indent, most wrapped lines or None): (wrapped, parts)."""
+        wrapped, parts = [], []
+        for text, level, kind, indent, most in items:
+            lines = _wrap(text, indent)
+            wrapped += _first_lines(lines, most) if most else lines
+            parts.append({"text": text, "level": level, "kind": kind})
+        return wrapped, parts
+
+    def add(self, block):
+        wrapped, parts = block
+        self.lines += wrapped
+        self.parts[-1]["lines"] += parts
+
+
+def screen(result, lang="en"):
+    """(the first screen's lines, its parts): at most SCREEN lines of at most WIDTH columns,
+    and the sentences those lines hold, whole (a clipped one too), in the same order."""
     p, on = result.pace, result.detail["platform"]
     say = partial(said.say, lang=lang)
-    lines = _wrap(say(f"pace.head.{p.paced_by}", verdict=said.verdict(p.verdict, lang),
-                      scope=_range_name(p.scope, lang)) if p.scope else say("pace.head.no_scope"))
-    lines += _wrap(said.pace(p, lang), "  ")
+    out = _Screen()
+    out.section(said.pace_head(p, lang))
+    out.add(out.block([(said.pace(p, lang), 1, "pace", "  ", None)]))
     g = result.graphs
     if g is not None:
         v = dict(graphs=WORDS[on]["graphs"], replays=g.replays, activities=g.activities, gpu=g.gpu_us, share=g.share)
-        lines += _wrap(say("graphs.replay", **v) if g.per_range is None else
-                       say("graphs.replay_per_range", per=g.per_range, other=g.other_launches_per_range, **v), "  ")
-    for c in result.communication[:2]:
-        lines += _wrap(say("comm.line", collectives=WORDS[on]["collectives"], device=shown(c.device, 20),
-                           stream=shown(c.stream, 20), comm=c.comm_us, share=c.share, overlap=c.overlap_share), "  ")
+        out.add(out.block([(say("graphs.replay", **v) if g.per_range is None else
+                            say("graphs.replay_per_range", per=g.per_range, other=g.other_launches_per_range, **v),
+                            1, "graphs", "  ", None)]))
+    for c in result.communication[:MAX_COMM]:
+        out.add(out.block([(say("comm.line", collectives=WORDS[on]["collectives"], device=shown(c.device, 20),
+                                stream=shown(c.stream, 20), comm=c.comm_us, share=c.share, overlap=c.overlap_share),
+                            1, "communication", "  ", None)]))
+    if len(result.communication) > MAX_COMM:  # the others counted: the detail's streams list them all
+        out.add(out.block([(say("comm.more", n=len(result.communication) - MAX_COMM,
+                                collectives=WORDS[on]["collectives"]), 1, "communication", "  ", None)]))
     att = [r for r in result.attention if r.direction != "call"]
     calls = [r for r in result.attention if r.direction == "call"]
     if att or calls or result.note:
-        lines.append(say("head.attention"))
+        out.section(say("head.attention"))
     for r in att[:4]:
         what = ("chain" if r.backend == "hand_written" else
                 "kernel" if r.direction in ("replayed", "compiled") else "call")
@@ -58,35 +92,36 @@ def first_screen(result, lang="en"):
             row = say("att.fell_back", row=row)
         why = ("; ".join(say("att.cause", cause=say(f"prep.{c}"), us=u) for c, u in r.causes.items())
                or (say("att.copies", copies=r.copies) if r.copies else ""))
-        lines += _wrap(say("att.with_why", row=row, why=why) if why else row, "  ")
+        out.add(out.block([(say("att.with_why", row=row, why=why) if why else row, 1, "backend", "  ", None)]))
     for r in calls[:2]:
         backend = said.backend_name(r.backend, on, lang) if r.backend else say("call.no_backend")
-        lines += _first_lines(_wrap(said.call_line(r.calls, backend, r.parsed, r.told, lang), "  "), 3)
+        out.add(out.block([(said.call_line(r.calls, backend, r.parsed, r.told, lang), 1, "call", "  ", 3)]))
         for w in said.warnings(r.told, lang)[:1] if r.told else ():  # a wrong result outranks speed: first screen
-            lines += _first_lines(_wrap(say("warning", warning=w), "    "), 2)
+            out.add(out.block([(say("warning", warning=w), 2, "warning", "    ", 2)]))
     if result.note:
-        lines += _wrap(said.attention_note(result.note, lang), "  ")
-    if result.findings:
-        lines.append(say("head.findings"))
+        out.add(out.block([(said.attention_note(result.note, lang), 1, "note", "  ", None)]))
+    out.section(say("head.findings") if result.findings else None)
     given = 0
     for i, f in enumerate(result.findings, start=1):
         title, evidence, remedy, _ = said.finding(f, lang)
-        block = (_wrap(say("finding.head", i=i, title=title, time=f.time_us, share=f.share), "  ")
-                 + _first_lines(_wrap(say("finding.evidence", evidence=evidence), "     "), 2)
-                 + _wrap(say("finding.remedy", remedy=remedy), "     "))
-        if len(lines) + len(block) > SCREEN - 1:
+        block = out.block([(say("finding.head", i=i, title=title, time=f.time_us, share=f.share), 1, "finding", "  ",
+                            None),
+                           (say("finding.evidence", evidence=evidence), 2, "evidence", "     ", 2),
+                           (say("finding.remedy", remedy=remedy), 2, "remedy", "     ", None)])
+        if len(out.lines) + len(block[0]) > SCREEN - 1:
             break
-        lines += block
+        out.add(block)
         given += 1
     if not result.findings:
-        lines.append(say("finding.none"))
+        out.add(out.block([(say("finding.none"), 0, "none", "", None)]))
     more = len(result.findings) - given
-    lines.append(say("finding.more", n=more) if more else say("detail.follows"))
-    return lines[:SCREEN]
+    out.add(out.block([(say("finding.more", n=more) if more else say("detail.follows"), 0, "more", "", None)]))
+    return out.lines[:SCREEN], out.parts
 
 
-def _range_name(name, lang):
-    return said.say("range.whole_trace", lang) if name == WHOLE_TRACE else name
+def first_screen(result, lang="en"):
+    """The diagnosis: at most SCREEN lines of at most WIDTH columns."""
+    return screen(result, lang)[0]
 
 
 def report(result, lang="en"):

@@ -13,6 +13,7 @@ SENTENCES = {
     # ------------------------------------------------------------ the first screen
     "pace.head.host": "Paced by the host: the GPU waits for launches ({verdict}, over {scope})",
     "pace.head.gpu": "Paced by the GPU: launches queue ahead of it ({verdict}, over {scope})",
+    "pace.head.gpu_busy": "Paced by the GPU: it runs through each range, launches not queued ({verdict}, over {scope})",
     "pace.head.sync": ("Paced by a sync: the host waits for the GPU, then the GPU for the host "
                        "({verdict}, over {scope})"),
     "pace.head.waiting": ("Paced by waiting: the GPU idles with its work launched (events, other streams, latency) "
@@ -26,7 +27,7 @@ SENTENCES = {
     "pace.launches_activities": "{n:,.0f} {n:word:launch|launches} per range ({activities:,.0f} GPU activities)",
     "pace.kernel": "median kernel {us:us}",
     "pace.delay": "launch delay {us:us}",
-    "pace.queued": "about {n:,.0f} kernels queued (launch delay / median kernel)",
+    "pace.queued": "about {n:,.0f} {n:word:kernel|kernels} queued (launch delay / median kernel)",
     "pace.profiler": "profiler's own {us:us}",
     "pace.with_stack": "recorded with_stack=True: its Python stacks add to every op's host time",
     "graphs.replay": ("{graphs} replay here: {replays:plural:replay|replays} of "
@@ -36,6 +37,7 @@ SENTENCES = {
                                 "{per:,.1f} per range, beside {other:,.1f} other launches"),
     "comm.line": ("{collectives} on device {device} stream {stream}: {comm:us}, {share:pct0} of its GPU busy time; "
                   "compute runs during {overlap:pct1} of it"),
+    "comm.more": "… and {n:plural:more stream|more streams} with {collectives} (the detail's streams)",
     "head.attention": "Attention:",
     "att.row.chain": "{backend}, {direction}: {calls:plural:chain|chains}, {gpu:us} ({share:pct1} of GPU time)",
     "att.row.kernel": "{backend}, {direction}: {calls:plural:kernel|kernels}, {gpu:us} ({share:pct1} of GPU time)",
@@ -146,6 +148,9 @@ SENTENCES = {
     # what to change, by rules/why.py's fix keys
     "fix.reshape_4d": "give q, k, v as 4-D [batch, heads, seq, head_dim] tensors (fold extra dims into batch)",
     "fix.contiguous": "call .contiguous() on q, k, v (their last dimension must have stride 1; padding does not help)",
+    "fix.singleton_stride": ("a head dim of 1 keeps its stride through .contiguous() (such a tensor counts as "
+                             "contiguous already): x.clone(memory_format=torch.contiguous_format) gives it stride 1; "
+                             "flash and cuDNN do not check a size-1 dim's stride"),
     "fix.head_dim_multiple_of_8": "a head dim that is a multiple of 8",
     "fix.head_dim_at_most_256": "a head dim of at most 256 (split the heads)",
     "fix.low_precision": ("run attention in bfloat16 or float16 (torch.autocast(\"cuda\", dtype=torch.bfloat16), "
@@ -175,6 +180,12 @@ SENTENCES = {
     "launch_bound.remedy_replayed": ("CUDA graphs replay here already ({per:,.0f} per range): the waits are for the "
                                      "{other:,.0f} launches per range outside them; capture those too (a graph break "
                                      "in torch.compile leaves them out), or launch fewer"),
+    "launch_bound.remedy_replayed_copies": ("CUDA graphs replay here already ({per:,.0f} per range); the {other:,.0f} "
+                                            "launches per range outside them are copies, a graph's inputs copied into "
+                                            "its static buffers (torch.compile's reduce-overhead copies each input "
+                                            "that is not a parameter or a static address), not work a graph break "
+                                            "left out: pass the same input tensors each step, or mark them "
+                                            "(torch._dynamo.mark_static_address)"),
     "launch_bound.source": "CUDA Graphs (PyTorch docs: torch.cuda.graphs, torch.compile modes)",
     "host_work.title": "The host's own work between launches sets the pace",
     "host_work.evidence_op": ("{waits:,} waits for the host, median {gap:us} (over {over:us}: more than launching an "
@@ -205,6 +216,20 @@ SENTENCES = {
     "native_weights.evidence": ("{calls:,} aten::_native_multi_head_attention calls without a fused attention op "
                                 "inside"),
     "native_weights.source": "attention.cpp: native_multi_head_attention_cuda",
+    "fast_path.title_layer": ("nn.TransformerEncoderLayer's fast path gets a padding mask: attention runs unfused "
+                              "(bmm, _masked_softmax, bmm)"),
+    "fast_path.title": ("nn.MultiheadAttention's fast path gets a mask: attention runs unfused (bmm, "
+                        "_masked_softmax, bmm)"),
+    "fast_path.evidence": ("{calls:,} aten::_native_multi_head_attention calls with aten::_masked_softmax inside and "
+                           "no SDPA op; {layer:,} of them in aten::_transformer_encoder_layer_fwd, which passes "
+                           "need_weights=False"),
+    "fast_path.remedy": ("the fast path calls SDPA's fused kernels only without a mask: run the layers in "
+                         "nn.TransformerEncoder(..., enable_nested_tensor=True), which turns src_key_padding_mask "
+                         "into a nested tensor and passes no mask (eval, no grad, batch_first=True, norm_first=False, "
+                         "an even nhead, no src_mask: it warns where one fails), or call "
+                         "F.scaled_dot_product_attention with the mask (efficient and cuDNN take one)"),
+    "fast_path.source": ("attention.cpp: native_multi_head_attention_cuda (SDPA only without a mask); "
+                         "torch/nn/modules/transformer.py: TransformerEncoder.forward (_nested_tensor_from_mask)"),
     "bool_mask.title": "SDPA gets a bool mask it must convert, and flash cannot run",
     "bool_mask.evidence": ("{calls:,} calls with a bool mask [{mask:list}], is_causal=False; converting it takes "
                            "{time:us}"),
@@ -216,8 +241,10 @@ SENTENCES = {
                                "skips the masked blocks"),
     "bool_mask.source": "sdp_utils.cpp: check_for_attn_mask; attention.cpp: convert_boolean_attn_mask",
     "head_dim.title": "Head dim {head_dim} is not a multiple of 8",
-    "head_dim.evidence": "{calls:,} calls; padding it to {up} takes {time:us}",
+    "head_dim.evidence": "{calls:plural:call|calls}; padding it to {up} takes {time:us}",
     "head_dim.remedy": "choose a head dim that is a multiple of 8 ({down} or {up})",
+    "head_dim.remedy_up": ("a head dim of {up} or more, a multiple of 8: SDPA pads {head_dim} to {up} already, so "
+                           "the kernels do the work of {up}"),
     "head_dim.source": "attention.cpp: pad_last_dim; sdp_utils.cpp: check_head_dim_size_mem_efficient",
     "math.title": "SDPA ran the unfused math backend",
     "math.evidence_unrecorded": ("aten::_scaled_dot_product_attention_math ran; the trace records no inputs "
@@ -231,6 +258,13 @@ SENTENCES = {
     "host_sync.evidence": "the GPU's largest idle gaps follow {by}: {per:us} per range",
     "host_sync.remedy": "move {by} out of the loop, or read it every N steps",
     "host_sync.source": "CUDA streams: host reads synchronize",
+    "step_sync.title": "A synchronize in every step paces the loop ({by})",
+    "step_sync.evidence": ("each range ends in {by}, which waits {wait:us} for the GPU to finish; the GPU then idles "
+                           "{gap:us} until the next range's first launch"),
+    "step_sync.remedy": ("the GPU cannot run ahead of a step that waits for it: to time, synchronize once around "
+                         "many steps or time with CUDA events (torch.cuda.Event(enable_timing=True)); elsewhere, move "
+                         "{by} out of the loop"),
+    "step_sync.source": "CUDA streams: a synchronize drains the queue (torch.cuda.synchronize)",
     "bias.title": "A mask or bias goes through SDPA's backward: flash cannot run it",
     "bias.evidence": "{calls:,} efficient-attention backward calls with an attn_bias input",
     "bias.remedy": ("a learned bias as FlexAttention's score_mod (torch.nn.attention.flex_attention), or no mask "
@@ -256,6 +290,9 @@ SENTENCES = {
     "pace_only.gpu.evidence": "the launches are ahead of the GPU",
     "pace_only.gpu.evidence_top": ("the launches are ahead of the GPU; the longest: {kernel}, {share:pct0} of GPU "
                                    "activity time"),
+    "pace_only.gpu.evidence_busy": "the GPU runs through each range, its launches not queued",
+    "pace_only.gpu.evidence_top_busy": ("the GPU runs through each range, its launches not queued; the longest: "
+                                        "{kernel}, {share:pct0} of GPU activity time"),
     "pace_only.gpu.remedy": ("make the GPU's work shorter, longest first (the detail's first rows): the host is not "
                              "what waits"),
     "pace_only.waiting.title": "The GPU idles with its work launched",
@@ -274,9 +311,23 @@ SENTENCES = {
     "pace_only.host.evidence": ("no wait for the host is left between two launches once synchronize calls, host reads "
                                 "and profiler steps are set aside"),
     "pace_only.host.evidence_gap": "the median wait for the host between two activities is {gap:us}",
+    "pace_only.host.evidence_few": ("the median wait for the host between two activities is {gap:us}, beside "
+                                    "{launches:,.0f} {launches:word:launch|launches} per range and a median kernel of "
+                                    "{kernel:us}: the host's path of each call, not many short kernels"),
     "pace_only.host.remedy": ("see what the host runs in the range's largest gaps (the detail); with_stack=True "
                               "records its Python frames"),
     "pace_only.source": "the pace verdict (explain.py)",
+    "repeat_kv.title": "K and V are repeated to the query's heads by hand before SDPA",
+    "repeat_kv.evidence": ("{calls:plural:SDPA call|SDPA calls} with K/V heads equal to the query's after "
+                           "{repeats:plural:repeat|repeats} ({op}) right before them; the copies take this time"),
+    "repeat_kv.evidence_heads": ("{calls:plural:SDPA call|SDPA calls} with K/V heads equal to the query's after "
+                                 "{repeats:plural:repeat|repeats} ({op}) to the query's {q} right before them; the "
+                                 "copies take this time"),
+    "repeat_kv.remedy": ("pass K and V with their own heads and enable_gqa=True (F.scaled_dot_product_attention, "
+                         "torch 2.5 and later): flash and cuDNN take them unrepeated; efficient does not (float32 "
+                         "then runs math)"),
+    "repeat_kv.source": ("sdp_utils.cpp: check_batch_size_and_num_heads_dense (supports GQA: flash, cuDNN); "
+                         "the recorded table's gqa condition"),
     "gemm.title_unrecorded": "A matmul runs a narrow-alignment kernel",
     "gemm.evidence_unrecorded": ("{kernel} ({tags:list}); no shapes are recorded for the op that launched it "
                                  "(record_shapes=True), so this is read off the kernel's name only: an operand is "

@@ -10,6 +10,8 @@ SENTENCES = {
     # ------------------------------------------------------------ the first screen
     "pace.head.host": "Tempoet settes av verten: GPU-en venter på oppstartene ({verdict}, over {scope})",
     "pace.head.gpu": "Tempoet settes av GPU-en: oppstartene står i kø foran den ({verdict}, over {scope})",
+    "pace.head.gpu_busy": ("Tempoet settes av GPU-en: den arbeider gjennom hvert område, uten kø av oppstarter "
+                           "({verdict}, over {scope})"),
     "pace.head.sync": ("Tempoet settes av en synkronisering: verten venter på GPU-en, så GPU-en på verten "
                        "({verdict}, over {scope})"),
     "pace.head.waiting": ("Tempoet settes av venting: GPU-en står ledig med arbeidet allerede startet (hendelser, "
@@ -23,7 +25,7 @@ SENTENCES = {
     "pace.launches_activities": "{n:,.0f} {n:word:oppstart|oppstarter} per område ({activities:,.0f} GPU-aktiviteter)",
     "pace.kernel": "mediankjerne {us:us}",
     "pace.delay": "oppstartsforsinkelse {us:us}",
-    "pace.queued": "om lag {n:,.0f} kjerner i kø (oppstartsforsinkelse / mediankjerne)",
+    "pace.queued": "om lag {n:,.0f} {n:word:kjerne|kjerner} i kø (oppstartsforsinkelse / mediankjerne)",
     "pace.profiler": "profilerens eget arbeid {us:us}",
     "pace.with_stack": "tatt opp med with_stack=True: Python-stakkene legger til CPU-tid på hver operasjon",
     "graphs.replay": ("{graphs} spilles av her: {replays:plural:avspilling|avspillinger} av "
@@ -33,6 +35,7 @@ SENTENCES = {
                                 "GPU-tiden); {per:,.1f} per område, ved siden av {other:,.1f} andre oppstarter"),
     "comm.line": ("{collectives} på enhet {device} strøm {stream}: {comm:us}, {share:pct0} av den opptatte GPU-tiden "
                   "der; beregning kjører i {overlap:pct1} av den"),
+    "comm.more": "… og {n:plural:strøm til|strømmer til} med {collectives} (strømmene i detaljene)",
     "head.attention": "Attention:",
     "att.row.chain": "{backend}, {direction}: {calls:plural:kjede|kjeder}, {gpu:us} ({share:pct1} av GPU-tiden)",
     "att.row.kernel": "{backend}, {direction}: {calls:plural:kjerne|kjerner}, {gpu:us} ({share:pct1} av GPU-tiden)",
@@ -146,6 +149,9 @@ SENTENCES = {
     "fix.reshape_4d": "gi q, k, v som 4-D tensorer [batch, heads, seq, head_dim] (legg ekstra dimensjoner inn i batch)",
     "fix.contiguous": ("kall .contiguous() på q, k, v (den siste dimensjonen må ha skritt 1; utfylling hjelper "
                        "ikke)"),
+    "fix.singleton_stride": ("en hodedimensjon på 1 beholder skrittet gjennom .contiguous() (en slik tensor "
+                             "regnes alt som sammenhengende): x.clone(memory_format=torch.contiguous_format) gir den "
+                             "skritt 1; flash og cuDNN sjekker ikke skrittet til en dimensjon med størrelse 1"),
     "fix.head_dim_multiple_of_8": "en hodedimensjon som er et multiplum av 8",
     "fix.head_dim_at_most_256": "en hodedimensjon på høyst 256 (del opp hodene)",
     "fix.low_precision": ("kjør attention i bfloat16 eller float16 (torch.autocast(\"cuda\", dtype=torch.bfloat16), "
@@ -179,6 +185,13 @@ SENTENCES = {
     "launch_bound.remedy_replayed": ("CUDA-grafer spilles allerede av her ({per:,.0f} per område): ventingen gjelder "
                                      "de {other:,.0f} oppstartene per område utenfor dem; fang dem også (et "
                                      "grafbrudd i torch.compile holder dem utenfor), eller start færre"),
+    "launch_bound.remedy_replayed_copies": ("CUDA-grafer spilles av her allerede ({per:,.0f} per område); de "
+                                            "{other:,.0f} oppstartene per område utenfor dem er kopier: inndataene "
+                                            "til en graf kopiert inn i grafens statiske buffere (reduce-overhead i "
+                                            "torch.compile kopierer hver inndata som ikke er en parameter eller har "
+                                            "statisk adresse), ikke arbeid et grafbrudd har latt ligge utenfor: send "
+                                            "de samme inndatatensorene hvert steg, eller merk dem "
+                                            "(torch._dynamo.mark_static_address)"),
     "launch_bound.source": "CUDA Graphs (PyTorch-dokumentasjonen: torch.cuda.graphs, modusene til torch.compile)",
     "host_work.title": "Vertens eget arbeid mellom oppstartene setter tempoet",
     "host_work.evidence_op": ("{waits:,} ventinger på verten, median {gap:us} (over {over:us}: mer enn det tar å "
@@ -210,6 +223,20 @@ SENTENCES = {
     "native_weights.evidence": ("{calls:,} kall til aten::_native_multi_head_attention uten en fusjonert "
                                 "attention-operasjon inni"),
     "native_weights.source": "attention.cpp: native_multi_head_attention_cuda",
+    "fast_path.title_layer": ("Hurtigveien i nn.TransformerEncoderLayer får en utfyllingsmaske: attention kjøres "
+                              "ufusjonert (bmm, _masked_softmax, bmm)"),
+    "fast_path.title": ("Hurtigveien i nn.MultiheadAttention får en maske: attention kjøres ufusjonert (bmm, "
+                        "_masked_softmax, bmm)"),
+    "fast_path.evidence": ("{calls:,} kall til aten::_native_multi_head_attention med aten::_masked_softmax inni og "
+                           "ingen SDPA-operasjon; {layer:,} av dem i aten::_transformer_encoder_layer_fwd, som sender "
+                           "need_weights=False"),
+    "fast_path.remedy": ("hurtigveien kaller SDPAs fusjonerte kjerner bare uten maske: kjør lagene i "
+                         "nn.TransformerEncoder(..., enable_nested_tensor=True), som gjør src_key_padding_mask om "
+                         "til en nøstet tensor og ikke sender noen maske (eval, uten gradient, batch_first=True, "
+                         "norm_first=False, et partall nhead, ingen src_mask: den advarer der ett av dem svikter), "
+                         "eller kall F.scaled_dot_product_attention med masken (efficient og cuDNN tar en)"),
+    "fast_path.source": ("attention.cpp: native_multi_head_attention_cuda (SDPA bare uten maske); "
+                         "torch/nn/modules/transformer.py: TransformerEncoder.forward (_nested_tensor_from_mask)"),
     "bool_mask.title": "SDPA får en boolsk maske den må gjøre om, og flash kan ikke kjøre",
     "bool_mask.evidence": ("{calls:,} kall med en boolsk maske [{mask:list}], is_causal=False; å gjøre den om tar "
                            "{time:us}"),
@@ -222,8 +249,10 @@ SENTENCES = {
                                "(create_block_mask) hopper over de maskerte blokkene"),
     "bool_mask.source": "sdp_utils.cpp: check_for_attn_mask; attention.cpp: convert_boolean_attn_mask",
     "head_dim.title": "Hodedimensjonen {head_dim} er ikke et multiplum av 8",
-    "head_dim.evidence": "{calls:,} kall; å fylle den ut til {up} tar {time:us}",
+    "head_dim.evidence": "{calls:plural:kall|kall}; å fylle den ut til {up} tar {time:us}",
     "head_dim.remedy": "velg en hodedimensjon som er et multiplum av 8 ({down} eller {up})",
+    "head_dim.remedy_up": ("en hodedimensjon på {up} eller mer, et multiplum av 8: SDPA fyller alt ut {head_dim} "
+                           "til {up}, så kjernene gjør arbeidet til {up}"),
     "head_dim.source": "attention.cpp: pad_last_dim; sdp_utils.cpp: check_head_dim_size_mem_efficient",
     "math.title": "SDPA kjørte den ufusjonerte math-backenden",
     "math.evidence_unrecorded": ("aten::_scaled_dot_product_attention_math kjørte; tracen har ikke inndataene "
@@ -237,6 +266,13 @@ SENTENCES = {
     "host_sync.evidence": "de største tomgangene på GPU-en kommer etter {by}: {per:us} per område",
     "host_sync.remedy": "flytt {by} ut av løkken, eller les verdien bare hvert N-te steg",
     "host_sync.source": "CUDA-strømmer: å lese på verten synkroniserer",
+    "step_sync.title": "En synkronisering i hvert steg setter tempoet i løkken ({by})",
+    "step_sync.evidence": ("hvert område ender i {by}, som venter {wait:us} på at GPU-en blir ferdig; så står GPU-en "
+                           "ledig {gap:us} til neste områdes første oppstart"),
+    "step_sync.remedy": ("GPU-en kan ikke komme foran et steg som venter på den: for å ta tiden, synkroniser én gang "
+                         "rundt mange steg eller ta tiden med CUDA-hendelser (torch.cuda.Event(enable_timing=True)); "
+                         "ellers, flytt {by} ut av løkken"),
+    "step_sync.source": "CUDA-strømmer: en synkronisering tømmer køen (torch.cuda.synchronize)",
     "bias.title": "En maske eller bias går gjennom backward-passet i SDPA: flash kan ikke kjøre den",
     "bias.evidence": "{calls:,} backward-kall i efficient attention med attn_bias som inndata",
     "bias.remedy": ("en lært bias som score_mod i FlexAttention (torch.nn.attention.flex_attention), eller ingen "
@@ -262,6 +298,9 @@ SENTENCES = {
     "pace_only.gpu.evidence": "oppstartene ligger foran GPU-en",
     "pace_only.gpu.evidence_top": ("oppstartene ligger foran GPU-en; den lengste: {kernel}, {share:pct0} av "
                                    "GPU-aktivitetstiden"),
+    "pace_only.gpu.evidence_busy": "GPU-en arbeider gjennom hvert område, uten kø av oppstarter",
+    "pace_only.gpu.evidence_top_busy": ("GPU-en arbeider gjennom hvert område, uten kø av oppstarter; den lengste: "
+                                        "{kernel}, {share:pct0} av GPU-aktivitetstiden"),
     "pace_only.gpu.remedy": ("gjør arbeidet på GPU-en kortere, det lengste først (de første radene i detaljene): det "
                              "er ikke verten som venter"),
     "pace_only.waiting.title": "GPU-en står ledig med arbeidet startet",
@@ -279,9 +318,23 @@ SENTENCES = {
     "pace_only.host.evidence": ("det er ingen venting på verten igjen mellom to oppstarter når "
                                 "synkroniseringskall, lesinger på verten og profilersteg er holdt utenfor"),
     "pace_only.host.evidence_gap": "median venting på verten mellom to aktiviteter er {gap:us}",
+    "pace_only.host.evidence_few": ("median venting på verten mellom to aktiviteter er {gap:us}, ved siden av "
+                                    "{launches:,.0f} {launches:word:oppstart|oppstarter} per område og en mediankjerne "
+                                    "på {kernel:us}: vertens vei gjennom hvert kall, ikke mange korte kjerner"),
     "pace_only.host.remedy": ("se hva verten kjører i områdets største tomganger (detaljene); with_stack=True tar opp "
                               "Python-rammene"),
     "pace_only.source": "dommen om tempoet (explain.py)",
+    "repeat_kv.title": "K og V gjentas for hånd til spørringens hoder før SDPA",
+    "repeat_kv.evidence": ("{calls:plural:SDPA-kall|SDPA-kall} med like mange K/V-hoder som spørringen etter "
+                           "{repeats:plural:gjentakelse|gjentakelser} ({op}) rett før; kopiene tar denne tiden"),
+    "repeat_kv.evidence_heads": ("{calls:plural:SDPA-kall|SDPA-kall} med like mange K/V-hoder som spørringen etter "
+                                 "{repeats:plural:gjentakelse|gjentakelser} ({op}) til spørringens {q} rett før; "
+                                 "kopiene tar denne tiden"),
+    "repeat_kv.remedy": ("send K og V med sine egne hoder og enable_gqa=True (F.scaled_dot_product_attention, "
+                         "torch 2.5 og senere): flash og cuDNN tar dem uten gjentakelse; efficient gjør det ikke "
+                         "(float32 kjører da math)"),
+    "repeat_kv.source": ("sdp_utils.cpp: check_batch_size_and_num_heads_dense (støtter GQA: flash, cuDNN); "
+                         "gqa-betingelsen i den innspilte tabellen"),
     "gemm.title_unrecorded": "En matrisemultiplikasjon kjører en kjerne med smal justering",
     "gemm.evidence_unrecorded": ("{kernel} ({tags:list}); ingen former er registrert for operasjonen som startet "
                                  "den (record_shapes=True), så dette er lest av kjernenavnet alene: en operand er "

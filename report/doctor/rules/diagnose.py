@@ -12,15 +12,27 @@ its time is the profiler's, taken off the host wait before the verdict is given.
 from __future__ import annotations
 
 import bisect
+import math
 
 from ...trace.names import GRAPH_LAUNCHES, backend_of_kernels
 from ...trace.stats import stats
 from ..model.communication import collectives, communication
 from ..model.gemm_shapes import gemm_inputs
 from ..model.intervals import merge
-from ..model.result_types import STEP_NAME, WHOLE_TRACE, AttentionRow, GraphReplay, Pace, Result, pace_verdict
+from ..model.result_types import (
+    HOST_SHARE,
+    QUEUE_US,
+    STEP_NAME,
+    WHOLE_TRACE,
+    AttentionRow,
+    GraphReplay,
+    Pace,
+    Result,
+    pace_verdict,
+)
 from .remedies import ALIGNED
 from .remedies import findings as _findings
+from .repeat_kv import repeated_kv
 
 OPTIMIZER = "Optimizer.step#"  # torch.optim's record_function around each step: "Optimizer.step#AdamW.step"
 PACED_BY = {"CPU-bound": "host", "GPU-bound": "gpu", "stalled": "waiting", "CPU only": "none"}
@@ -124,9 +136,11 @@ def _pace(scope, kernel_median, overhead_us, with_stack=False):
                 activities_per_range=scope["activities_per_range"], with_stack=with_stack)
 
 
-def _graphs(timeline, spans, ranges, activity_us, launches_per_range):
+def _graphs(timeline, spans, ranges, activity_us, launches_per_range, first_out=False):
     """GraphReplay where captured graphs replay: per range of the pace's scope, the replays
-    and the other launch calls with GPU work (the scope's launches less the replays)."""
+    and the other launch calls with GPU work (the scope's launches less the replays), over the
+    ranges the pace's figures are of (the first of three or more profiler steps left out; the
+    whole trace: every replay) and by the same statistic, their median."""
     mine = [a for a in timeline.acts if a.graph]
     if not mine:
         return None
@@ -134,11 +148,41 @@ def _graphs(timeline, spans, ranges, activity_us, launches_per_range):
     per = None
     if ranges and spans:
         ts = sorted(replays.values())
-        inside = sum(bisect.bisect_right(ts, t) - bisect.bisect_left(ts, s) for s, t in spans)
-        per = inside / len(spans)
+        kept = sorted(spans)[1:] if first_out and len(spans) > 1 else spans
+        per = stats([bisect.bisect_right(ts, t) - bisect.bisect_left(ts, s) for s, t in kept])["median"]
     gpu = sum(a.e.dur for a in mine)
     return GraphReplay(len(replays), len(mine), gpu, gpu / activity_us if activity_us else 0.0, per,
                        max(0.0, (launches_per_range or 0.0) - per) if per is not None else None)
+
+
+def _step_syncs(timeline, spans, first_out=False):
+    """A synchronize in every range of the pace's scope that lets the GPU run dry (a
+    microbenchmark's torch.cuda.synchronize() per step): (its name, the median GPU idle from
+    the work it waited for to the next activity, the median time the host waited in it), or
+    None. The ranges as the pace's figures take them (the first of three or more profiler
+    steps left out), at least two; the idle at least HOST_SHARE of a step (the range rule's
+    share of host wait: less is not what sets the pace)."""
+    kept = sorted(spans)[1:] if first_out and len(spans) > 1 else sorted(spans)
+    if len(kept) < 2 or not timeline.syncs:
+        return None
+    ends, union, starts = timeline.sync_ends, timeline.union, timeline.union_starts
+    gaps, waits, names, steps = [], [], {}, []
+    for s, t in kept:
+        mine = [x for x in timeline.syncs[bisect.bisect_left(ends, s):bisect.bisect_right(ends, t)] if x.ts >= s]
+        if not mine:
+            return None  # a range without one: not every step waits
+        last = mine[-1]
+        k = bisect.bisect_right(starts, last.end) - 1
+        if k < 0 or union[k][1] > last.end + 1.0:
+            return None  # the GPU still runs after it returns: it did not wait for the GPU to run dry
+        if k + 1 < len(union):
+            gaps.append(union[k + 1][0] - union[k][1])
+            waits.append(last.dur)
+            steps.append(t - s)
+            names[last.name] = names.get(last.name, 0) + 1
+    if not gaps or stats(gaps)["median"] < HOST_SHARE * stats(steps)["median"]:
+        return None  # the round trip a small part of a step: not what paces it
+    return max(names, key=names.get), stats(gaps)["median"], stats(waits)["median"]
 
 
 def _replayed(att, timeline, activity_us):
@@ -185,10 +229,19 @@ def diagnose(found, timeline, events):
                  and (e.name == scope["name"] or (scope["name"] == STEP_NAME and e.name.startswith("ProfilerStep#")))]
     elif scope is not None:
         spans = [(min(a.e.ts for a in timeline.acts), max(a.e.end for a in timeline.acts))]
+    # the whole trace holds every launch, those before its first activity too
+    graph_spans = [(-math.inf, math.inf)] if scope is not None and scope["name"] == WHOLE_TRACE else spans
     overhead = stats(_overhead(events, spans))["median"] if spans else 0.0
     kernels = [a.e.dur for a in timeline.acts if a.e.cat == "kernel"]
     kernel_median = stats(kernels)["median"] if kernels else None
     pace = _pace(scope, kernel_median, overhead, found.get("with_stack", False))
+    step_sync = _step_syncs(timeline, spans, bool(scope and scope.get("first_left_out"))) if spans else None
+    if step_sync and not (pace.launch_delay_us is not None and pace.launch_delay_us >= QUEUE_US) and (
+            pace.paced_by in ("gpu", "waiting")
+            or (pace.paced_by == "host" and step_sync[1] >= scope["idle_by_cause_us"]["host"])):
+        # each step waits for the GPU to finish, then the GPU for the next step's launch: that idle,
+        # at least the host waits inside the range, is what sets the pace
+        pace.paced_by = "sync"
     att = found["attention"]
     calls = att.get("calls", [])
     note = "no_inputs" if att["sdpa_calls"] and not any(g["shapes"] for g in calls) else None
@@ -200,10 +253,14 @@ def diagnose(found, timeline, events):
                   host_wait_us=host_wait, ranges=ranges, timeline=timeline,
                   host_gaps=[g for g in gaps if timeline.opener(g[2], g[1].launch) is None],
                   decode_calls=sum(g["calls"] for g in calls if g["parsed"] and g["parsed"].lengths
-                                   and g["parsed"].lengths[0] == 1))
+                                   and g["parsed"].lengths[0] == 1), step_sync=step_sync)
     # read off the kernel rows (a few), not every activity
     replayed = any(n in GRAPH_LAUNCHES for k in found["kernels"] for n in k["launch_calls"])
-    facts.graphs = _graphs(timeline, spans, ranges, found["activity_us"], pace.launches_per_range) if replayed else None
+    # outside the graphs, copies alone: a graph's inputs copied into its static buffers, not work left out of it
+    facts.copies_outside = replayed and all(a.e.cat in ("gpu_memcpy", "gpu_memset") for a in timeline.acts
+                                            if not a.graph)
+    facts.graphs = _graphs(timeline, graph_spans, ranges, found["activity_us"], pace.launches_per_range,
+                           bool(scope and scope.get("first_left_out"))) if replayed else None
     facts.communication = communication(timeline) if "communication" in found["kinds_us"] else []
     facts.collectives = collectives(timeline) if facts.communication else ()
     names = {e.name for e in events if e.cat in ("cpu_op", "user_annotation")} if facts.communication else ()
@@ -212,6 +269,7 @@ def diagnose(found, timeline, events):
     facts.narrow = [k for k in found["kernels"] if any(a in k["name"] for a in ALIGNED)]  # names read once
     facts.gemm_inputs = gemm_inputs(timeline, events, [k["name"] for k in facts.narrow])
     facts.other_idle_share = scope["idle_share"]["other"] if ranges else None
+    facts.repeated_kv = repeated_kv(events, timeline, found["activity_us"]) if att["sdpa_calls"] else None
     found_list = _findings(facts)
     total = (scope.get("window_us") or 0.0) * ranges if ranges else 0.0
     for x in found_list:

@@ -12,7 +12,7 @@ The thresholds are this tool's conventions, stated beside each rule.
 """
 from __future__ import annotations
 
-from ..model.result_types import Finding
+from ..model.result_types import QUEUE_US, Finding
 from . import mha
 from .facts import (
     BiasInTraining,
@@ -27,11 +27,17 @@ from .facts import (
     MathFallback,
     OptimizerLoop,
     PaceOnly,
+    RepeatedKV,
     SlowBackend,
+    StepSync,
 )
 
-LAUNCH_BOUND_KERNEL_US = 20.0  # a median kernel shorter than this: short kernels (the tests' made-up steps)
-LAUNCH_BOUND_DELAY_US = 50.0  # a median launch delay under this: the launches do not queue ahead of the GPU
+# "many short kernels": a median kernel shorter than LAUNCH_BOUND_KERNEL_US (about the host's path of
+# one launch: the GPU finishes each before the next is issued) and at least LAUNCH_BOUND_LAUNCHES
+# launches per range (fewer is the host's path of a call or two, not a stream of launches a graph
+# would replay); the launches not queued (a median launch delay under QUEUE_US, the range rule's).
+LAUNCH_BOUND_KERNEL_US = 20.0
+LAUNCH_BOUND_LAUNCHES = 10
 # the median of the GPU's idle gaps that wait for the host: at most this, each is the host path
 # of an op or two (Python, dispatch, the launch), and short kernels cannot cover it; longer,
 # the host does other work between launches. The corpus's launch-bound traces (transformers'
@@ -45,9 +51,10 @@ COMM_SHARE = 0.1  # communication over this share of a device's GPU busy time
 COMM_OVERLAP = 0.5  # ... and compute beside it for less than this share of it: exposed
 # the findings that answer each pace the first screen names; where none is found, PaceOnly says why
 ANSWERS = {"host": ("launch_bound", "host_work", "optimizer_foreach", "host_sync", "communication"),
-           "sync": ("host_sync",), "waiting": ("communication",),
-           "gpu": ("hand_written_attention", "math_fallback", "efficient_not_flash", "gemm_alignment", "bool_mask",
-                   "head_dim", "bias_in_training", "communication")}
+           "sync": ("host_sync", "step_sync"), "waiting": ("communication",),
+           "gpu": ("hand_written_attention", "repeated_kv", "mha_need_weights", "fast_path_mask", "math_fallback",
+                   "efficient_not_flash", "gemm_alignment", "bool_mask", "head_dim", "bias_in_training",
+                   "communication")}
 
 
 def _median_gap(f):
@@ -59,14 +66,16 @@ def _launch_bound(f):
     p = f.pace
     gap = _median_gap(f)
     if (p.verdict != "CPU-bound" or p.paced_by != "host" or p.median_kernel_us is None
-            or p.launch_delay_us is None or p.launch_delay_us >= LAUNCH_BOUND_DELAY_US
+            or p.median_kernel_us >= LAUNCH_BOUND_KERNEL_US or (p.launches_per_range or 0) < LAUNCH_BOUND_LAUNCHES
+            or p.launch_delay_us is None or p.launch_delay_us >= QUEUE_US
             or gap is None or gap > HOST_GAP_US):
         return None
     g = f.graphs
     replay = g is not None and g.per_range  # graphs replay already: never prescribe them again
     fact = LaunchBound(p.launches_per_range, p.median_kernel_us, gap, p.busy_share or 0.0, p.launch_delay_us,
                        f.decode_calls, g.per_range if replay else None,
-                       (g.other_launches_per_range or 0.0) if replay else None)
+                       (g.other_launches_per_range or 0.0) if replay else None,
+                       bool(replay and getattr(f, "copies_outside", False)))
     return Finding("launch_bound", time_us=(f.host_wait_us or 0.0) * f.ranges, fact=fact)
 
 
@@ -181,10 +190,21 @@ def _communication(f):
                                     f.fsdp, f.ddp))
 
 
+def _step_sync(f):
+    """A synchronize in every step that lets the GPU run dry (rules/diagnose.py's _step_syncs):
+    the GPU's idle after it, each step."""
+    if not f.step_sync:
+        return None
+    by, gap, wait = f.step_sync
+    return Finding("step_sync", time_us=gap * f.ranges, fact=StepSync(by, gap, wait))
+
+
 def _host_sync(f):
     if not f.openers:
         return None
     by, per = max(f.openers.items(), key=lambda kv: kv[1])
+    if f.step_sync and f.step_sync[0] == by:
+        return None  # the same synchronize: _step_sync's finding names it
     if f.host_wait_us and per < 0.1 * f.host_wait_us:
         return None  # a small part of the host wait: it is not where the time goes
     return Finding("host_sync", time_us=per * f.ranges, fact=HostSync(by, per))
@@ -199,17 +219,30 @@ def _bias_in_training(f):
                    fact=BiasInTraining(n))
 
 
+def _repeated_kv(f):
+    """K and V repeated by hand before SDPA (rules/repeat_kv.py): the copies' GPU time."""
+    r = f.repeated_kv
+    if not r:
+        return None
+    return Finding("repeated_kv", time_us=r["gpu_us"], share=r["share"],
+                   fact=RepeatedKV(r["calls"], r["repeats"], r["op"], r["q_heads"]))
+
+
 RULES = (_launch_bound, _host_work, _optimizer_loop, _hand_written, _bool_mask, _head_dim, _fallback, _slow_backend,
-         _host_sync, _bias_in_training, mha.finding, _narrow_gemm, _communication)
+         _host_sync, _step_sync, _bias_in_training, mha.finding, mha.masked_finding, _narrow_gemm, _communication,
+         _repeated_kv)
 
 
 def _pace_only(f):
     """The pace's own finding where no other answers it: what to change, or why nothing applies."""
     p = f.pace
     top = max(f.kernels, key=lambda k: k["total_us"], default=None)
+    few_or_long = (p.median_kernel_us is not None and p.launches_per_range is not None
+                   and (p.median_kernel_us >= LAUNCH_BOUND_KERNEL_US or p.launches_per_range < LAUNCH_BOUND_LAUNCHES))
     fact = PaceOnly(p.paced_by, top["short_name"] if top else None,
                     top["total_us"] / f.activity_us if top and f.activity_us else None,
-                    f.graphs is not None, _median_gap(f), f.other_idle_share)
+                    f.graphs is not None, _median_gap(f), f.other_idle_share, p.launches_per_range,
+                    p.median_kernel_us, few_or_long, p.launch_delay_us is not None and p.launch_delay_us >= QUEUE_US)
     wait = ((f.host_wait_us or 0.0) * f.ranges if p.paced_by in ("host", "sync") else
             top["total_us"] if top and p.paced_by == "gpu" else 0.0)
     # the GPU's: the longest kernel, its share of GPU activity time (as the kernel rows give it)

@@ -30,8 +30,9 @@ FLASH_MAX_HEAD_DIM = 256  # check_head_dim_size_flash: "less than or equal to 25
 LOW_PRECISION = ("float16", "bfloat16")
 
 # the keys of what to change (output/words_*.py words each as "fix.KEY"; the keys are what tests assert)
-FIXES = ("reshape_4d", "contiguous", "head_dim_multiple_of_8", "head_dim_at_most_256", "low_precision", "enable_gqa",
-         "bool_mask", "float_mask", "learned_bias", "need_weights_false", "unpin", "causal_lower_right")
+FIXES = ("reshape_4d", "contiguous", "singleton_stride", "head_dim_multiple_of_8", "head_dim_at_most_256",
+         "low_precision", "enable_gqa", "bool_mask", "float_mask", "learned_bias", "need_weights_false", "unpin",
+         "causal_lower_right")
 
 
 @dataclass(frozen=True)
@@ -66,9 +67,13 @@ def _checks(x, cc):
         out.append(("not_4d", FUSED, "check_tensor_shapes", "not_4d", {"ndim": ndim, "query": x.query}, "reshape_4d"))
         return out  # the other checks read 4-D shapes
     if x.last_stride_one is False:
-        out.append(("last_dim_stride", FUSED, "check_last_dim_stride_equals_1_dense",
+        # a size-1 last dim: flash's and cuDNN's check ignores its stride (ignore_singleton_dim, sdp_utils.cpp),
+        # efficient's does not, and .contiguous() keeps it (such a tensor counts as contiguous already)
+        single = hd == 1
+        out.append(("last_dim_stride", ("efficient",) if single else FUSED, "check_last_dim_stride_equals_1_dense",
                     "last_dim_stride" if x.strides else "last_dim_stride_unrecorded",
-                    {"strides": list(x.strides[0]) if x.strides else None}, "contiguous"))
+                    {"strides": list(x.strides[0]) if x.strides else None},
+                    "singleton_stride" if single else "contiguous"))
     low_types = LOW_PRECISION if cc >= (8, 0) else ("float16",)
     if x.dtype not in low_types:
         out.append(("dtype", ("cudnn", "flash"), "check_dtypes_flash_attention, check_dtypes_low_precision",

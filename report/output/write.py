@@ -17,6 +17,7 @@ from .folders import (
     refuse_foreign,
     refuse_foreign_results,
     refuse_replacing,
+    refuse_set_aside,
     replace_dir,
     result_folders,
     staged,
@@ -57,16 +58,17 @@ def _stage_folder(stack, folder, ref):
         staged(folder, ".render-", (folder / "results.json", "nothing was changed: measure again")))
     render_all(results, ref, staging / "tables", staging / "figures", folder / "traces", MODEL_TRACE,
                rerun_results(RERUNS / folder.name))
+    mark(staging)  # what a render killed from here on leaves is its own, and removable
     _refuse_unlisted(folder, staging, RENDERED)
     return staging
 
 
 def _refuse_unlisted(folder, staging, parts):
-    """Before any folder is swapped: each part (and a `part.old` a cut swap left) holds only
-    files folder's marker lists (folders.refuse_replacing)."""
+    """Before any folder is swapped: each part holds only files folder's marker lists
+    (folders.refuse_replacing), and a `part.old` is one a cut swap left (refuse_set_aside)."""
     for part in parts:
-        for final in (folder / part, folder / f"{part}.old"):
-            refuse_replacing(final, owner=folder, new=staging / part)
+        refuse_replacing(folder / part, owner=folder, new=staging / part)
+        refuse_set_aside(folder / f"{part}.old", owner=folder, new=staging / part)
 
 
 def _swap(folder, staging, parts):
@@ -95,6 +97,7 @@ def _stage_comparison(stack, out, ref):
     staging = stack.enter_context(
         staged(out, ".render-", (f"a results.json under {out}", f"{out / COMPARE} was not changed")))
     render_compare(runs, ref, staging / "tables", {name: rerun_results(RERUNS / name) for name, _ in runs})
+    mark(staging)
     if (out / COMPARE).is_dir():
         _refuse_unlisted(out / COMPARE, staging, ("tables",))
     return staging

@@ -23,7 +23,7 @@ from .folders import (
     staged,
 )
 from .marker import mark_swapping
-from .rerun_files import rerun_results
+from .rerun_files import rerun_lines, rerun_results
 
 RENDERED = ("tables", "figures")  # what a render replaces in a results folder
 MAX_ERROR = 200  # characters of an OS error shown (a shutil.Error lists every file it copied)
@@ -47,7 +47,8 @@ def _renderer():
 
 
 def _stage_folder(stack, folder, ref):
-    """One GPU's tables and figures rendered into a staging folder inside it."""
+    """One GPU's tables and figures rendered into a staging folder inside it: (the staging
+    folder, a line for each rerun pooled into the render or left out)."""
     refuse_foreign(folder)
     results = load_results(folder / "results.json")
     if not owned(folder):  # a contributed results.json: its tables are new, or not ours
@@ -56,11 +57,11 @@ def _stage_folder(stack, folder, ref):
     render_all = _renderer()
     staging = stack.enter_context(
         staged(folder, ".render-", (folder / "results.json", "nothing was changed: measure again")))
-    render_all(results, ref, staging / "tables", staging / "figures", folder / "traces", MODEL_TRACE,
-               rerun_results(RERUNS / folder.name))
+    reruns = rerun_results(RERUNS / folder.name)
+    render_all(results, ref, staging / "tables", staging / "figures", folder / "traces", MODEL_TRACE, reruns)
     mark(staging)  # what a render killed from here on leaves is its own, and removable
     _refuse_unlisted(folder, staging, RENDERED)
-    return staging
+    return staging, rerun_lines(results, reruns, RERUNS / folder.name)
 
 
 def _refuse_unlisted(folder, staging, parts):
@@ -115,7 +116,7 @@ def _swap_comparison(out, staging):
 def render_folder(folder, ref):
     """Re-render one GPU's tables and figures from its results.json, all or nothing."""
     with ExitStack() as stack:
-        _swap_folder(folder, _stage_folder(stack, folder, ref))
+        _swap_folder(folder, _stage_folder(stack, folder, ref)[0])
 
 
 def render_comparison(out, ref):
@@ -145,9 +146,11 @@ def render_only(out, slug=None, progress=print):
         except OSError as err:
             raise UsageError(f"cannot render into {out} ({short_error(err)}); nothing was "
                              "changed") from None
-        for folder, staging in staged_folders:
+        for folder, (staging, said) in staged_folders:
             _swap_folder(folder, staging)
             progress(f"rendered {folder / 'tables'} and {folder / 'figures'} from {folder / 'results.json'}")
+            for line in said:
+                progress(line)
         if compare:
             progress(f"rendered {_swap_comparison(out, compare)} from every GPU's results.json under {out}")
     refresh_asked(out, progress)
@@ -169,16 +172,19 @@ def refresh_asked(out, progress=print):
 
 
 def write_run(results, trace_tmp, out, slug):
-    """Write results, traces, tables and figures into a staging folder, then swap it in."""
+    """Write results, traces, tables and figures into a staging folder, then swap it in; a
+    line for each rerun pooled into its render or left out."""
     render_all = _renderer()
     out.mkdir(parents=True, exist_ok=True)
     with staged(out, f".{slug}-") as staging:
         write_results(results, staging / "results.json")
         shutil.copytree(trace_tmp, staging / "traces")
+        reruns = rerun_results(RERUNS / slug)
         render_all(results, load_reference(), staging / "tables", staging / "figures",
-                   staging / "traces", MODEL_TRACE, rerun_results(RERUNS / slug))
+                   staging / "traces", MODEL_TRACE, reruns)
         mark(staging)  # every file the run wrote, by its path and sha256
         replace_dir(staging, out / slug)
+    return rerun_lines(results, reruns, RERUNS / slug)
 
 
 def publish_run(results, trace_tmp, out, slug, started, progress=print):
@@ -188,12 +194,14 @@ def publish_run(results, trace_tmp, out, slug, started, progress=print):
         else "nothing was written"
     try:
         signals.check()
-        write_run(results, trace_tmp, out, slug)
+        said = write_run(results, trace_tmp, out, slug)
     except OSError as err:
         raise UsageError(f"could not write {out / slug} ({short_error(err)}); {before}") from None
     finally:
         shutil.rmtree(trace_tmp, ignore_errors=True)
     progress(f"wrote {out / slug} in {time.perf_counter() - started:.1f} s")
+    for line in said:
+        progress(line)
     try:
         compared = render_comparison(out, load_reference())
     except (UsageError, OSError) as err:

@@ -143,3 +143,16 @@ def test_the_render_names_each_rerun_and_a_tampered_one_changes_no_table_but_rep
     pooled_lines = [line for line in said_before.splitlines() if line.startswith("pooled rerun")]
     assert len(pooled_lines) == len(rerun_results(COMMITTED)) == len(
         [line for line in said_after.splitlines() if line.startswith("pooled rerun")])
+
+
+def test_a_host_is_a_string_where_provenance_records_one(tmp_path):
+    from report.results import UsageError
+
+    run = site_run()
+    run["provenance"]["host"] = "a1b2c3d4"
+    write_results(run, tmp_path / "results.json")
+    assert load_results(tmp_path / "results.json")["provenance"]["host"] == "a1b2c3d4"
+    run["provenance"]["host"] = {"name": "gpu-node-17"}
+    write_results(run, tmp_path / "results.json")
+    with pytest.raises(UsageError, match="provenance.host: expected a string"):
+        load_results(tmp_path / "results.json")

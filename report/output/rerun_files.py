@@ -34,7 +34,7 @@ def rerun_lines(results, reruns, where) -> list[str]:
     lines = []
     for kept in chosen.kept:
         pace = "host pace not measured" if kept.pace is None else f"host pace {kept.pace:.3g} µs"
-        host = "host not recorded" if kept.host is None else f"host {kept.host}"
+        host = "host not recorded" if kept.host is None else f"host {kept.host:.40}"
         lines.append(f"pooled rerun {Path(where) / kept.name} ({pace}, {host})")
     for left in chosen.left_out:
         if left.reason == "versions":

@@ -6,6 +6,10 @@ not hold, so it makes no one's own files replaceable.
 The marker of format 1 (before issue 36) was a constant that listed nothing; a folder that
 holds one is taken as build_tables.py's only where every file a write would replace is one
 it writes again by name (`unlisted` with `new`), and the write upgrades the marker.
+
+A swap that sets a results folder aside as `X.old` first writes that name into its marker
+(`mark_aside`): the one sign that an `X.old` is build_tables.py's to remove or put back
+(`set_aside_by_us`), where a user's backup or copy is left alone (folders.clean_leftovers).
 """
 from __future__ import annotations
 

@@ -18,10 +18,12 @@ decided across one run's processes): what a single run would say.
 
 Before them, one line per run: its host's pace (the small shape's eager SDPA flash call,
 wall time per call: the median of its processes' medians, and its fastest block) and
-whether its measuring code is the first run's (provenance code_sha256). Runs of other code
-are not reruns of it (they are not pooled), and a host that was disturbed (a median far
-above the fastest block) moves every comparison the CPU paces. Exit status 0 whatever it
-finds (a bad argument: one line, exit 2).
+whether the render pools it with the first run or leaves it out, and why (report/verdict:
+pooling: other measuring code, other software versions, a host pace far off the others').
+A host that was disturbed (a median far above the fastest block) moves every comparison
+the CPU paces. While it renders (one rendering per run, plus one: with 100 runs, minutes),
+a line on stderr says which rendering it is at. Exit status 0 whatever it finds (a bad
+argument: one line, exit 2).
 """
 import argparse
 import re
@@ -34,9 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from report.render.reruns import host_pace  # noqa: E402
 from report.results import UsageError, load_reference, load_results  # noqa: E402
 from report.text.display import LANGS  # noqa: E402
+from report.verdict import PACE_FACTOR, host_pace, pooling  # noqa: E402
 
 MASK = "#"
 UNITS = r"(?:µs|ms|s|%|×|x|TFLOP/s|[GT]B/s|[KMG]iB|GB)(?!\w)"
@@ -70,16 +72,27 @@ def split_sentences(markdown):
 
 
 def run_lines(loaded):
-    """One line per run: its host's pace and whether its measuring code is the first run's."""
-    first = None
+    """One line per run: its host's pace, and for each run after the first whether the render
+    would pool it as the first run's rerun or leave it out, and why (report/verdict: pooling)."""
+    names = list(loaded)
+    first = loaded[names[0]]
+    chosen = pooling(first, [(name, loaded[name]) for name in names[1:]])
+    why = {left.name: left for left in chosen.left_out}
     lines = []
     for run, results in loaded.items():
-        code = (results.get("provenance") or {}).get("code_sha256")
-        first = code if first is None else first
         pace = host_pace(results)
         said = "not measured" if pace is None else f"{pace[0]:.3g} µs, fastest block {pace[1]:.3g} µs"
-        lines.append(f"{run}: host pace {said} (eager flash call, small shape); measuring code "
-                     f"{'the same as the first run' if code == first else 'DIFFERS from the first run'}")
+        if run == names[0]:
+            fate = "the run shown"
+        elif run not in why:
+            fate = "pooled as its rerun"
+        elif why[run].reason == "code":
+            fate = "left out: measuring code DIFFERS from the first run"
+        elif why[run].reason == "versions":
+            fate = "left out: other software, " + ", ".join(f"{f} {b} against {a}" for f, a, b in why[run].versions)
+        else:
+            fate = f"left out: host pace more than {PACE_FACTOR:g}x from the others' median"
+        lines.append(f"{run}: host pace {said} (eager flash call, small shape); {fate}")
     return lines
 
 
@@ -99,16 +112,19 @@ def rendered_findings(results, tmp, reruns=()):
     return found
 
 
-def renderings(loaded, each=False):
+def renderings(loaded, each=False, progress=None):
     """{label: rendered findings}: with each, every run on its own; else all runs (the
-    first shown, the rest pooled) and every set with one run left out."""
+    first shown, the rest pooled) and every set with one run left out. progress(line), where
+    given, is told before each rendering (there are as many as runs, plus one)."""
     names = list(loaded)
     if each:
         sets = {name: [name] for name in names}
     else:
         sets = {"all": names, **{f"without {name}": [n for n in names if n != name] for name in names}}
     out = {}
-    for label, members in sets.items():
+    for i, (label, members) in enumerate(sets.items(), 1):
+        if progress:
+            progress(f"rendering {i} of {len(sets)}: {label} ({len(members)} runs)")
         first, rest = members[0], [(n, loaded[n]) for n in members[1:]]
         with tempfile.TemporaryDirectory(prefix="verdicts-") as tmp:
             try:
@@ -182,7 +198,7 @@ def main(argv=None):
         if not args.each and len(paths) < 3:
             raise UsageError("leaving one run out of two leaves one: give at least three, or --each")
         loaded = {arg: load_results(path) for arg, path in zip(args.folders, paths, strict=True)}
-        runs = renderings(loaded, args.each)
+        runs = renderings(loaded, args.each, progress=lambda line: print(f"verdicts.py: {line}", file=sys.stderr))
     except UsageError as err:
         print(f"verdicts.py: error: {err}", file=sys.stderr)
         return 2

@@ -12,7 +12,7 @@ COMPARE = "compare"  # <out>/compare/tables/: every GPU side by side; never a GP
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
 MAX_SLUG = 64  # characters of that name: its staging folder and .old stay below NAME_MAX (255)
 REFERENCE = ROOT / "data" / "hf_blog_a100.json"
-FIXES = ROOT / "data" / "fixes"  # <gpu>/<collection>.json.gz: report/collect/fix_collector.py, each refusal beside its fix
+FIXES = ROOT / "data" / "fixes"  # <gpu>/<collection>.json.gz: each refusal beside its fix (collect/fix_collector.py)
 RERUNS = ROOT / "data" / "reruns"  # <gpu>/<run>/results.json: reruns committed beside a GPU's run
 # the real model's trace the page "Read your own trace" walks through: one of the test corpus
 # (benchmarks/record_traces.py, cut by benchmarks/cut_trace.py), beside its manifest.json

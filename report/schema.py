@@ -370,11 +370,19 @@ class Rounds(TypedDict, total=False):
     small_error: str
 
 
+class Provenance(TypedDict, total=False):
+    """measure/run.py: what the run was measured with and where (torch, cuda, cudnn, driver,
+    code_sha256, ...: kept, not checked here). `host`: a stable, non-identifying id of the
+    machine (a hash, never a host name); no run records it yet (issue 51). Runs that name one
+    host are one unit of replication when reruns are pooled (verdict/across_runs.py: pooling)."""
+    host: str
+
+
 class Results(TypedDict, total=False):
     """A whole results.json (measure/run.py writes it, results.py loads it)."""
     schema_version: Required[int]
     generated_by: str
-    provenance: Required[dict[str, Any]]
+    provenance: Required[Provenance]
     config: Required[dict[str, Any]]
     roof: Required[Roof]
     fp32_roof: Roof  # measure/roof.py: measure_fp32_roof (runs before December 2026 lack it)

@@ -16,7 +16,7 @@ from runfolders import fresh_run, listing
 import build_tables
 from report.output.checks import check_folder
 from report.output.folders import MARKER, clean_leftovers, mark
-from report.output.marker import LEGACY_FORMAT, MARKER_FORMAT, files_of, read_marker
+from report.output.marker import LEGACY_FORMAT, MARKER_FORMAT, files_of, mark_aside, read_marker
 from report.results import UsageError
 
 LEGACY = json.dumps({"written_by": "build_tables.py", "marker_format": LEGACY_FORMAT, "schema_version": 1})
@@ -103,12 +103,13 @@ def test_an_old_folder_with_a_copied_marker_is_not_cleaned_away(tmp_path, render
     mine.mkdir()
     (mine / "thesis.tex").write_text("mine", encoding="utf-8")
     shutil.copy(rendered / MARKER, mine / MARKER)
-    clean_leftovers(tmp_path)
+    clean_leftovers(tmp_path, ".render-")
     assert (mine / "thesis.tex").read_text(encoding="utf-8") == "mine"
-    ours = tmp_path / "a100.old"  # a cut swap's: every file listed
+    ours = tmp_path / "a100.old"  # a cut swap's: every file listed, and set aside by the swap
     ours.mkdir()
     (ours / "results.json").write_text("{}", encoding="utf-8")
     mark(ours)
+    mark_aside(ours, ours.name)
     (tmp_path / "a100").mkdir()
-    clean_leftovers(tmp_path)
+    clean_leftovers(tmp_path, ".render-")
     assert not ours.exists() and mine.exists()

@@ -22,6 +22,7 @@ from report.output.folders import (
     result_folders,
     staged,
 )
+from report.output.marker import mark_aside
 from report.output.write import MAX_ERROR, render_comparison, render_only, short_error
 from report.paths import DEFAULT_OUT as GENERATED
 from report.paths import ROOT
@@ -163,7 +164,7 @@ def test_staging_folders_are_readable_by_others_and_marked(tmp_path):
     with staged(tmp_path, f".{SLUG}-") as staging:
         assert stat.S_IMODE(staging.stat().st_mode) & 0o055 == 0o055 & ~umask()
         assert owned(staging)
-        clean_leftovers(tmp_path)  # a live staging folder is another run's: kept
+        clean_leftovers(tmp_path, f".{SLUG}-")  # a live staging folder is another run's: kept
         assert staging.exists()
 
 
@@ -173,23 +174,27 @@ def umask():
     return mask
 
 
-def test_leftovers_of_a_killed_run_are_cleaned_and_a_cut_swap_is_put_back(tmp_path):
+def test_leftovers_of_a_killed_run_are_cleaned_and_a_cut_swap_is_put_back(tmp_path, capsys):
     leftover = tmp_path / f".{SLUG}-abcd1234"
     leftover.mkdir()
-    mark(leftover)
     (leftover / "results.json").write_text("{}")
-    foreign = tmp_path / ".notes-abcd1234"  # the same shape of name, not ours: untouched
+    mark(leftover)  # a run killed after its staging folder was written and marked
+    foreign = tmp_path / ".notes-abcd1234"  # the same shape of name, no marker: untouched, unnamed
     foreign.mkdir()
     cut = tmp_path / "cpu.old"  # killed between the two renames of replace_dir
     cut.mkdir()
     mark(cut)
-    both = tmp_path / "a100.old"
+    mark_aside(cut, "cpu.old")
+    both = tmp_path / "a100.old"  # killed before the set-aside folder was removed
     both.mkdir()
     mark(both)
+    mark_aside(both, "a100.old")
     (tmp_path / "a100").mkdir()
-    clean_leftovers(tmp_path)
+    clean_leftovers(tmp_path, f".{SLUG}-")
     assert sorted(p.name for p in tmp_path.iterdir()) == [".notes-abcd1234", "a100", "cpu"]
     assert owned(tmp_path / "cpu")
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{tmp_path / 'cpu.old'}" in err  # the one put back is named
 
 
 def test_readers_of_results_never_see_staging_old_or_the_comparison(tmp_path):

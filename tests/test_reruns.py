@@ -12,13 +12,15 @@ from report.render.findings.common import Paired
 from report.render.reruns import (
     compared,
     holds_without_each_run,
+    left_out_line,
     reruns_table,
+    rule_lines,
     steady,
     with_interval,
 )
 from report.results import load_reference, load_results
 from report.text.catalog import t
-from report.verdict import other_code, pooled
+from report.verdict import LeftOut, other_code, pooled, pooling
 
 
 def test_the_committed_reruns_are_by_the_committed_runs_measuring_code():
@@ -145,10 +147,13 @@ def test_a_rerun_of_other_measuring_code_is_left_out_and_the_table_says_so():
     assert "run_rounds" not in pooled(run, [("c", other)])["pairs"]["groups"]["small"]
     for lang in ("en", "nb"):
         table = reruns_table(run, ref, reruns, lang)
-        assert table == reruns_table(run, ref, [("b", same)], lang) + " " + t("reruns.other_code", lang, names="c")
+        said = left_out_line(LeftOut("c", "code"), lang)
+        assert table == reruns_table(run, ref, [("b", same)], lang).replace(
+            rule_lines(pooling(run, [("b", same)]), lang), rule_lines(pooling(run, reruns), lang))
+        assert said in table and said not in reruns_table(run, ref, [("b", same)], lang)
         assert ", b)" in table.splitlines()[0] and ", c)" not in table.splitlines()[0]
-    # every rerun of other code: no table, only the line that says why
-    assert reruns_table(run, ref, [("c", other)], "en") == t("reruns.other_code", "en", names="c")
+    # every rerun of other code: no table, only the rule and the line that says why
+    assert reruns_table(run, ref, [("c", other)], "en") == rule_lines(pooling(run, [("c", other)]), "en")
 
 
 def test_under_the_tables_each_run_s_host_pace_in_each_process():

@@ -83,6 +83,7 @@ def test_each_run_gets_its_host_pace_and_whether_its_code_is_the_first_runs(reve
     assert fastest == min(map(min, flash_blocks)) < median <= max(map(max, flash_blocks))
     lines = verdicts.run_lines({"a": committed, "b": slower, "c": committed})
     assert ["DIFFERS" in line for line in lines] == [False, True, False]
+    assert ["pooled" in line for line in lines] == [False, False, True]
     del slower["pairs"]
     assert verdicts.host_pace(slower) is None
 
@@ -95,7 +96,7 @@ def test_a_missing_folder_or_a_file_that_does_not_render_is_one_line_exit_2(tmp_
     (tmp_path / "results.json").write_text(json.dumps(results), encoding="utf-8")
     assert verdicts.main([str(SITE_RUN), str(tmp_path), "--each"]) == 2
     assert verdicts.main([str(SITE_RUN), str(tmp_path)]) == 2  # two runs: none left to pool without one
-    err = capsys.readouterr().err
+    err = "".join(line for line in capsys.readouterr().err.splitlines(True) if ": rendering " not in line)
     assert err.count("\n") == 4 and "no results.json there" in err and "given twice" in err
     assert "does not render (KeyError" in err and "at least three" in err
 
@@ -104,6 +105,17 @@ def _copy(folder, results):
     folder.mkdir()
     (folder / "results.json").write_text(json.dumps(results), encoding="utf-8")
     return folder
+
+
+def test_the_command_says_on_stderr_which_rendering_it_is_at(tmp_path, capsys, monkeypatch):
+    """Issue 50: with 100 reruns it printed nothing for 150 s. One line per rendering, before it."""
+    monkeypatch.setattr(verdicts, "rendered_findings", lambda results, tmp, reruns=(): {})
+    results = json.loads((SITE_RUN / "results.json").read_text(encoding="utf-8"))
+    folders = [str(SITE_RUN)] + [str(_copy(tmp_path / f"r{i}", results)) for i in range(5)]
+    assert verdicts.main(folders) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"verdicts.py: rendering {i} of 7: {label} ({n} runs)" for i, (label, n) in enumerate(
+        [("all", 6)] + [(f"without {f}", 5) for f in folders], 1)]
 
 
 def test_pooled_runs_that_agree_keep_every_word_with_any_one_left_out(tmp_path):

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..measure.run import SECTIONS
 from ..paths import COMPARE
 from ..results import UsageError
-from .folders import refuse_replacing
+from .folders import refuse_replacing, refuse_set_aside
 
 SECTION_FLAGS = tuple(flag for _, flag, _ in SECTIONS)  # each results.json section's own flag
 
@@ -63,6 +63,7 @@ def check_folder(out, slug):
     if target.exists() and not target.is_dir():
         raise UsageError(f"{target} is a file, not a results folder (nothing was measured)")
     refuse_replacing(target)  # even with --replace: only a folder build_tables.py wrote
+    refuse_set_aside(target.with_name(target.name + ".old"))  # a backup the swap would replace
 
 
 def check_target(args, out, slug, prov):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,10 +13,19 @@ from pathlib import Path
 from ..limits import foreign_entry
 from ..paths import COMPARE, DEFAULT_OUT, ROOT, SLUG
 from ..results import UsageError
-from .marker import MARKER, STAGING, mark, read_marker, unlisted
+from .marker import MARKER, STAGING, mark, mark_aside, not_complete, read_marker, set_aside_by_us, unlisted
 
 __all__ = ["MARKER", "mark", "owned", "refuse_replacing", "refuse_foreign", "replace_dir", "staged",
-           "clean_leftovers", "result_folders", "protected"]
+           "clean_leftovers", "result_folders", "protected", "refuse_set_aside"]
+
+_said = set()  # the folders clean_leftovers named in this process: each named once
+
+
+def _leave(path, why):
+    """One line on stderr: a folder that looks like build_tables.py's leftover is left as it is."""
+    if str(path) not in _said:
+        _said.add(str(path))
+        print(f"build_tables.py: left {path} as it is: {why}", file=sys.stderr)
 
 def _hold(folder):
     """An open, shared-locked marker: while it is held, the folder is a live run's staging."""
@@ -111,7 +121,7 @@ def staged(parent, prefix, damaged=None):
     """A fresh, marked folder under `parent` to build into; whatever of it the body did not
     move away is removed, on success or failure. With damaged=(what, consequence), an error
     that results of another version raise while rendering becomes one UsageError line."""
-    clean_leftovers(parent)
+    clean_leftovers(parent, prefix)
     staging = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
     held = None
     try:
@@ -131,44 +141,87 @@ def staged(parent, prefix, damaged=None):
             os.close(held)
 
 
+def refuse_set_aside(old, owner=None, new=None):
+    """UsageError where `old` (X.old) is there and is not what a swap of build_tables.py set
+    aside and left: a user's backup is never replaced. With `owner` (X is a part of a results
+    folder), a part set aside is ours while owner's marker records a swap (its "swapping"),
+    and only where it lists every file of it (refuse_replacing, with `new`)."""
+    old = Path(old)
+    if not old.exists() and not old.is_symlink():
+        return
+    if owner is None:
+        why = "it is a file or a link" if old.is_symlink() or not old.is_dir() else set_aside_by_us(old)
+    else:
+        marker = read_marker(owner)
+        why = None if marker is not None and marker.get("swapping") else \
+            f"{Path(owner) / MARKER} records no swap that set it aside (a copy)"
+    if why:
+        raise UsageError(f"{old} is not a folder build_tables.py set aside ({why}), and writing "
+                         f"{old.with_name(old.name.removesuffix('.old'))} would replace it: move or "
+                         "rename it (nothing was changed)")
+    if owner is not None:
+        refuse_replacing(old, owner, new)
+
+
 def replace_dir(staging, final, owner=None):
-    """Swap a fully written staging folder into place; the old one survives until then.
-    Refused (UsageError) where `final` is not build_tables.py's to replace."""
+    """Swap a fully written staging folder into place; the old one survives until then, set
+    aside as `final.old` with its marker saying so (marker.mark_aside). Refused (UsageError)
+    where `final` is not build_tables.py's to replace, or a `final.old` it did not set aside
+    is there."""
     final = Path(final)
     refuse_replacing(final, owner, staging)
     old = final.with_name(final.name + ".old")
-    if old.exists():
-        refuse_replacing(old, owner, staging)
+    if old.exists() or old.is_symlink():
+        if owner is None:
+            refuse_set_aside(old)
+        else:
+            refuse_replacing(old, owner, staging)
         shutil.rmtree(old)
     if final.exists():
+        if owner is None:
+            mark_aside(final, old.name)
         final.rename(old)
     Path(staging).rename(final)
     if old.exists():
         shutil.rmtree(old)
 
 
-def clean_leftovers(parent):
-    """Remove what an interrupted run of build_tables.py left in `parent`: its staging
-    folders (where no live run holds them) and its .old folders (put back where the swap was cut
-    between its two renames). Folders without the marker are never touched, and an .old
-    folder is removed only where its marker lists every file it holds."""
+def clean_leftovers(parent, prefix):
+    """Remove what an interrupted run of build_tables.py left in `parent`, and only that: a
+    staging folder of this write's kind (its name starts with `prefix`: ".render-", or a
+    run's ".<slug>-") that no live run holds, whose marker is of the current format and lists
+    every file it holds, unchanged; a folder `X.old` that a swap set aside (marker.set_aside_by_us),
+    removed beside X, or renamed back to X where X is missing (a swap cut between its two
+    renames). Anything else of those names that holds a marker is left as it is and named
+    in one line on stderr; a folder without a marker is not build_tables.py's and is passed over."""
     parent = Path(parent)
     if not parent.is_dir():
         return
     for d in sorted(parent.iterdir()):
-        if d.is_symlink() or not d.is_dir():
+        if d.is_symlink() or not d.is_dir() or not (d / MARKER).exists():
             continue
-        if read_marker(d) is None:
-            continue
-        if STAGING.fullmatch(d.name) and not _in_use(d):
-            shutil.rmtree(d, ignore_errors=True)
+        if STAGING.fullmatch(d.name):
+            if _in_use(d):
+                continue  # a live run's
+            kind = "render" if prefix == ".render-" else "run"
+            why = not_complete(d) if d.name.startswith(prefix) else \
+                f"its name is not one this {kind} gives its staging folders ({prefix}…)"
+            if why:
+                _leave(d, why)
+            else:
+                shutil.rmtree(d, ignore_errors=True)
         elif d.name.endswith(".old") and d.name != ".old":
             base = d.with_name(d.name[: -len(".old")])
-            if base.exists() or base.is_symlink():
-                if unlisted(d, d, new=base) is None:  # only what its marker lists (a copied one lists none)
-                    shutil.rmtree(d, ignore_errors=True)
+            why = set_aside_by_us(d)
+            if why:
+                _leave(d, why + ("" if base.exists() or base.is_symlink() else
+                                 f"; no {base.name} is beside it: rename it to {base.name} to render it"))
+            elif base.exists() or base.is_symlink():
+                shutil.rmtree(d, ignore_errors=True)
             else:
                 d.rename(base)
+                print(f"build_tables.py: put {d} back as {base}: a run set it aside and was cut "
+                      "short before its new folder took its place", file=sys.stderr)
 
 
 def result_folders(out):

@@ -6,6 +6,10 @@ not hold, so it makes no one's own files replaceable.
 The marker of format 1 (before issue 36) was a constant that listed nothing; a folder that
 holds one is taken as build_tables.py's only where every file a write would replace is one
 it writes again by name (`unlisted` with `new`), and the write upgrades the marker.
+
+A swap that sets a results folder aside as `X.old` first writes that name into its marker
+(`mark_aside`): the one sign that an `X.old` is build_tables.py's to remove or put back
+(`set_aside_by_us`), where a user's backup or copy is left alone (folders.clean_leftovers).
 """
 from __future__ import annotations
 
@@ -137,4 +141,43 @@ def unlisted(marked, under, new=None):
         listed = key in data["files"] or key in data.get("swapping", {})
         return under / rel, ("it changed since build_tables.py wrote it" if listed
                              else f"the folder's {MARKER} does not list it")
+    return None
+
+
+ASIDE = "aside"  # the marker's field while a swap sets the folder aside as X.old: that name
+
+
+def mark_aside(folder, name):
+    """Record in folder's marker (in place) that a swap is about to rename it to `name`: the
+    one sign that a folder `X.old` is what build_tables.py set aside, not a user's copy."""
+    data = read_marker(folder)
+    if data is None or data["marker_format"] != MARKER_FORMAT:
+        return
+    text = json.dumps({**data, ASIDE: name}, indent=0)
+    (Path(folder) / MARKER).write_text(text + "\n", encoding="utf-8")
+
+
+def not_complete(folder):
+    """Why `folder` is not wholly build_tables.py's own, or None where it is: its marker is of
+    the current format and lists every file the folder holds, each unchanged (sha256)."""
+    data = read_marker(folder)
+    if data is None:
+        return f"its {MARKER} is not one build_tables.py wrote"
+    if data["marker_format"] != MARKER_FORMAT:
+        return f"its {MARKER} is of the old format, which lists no files"
+    found = unlisted(folder, folder)
+    if found:
+        path, why = found
+        return f"it holds {Path(path).relative_to(folder).as_posix()}, and {why}"
+    return None
+
+
+def set_aside_by_us(old):
+    """Why the folder `X.old` is not one a swap of build_tables.py set aside (its marker
+    names it so, and lists every file it holds, unchanged), or None where it is."""
+    why = not_complete(old)
+    if why:
+        return why
+    if read_marker(old).get(ASIDE) != Path(old).name:
+        return f"its {MARKER} was not written by a swap that set it aside (a copy)"
     return None

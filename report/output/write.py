@@ -18,12 +18,13 @@ from .folders import (
     refuse_foreign,
     refuse_foreign_results,
     refuse_replacing,
+    refuse_set_aside,
     replace_dir,
     result_folders,
     staged,
 )
 from .marker import mark_swapping
-from .rerun_files import rerun_results
+from .rerun_files import rerun_lines, rerun_results
 
 RENDERED = ("tables", "figures")  # what a render replaces in a results folder
 MAX_ERROR = 200  # characters of an OS error shown (a shutil.Error lists every file it copied)
@@ -47,7 +48,8 @@ def _renderer():
 
 
 def _stage_folder(stack, folder, ref):
-    """One GPU's tables and figures rendered into a staging folder inside it."""
+    """One GPU's tables and figures rendered into a staging folder inside it: (the staging
+    folder, a line for each rerun pooled into the render or left out)."""
     refuse_foreign(folder)
     results = load_results(folder / "results.json")
     if not owned(folder):  # a contributed results.json: its tables are new, or not ours
@@ -56,10 +58,12 @@ def _stage_folder(stack, folder, ref):
     render_all = _renderer()
     staging = stack.enter_context(
         staged(folder, ".render-", (folder / "results.json", "nothing was changed: measure again")))
-    render_all(results, ref, staging / "tables", staging / "figures", folder / "traces", MODEL_TRACE,
-               rerun_results(RERUNS / folder.name), fixes=_fixes(folder.name))
+    reruns = rerun_results(RERUNS / folder.name)
+    render_all(results, ref, staging / "tables", staging / "figures", folder / "traces", MODEL_TRACE, reruns,
+               fixes=_fixes(folder.name))
+    mark(staging)  # what a render killed from here on leaves is its own, and removable
     _refuse_unlisted(folder, staging, RENDERED)
-    return staging
+    return staging, rerun_lines(results, reruns, RERUNS / folder.name)
 
 
 def _fixes(slug):
@@ -77,11 +81,11 @@ def _fixes(slug):
 
 
 def _refuse_unlisted(folder, staging, parts):
-    """Before any folder is swapped: each part (and a `part.old` a cut swap left) holds only
-    files folder's marker lists (folders.refuse_replacing)."""
+    """Before any folder is swapped: each part holds only files folder's marker lists
+    (folders.refuse_replacing), and a `part.old` is one a cut swap left (refuse_set_aside)."""
     for part in parts:
-        for final in (folder / part, folder / f"{part}.old"):
-            refuse_replacing(final, owner=folder, new=staging / part)
+        refuse_replacing(folder / part, owner=folder, new=staging / part)
+        refuse_set_aside(folder / f"{part}.old", owner=folder, new=staging / part)
 
 
 def _swap(folder, staging, parts):
@@ -110,6 +114,7 @@ def _stage_comparison(stack, out, ref):
     staging = stack.enter_context(
         staged(out, ".render-", (f"a results.json under {out}", f"{out / COMPARE} was not changed")))
     render_compare(runs, ref, staging / "tables", {name: rerun_results(RERUNS / name) for name, _ in runs})
+    mark(staging)
     if (out / COMPARE).is_dir():
         _refuse_unlisted(out / COMPARE, staging, ("tables",))
     return staging
@@ -127,7 +132,7 @@ def _swap_comparison(out, staging):
 def render_folder(folder, ref):
     """Re-render one GPU's tables and figures from its results.json, all or nothing."""
     with ExitStack() as stack:
-        _swap_folder(folder, _stage_folder(stack, folder, ref))
+        _swap_folder(folder, _stage_folder(stack, folder, ref)[0])
 
 
 def render_comparison(out, ref):
@@ -157,9 +162,11 @@ def render_only(out, slug=None, progress=print):
         except OSError as err:
             raise UsageError(f"cannot render into {out} ({short_error(err)}); nothing was "
                              "changed") from None
-        for folder, staging in staged_folders:
+        for folder, (staging, said) in staged_folders:
             _swap_folder(folder, staging)
             progress(f"rendered {folder / 'tables'} and {folder / 'figures'} from {folder / 'results.json'}")
+            for line in said:
+                progress(line)
         if compare:
             progress(f"rendered {_swap_comparison(out, compare)} from every GPU's results.json under {out}")
     refresh_asked(out, progress)
@@ -181,16 +188,19 @@ def refresh_asked(out, progress=print):
 
 
 def write_run(results, trace_tmp, out, slug):
-    """Write results, traces, tables and figures into a staging folder, then swap it in."""
+    """Write results, traces, tables and figures into a staging folder, then swap it in; a
+    line for each rerun pooled into its render or left out."""
     render_all = _renderer()
     out.mkdir(parents=True, exist_ok=True)
     with staged(out, f".{slug}-") as staging:
         write_results(results, staging / "results.json")
         shutil.copytree(trace_tmp, staging / "traces")
+        reruns = rerun_results(RERUNS / slug)
         render_all(results, load_reference(), staging / "tables", staging / "figures",
-                   staging / "traces", MODEL_TRACE, rerun_results(RERUNS / slug), fixes=_fixes(slug))
+                   staging / "traces", MODEL_TRACE, reruns, fixes=_fixes(slug))
         mark(staging)  # every file the run wrote, by its path and sha256
         replace_dir(staging, out / slug)
+    return rerun_lines(results, reruns, RERUNS / slug)
 
 
 def publish_run(results, trace_tmp, out, slug, started, progress=print):
@@ -200,12 +210,14 @@ def publish_run(results, trace_tmp, out, slug, started, progress=print):
         else "nothing was written"
     try:
         signals.check()
-        write_run(results, trace_tmp, out, slug)
+        said = write_run(results, trace_tmp, out, slug)
     except OSError as err:
         raise UsageError(f"could not write {out / slug} ({short_error(err)}); {before}") from None
     finally:
         shutil.rmtree(trace_tmp, ignore_errors=True)
     progress(f"wrote {out / slug} in {time.perf_counter() - started:.1f} s")
+    for line in said:
+        progress(line)
     try:
         compared = render_comparison(out, load_reference())
     except (UsageError, OSError) as err:

@@ -9,15 +9,14 @@ of the pages the same way."""
 from __future__ import annotations
 
 import dataclasses
-import statistics
 
 from ..text.catalog import t
-from ..text.format import fmt_pct, fmt_ratio_sig, fmt_us_sig
-from ..verdict import Verdict, decided, other_code, pooled, without_each_run
+from ..text.format import fmt_num, fmt_pct, fmt_ratio_sig, fmt_us_sig
+from ..verdict import PACE_FACTOR, Verdict, decided, pooled, pooling, process_paces, without_each_run
 from .findings import FINDINGS
 from .findings.common import Paired, paired
 from .findings.shape_common import Compare
-from .markdown import md_table
+from .markdown import code_safe, md_table
 
 
 def _walk(value, path):
@@ -88,32 +87,6 @@ def _metric(v, lang) -> str:
             "host_share": t("reruns.host_share", lang)}.get(metric, t("reruns.wall", lang))
 
 
-HOST_PACE = ("small", "flash")  # pair group and entry: an eager call the CPU paces
-
-
-def _pace_blocks(results):
-    group = (((results.get("pairs") or {}).get("groups")) or {}).get(HOST_PACE[0]) or {}
-    return [b for r in group.get("rounds") or []
-            if isinstance(r, dict) and (b := (r.get("blocks_us") or {}).get(HOST_PACE[1]))]
-
-
-def process_paces(results):
-    """The small shape's eager flash call, wall time per call, in each process of a run: the
-    median of its blocks; [] where the run lacks it."""
-    return [statistics.median(b) for b in _pace_blocks(results)]
-
-
-def host_pace(results):
-    """(median, fastest) in µs of the small shape's eager flash call, wall time per call: the
-    median of each process's median block, and the fastest block of all; None where the run
-    lacks it. A median far above the fastest block is a host that was disturbed (another
-    load, now and then), not one slower throughout: interference only adds time."""
-    blocks = _pace_blocks(results)
-    if not blocks:
-        return None
-    return statistics.median(process_paces(results)), min(min(b) for b in blocks)
-
-
 def pace_table(runs, lang) -> str:
     """Under the tables: each run's host pace in each of its processes (process_paces), a
     row per run by name; "" where no run has it."""
@@ -133,23 +106,53 @@ def holds_without_each_run(v) -> bool | None:
     return len(set(without_each_run(ratios, minimum, confidence) + [decided(ratios, minimum, confidence)])) == 1
 
 
+def _factor(lang) -> str:
+    return fmt_num(PACE_FACTOR, lang, 0 if PACE_FACTOR == int(PACE_FACTOR) else 1)
+
+
+def left_out_line(left, lang) -> str:
+    """Why one rerun is not pooled (verdict.LeftOut), as a sentence of Reproduce."""
+    name = code_safe(left.name)
+    if left.reason == "versions":
+        versions = ", ".join(t("reruns.version_pair", lang, field=field, theirs=code_safe(str(theirs)),
+                               ours=code_safe(str(ours))) for field, ours, theirs in left.versions)
+        return t("reruns.left_versions", lang, name=name, versions=versions)
+    if left.reason == "pace":
+        return t("reruns.left_pace", lang, name=name, pace=fmt_us_sig(left.pace, lang),
+                 others=fmt_us_sig(left.others, lang), factor=_factor(lang))
+    return t("reruns.left_code", lang, name=name)
+
+
+def rule_lines(chosen, lang) -> str:
+    """The rule that chose the reruns pooled, the units, and each rerun left out and why."""
+    if chosen.hosts_recorded == 0:
+        hosts = t("reruns.hosts_none", lang)
+    else:
+        hosts = t("reruns.hosts_some", lang, recorded=chosen.hosts_recorded, runs=chosen.runs,
+                  units=len(chosen.units))
+    return " ".join([t("reruns.rule", lang, factor=_factor(lang)), hosts,
+                     *(left_out_line(left, lang) for left in chosen.left_out)])
+
+
 def reruns_table(results, ref, reruns, lang) -> str:
-    """The tables, or the line saying that no rerun is committed for this GPU; the reruns of
-    other measuring code (verdict.other_code) are left out, and a line says which.
+    """The tables, or the line saying that no rerun is committed for this GPU; the rule that
+    pools the reruns (verdict.pooling), and each rerun it left out with the reason.
 
     The first table: each comparison the findings decide by the paired rule, decided across
-    the runs (the run as the unit: pooled, by_runs), each run's ratio beside it, and whether
-    it keeps its words with any one run left out. The second: the comparisons of two shape
-    points' kernel times (one process a point, decided within each run by by_points), with
-    whether every run says the same words on its own."""
+    the runs (the run as the unit, runs of one host as one: pooled, by_runs), each unit's
+    ratio beside it, and whether it keeps its words with any one unit left out. The second:
+    the comparisons of two shape points' kernel times (one process a point, decided within
+    each run by by_points), with whether every run says the same words on its own."""
     if not reruns:
         return t("reruns.none", lang)
-    other = other_code(results, reruns)
-    left_out = t("reruns.other_code", lang, names=", ".join(other)) if other else ""
-    reruns = [(name, r) for name, r in reruns if name not in other]
+    chosen = pooling(results, reruns)
+    rule = rule_lines(chosen, lang)
+    kept = {k.name for k in chosen.kept}
+    reruns = [(name, r) for name, r in reruns if name in kept]
     if not reruns:
-        return left_out
+        return rule
     names = [t("reruns.this_run", lang)] + [name for name, _ in reruns]
+    units = chosen.unit_names(names[0])
     across = compared(pooled(results, reruns), ref)
     each = [compared(results, ref)] + [compared(r, ref) for _, r in reruns]
     rows, points, held, steady_points = [], [], 0, 0
@@ -167,13 +170,14 @@ def reruns_table(results, ref, reruns, lang) -> str:
         rows.append([label, with_interval(v, lang), " · ".join(t("value.none", lang) if r is None
                                                                else fmt_ratio_sig(r, lang) for r in v.run_ratios),
                      t("value.none", lang) if holds is None else t("reruns.yes" if holds else "reruns.no", lang)])
-    runs = ", ".join(names)
-    out = [md_table([t("reruns.where", lang), t("reruns.across", lang, n=len(names)),
-                     t("reruns.each", lang, runs=runs), t("reruns.held", lang)], rows, ["l", "r", "r", "l"]),
-           t("reruns.note", lang, held=held, n=len(rows), runs=len(names))]
+    out = [md_table([t("reruns.where", lang), t("reruns.across", lang, n=len(units)),
+                     t("reruns.each", lang, runs=", ".join(units)), t("reruns.held", lang)], rows,
+                    ["l", "r", "r", "l"]),
+           t("reruns.note", lang, held=held, n=len(rows), runs=len(units))]
     if points:
         out += [md_table([t("reruns.where", lang), t("reruns.this_run_words", lang),
-                          t("reruns.each", lang, runs=runs), t("reruns.steady", lang)], points, ["l", "r", "r", "l"]),
+                          t("reruns.each", lang, runs=", ".join(names)), t("reruns.steady", lang)], points,
+                         ["l", "r", "r", "l"]),
                 t("reruns.note_points", lang, same=steady_points, n=len(points), runs=len(names))]
     pace = pace_table([(names[0], results), *reruns], lang)
-    return "\n\n".join(out + ([pace] if pace else [])) + (" " + left_out if left_out else "")
+    return "\n\n".join(out + ([pace] if pace else []) + [rule])

@@ -30,7 +30,19 @@ from .across_rounds import (
     round_values,
     rounds_of,
 )
-from .across_runs import other_code, pooled, run_rounds, runs_of
+from .across_runs import (
+    PACE_FACTOR,
+    VERSIONS,
+    LeftOut,
+    Pooling,
+    host_pace,
+    other_code,
+    pooled,
+    pooling,
+    process_paces,
+    run_rounds,
+    runs_of,
+)
 from .leader import Leader, leader
 from .one_run import (
     median,
@@ -60,5 +72,6 @@ __all__ = [
     "median", "pair_ratios", "point_figure",
     "round_median", "round_range", "round_values", "rounds_of", "decide", "process_interval", "spread",
     "by_runs", "by_run_round_medians", "decided", "other_code", "pooled", "run_pair_ratios", "run_rounds",
-    "runs_of", "without_each_run",
+    "runs_of", "without_each_run", "PACE_FACTOR", "VERSIONS", "LeftOut", "Pooling", "host_pace", "pooling",
+    "process_paces",
 ]

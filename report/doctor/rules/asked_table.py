@@ -210,7 +210,10 @@ def match(run, x, cc=None, bias_grad=None, training=None):
     mine = read(x, cc, bias_grad, training)
     if mine is None or any(v is None for v in mine.values()):
         return None
-    equal = [c for c in run.get("conditions", ()) if _asked(c) and _read_of(c, run) == mine]
+    reads = run.get("_reads")  # each condition's read, made once per loaded run (a trace may hold many groups)
+    if reads is None:
+        reads = run["_reads"] = [(c, _read_of(c, run)) for c in run.get("conditions", ()) if _asked(c)]
+    equal = [c for c, read_of in reads if read_of == mine]
     if len({c.get("ran") for c in equal}) != 1:
         return None
     layouts, kinds = x.layouts, _mask_kind(x, bias_grad)

@@ -37,7 +37,7 @@ class Tensor:
         return 2
 
 
-def fake_torch(cuda=True):
+def fake_torch(cuda=True, cc=(9, 0)):
     """A torch whose can_use_* answer as sdp_utils.cpp's would for a strided last dimension:
     flash warns through Python, cuDNN through c10's handler on descriptor 2, efficient says yes."""
     asked = []
@@ -59,7 +59,8 @@ def fake_torch(cuda=True):
                                           can_use_efficient_attention=lambda p, debug: True)
     return types.SimpleNamespace(
         __version__="2.11.0+cu130", bfloat16="bf16", float32="f32", bool="b",
-        cuda=types.SimpleNamespace(is_available=lambda: cuda, get_device_name=lambda: "NVIDIA H200"),
+        cuda=types.SimpleNamespace(is_available=lambda: cuda, get_device_name=lambda: "NVIDIA H200",
+                                   get_device_capability=lambda: cc),
         backends=types.SimpleNamespace(cuda=cuda_backends),
         empty_strided=lambda s, st, dtype, device: Tensor(s, st, dtype),
         empty=lambda s, dtype, device=None: Tensor(s, None, dtype)), asked
@@ -99,7 +100,9 @@ def test_the_installed_torch_here_has_no_cuda_and_the_command_still_reads(tmp_pa
     path.write_text(json.dumps(trace))
     assert main([str(path), "--ask-torch"]) == 0
     said = ask_torch.ask(explain(trace))
-    assert len(said) == 1 and capsys.readouterr().out.rstrip().splitlines()[-1] == said[0]
+    assert len(said) == 1 and capsys.readouterr().out.splitlines()[0] == said[0]  # the line it could not ask: first
+    assert main([str(path)]) == 0  # not asked for, and no CUDA here: the reading alone
+    assert said[0] not in capsys.readouterr().out
 
 
 def test_without_torch_one_line_and_exit_2_before_the_trace_is_read(monkeypatch, tmp_path, capsys):
@@ -115,3 +118,21 @@ def test_without_torch_one_line_and_exit_2_before_the_trace_is_read(monkeypatch,
 def test_json_and_ask_torch_do_not_go_together(capsys, tmp_path):
     assert main([str(tmp_path / "t.json"), "--ask-torch", "--format", "json"]) == 2
     assert len(capsys.readouterr().err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(("cc", "default"), [((9, 0), True), ((8, 9), False)])
+def test_asking_is_the_default_where_the_gpu_here_is_of_the_traces_compute_capability(monkeypatch, tmp_path, capsys,
+                                                                                    cc, default):
+    torch, asked = fake_torch(cc=cc)  # the made-up trace is an H200's: compute capability 9.0
+    monkeypatch.setattr(ask_torch, "_torch", lambda: torch)
+    monkeypatch.setattr(ask_torch, "present", lambda: True)
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(trace_of(*call(0, "aten::_scaled_dot_product_efficient_attention", (),
+                                              sdpa_args(SEED, SEED, strides=STRIDED)))))
+    assert main([str(path)]) == 0
+    out = capsys.readouterr().out
+    assert bool(asked) is default
+    assert out.startswith("--ask-torch is on by default") is default and ("efficient: yes" in out) is default
+    monkeypatch.setattr(ask_torch, "present", lambda: False)  # no torch here: the reading alone, torch never asked
+    asked.clear()
+    assert main([str(path)]) == 0 and not asked and not capsys.readouterr().out.startswith("--ask-torch")

@@ -45,7 +45,7 @@ def test_a_5d_input_is_named_as_the_4d_rule_not_a_disabled_backend():
 
 def test_a_backend_after_one_that_passes_every_check_is_said_as_the_trace_shows_it():
     _, g = group_of(one(EFFICIENT, sdpa_args(SEED, SEED)))
-    assert g["reasons"] == ["not_first"] and g["fixes"] == ["unpin"]
+    assert g["reasons"] == ["not_first"] and g["fixes"] == ["check_pin"]  # a pin, or a build without flash
     _, g = group_of(one(CUDNN, sdpa_args(SEED, SEED)))
     assert g["reasons"] == [] and CUDNN_FIRST[0] == "cudnn"  # first in 2.11's order on sm90: no reason needed
 
@@ -174,11 +174,10 @@ def table(monkeypatch, tmp_path):
     monkeypatch.setattr(asked_table, "FILE", path)
 
 
-def test_the_table_names_a_pin_where_pytorch_picks_another_backend_unpinned(table):
+def test_the_table_names_a_pin_beside_the_rest_where_pytorch_picks_another_backend_unpinned(table):
     _, g = group_of(one(EFFICIENT, sdpa_args(SEED, SEED)))
     assert g["source"] == "table" and g["asked"]["condition"] == "seed"
-    assert "pinned" in g["reasons"] and "not_first" not in g["reasons"]
-    assert g["asked"]["pinned_condition"] == "pinned_efficient"
+    assert "pinned" in g["reasons"] and "not_first" not in g["reasons"] and g["fixes"] == ["check_pin"]
     assert "2.11.0" in g["asked"]["by"] and "NVIDIA H200" in g["asked"]["by"] and "2026-12-04" in g["asked"]["by"]
 
 

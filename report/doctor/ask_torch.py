@@ -4,6 +4,10 @@ q, k, v, attn_mask, dropout_p, is_causal, enable_gqa), debug=True), with what ea
 
     refusal()          one line where torch cannot be imported (the command exits 2 before
                        reading the trace), else None
+    present()          whether torch can be found here (without importing it)
+    same_gpu(result)   the compute capability where this machine's torch has a CUDA device of
+                       the trace's and the trace recorded inputs to replay (then asking is the
+                       default, default_line(cc) its first line), else None
     ask(result)        the lines to print after the reading: PyTorch's answers per group of
                        calls, or one line where this machine has no CUDA device (the reasons
                        above are then the recorded table's or the doctor's rule)
@@ -34,7 +38,8 @@ from .output.text_detail import MAX_CALL_GROUPS
 from .shown.safe import shown
 
 HELP = ("with --explain: replay the trace's recorded SDPA inputs through this machine's PyTorch "
-        "(torch.backends.cuda.can_use_*_attention, debug=True) and print what it says; needs torch and a CUDA device")
+        "(torch.backends.cuda.can_use_*_attention, debug=True) and print what it says; needs torch and a CUDA device, "
+        "and is the default where this machine's CUDA GPU has the trace's compute capability")
 BACKENDS = (("cudnn", "can_use_cudnn_attention"), ("flash", "can_use_flash_attention"),
             ("efficient", "can_use_efficient_attention"))
 # the dtypes this replay makes, with their element size (torch's element_size()), known before torch is asked
@@ -165,3 +170,37 @@ def ask(result):
     if len(groups) > MAX_CALL_GROUPS:
         lines.append(f"  … and {len(groups) - MAX_CALL_GROUPS:,} more groups of calls, not asked")
     return lines
+
+
+DEFAULT_LINE = ("--ask-torch is on by default here: PyTorch {version} on this machine has a CUDA GPU of the "
+                "trace's compute capability ({cc}), and its answers for the recorded inputs follow the reading")
+
+
+def default_line(cc):
+    """The first line where asking is the default (same_gpu gave cc)."""
+    return DEFAULT_LINE.format(version=_torch().__version__, cc=f"{cc[0]}.{cc[1]}")
+
+
+def present():
+    """Whether torch can be found here; nothing is imported (the doctor runs without it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("torch") is not None
+
+
+def same_gpu(result):
+    """The trace's compute capability where this machine's torch has a CUDA device of it (the
+    checks read the GPU: only its generation's answers are the trace's) and the trace recorded
+    SDPA inputs to replay; None otherwise. torch is imported only for such a trace."""
+    caps = {lim.compute_capability for lim in result["limits"].values()}
+    if result["platform"] != "cuda" or len(caps) != 1 or not any(
+            g["shapes"] and g["parsed"] is not None for g in result["attention"]["calls"]):
+        return None
+    try:
+        torch = _torch()
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    cc = tuple(torch.cuda.get_device_capability())
+    return cc if cc == tuple(next(iter(caps))) else None

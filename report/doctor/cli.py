@@ -82,9 +82,24 @@ def refuse_asking(form):
     return ask_torch.refusal()
 
 
-def report_asked(found):
-    """--ask-torch's lines, the trace's text in them made inert."""
-    return inert("\n".join(ask_torch.ask(found))) + "\n"
+def torch_here():
+    """Whether torch is on this machine (nothing imported): then asking it may be the default."""
+    return ask_torch.present()
+
+
+def asked_and_read(found, lang, asked):
+    """The reading with what this machine's PyTorch says (asked: --ask-torch given): its one line
+    first where it could not ask (no CUDA device, no recorded inputs); not asked for, only where
+    this machine's GPU is of the trace's compute capability, after a first line saying that
+    asking is the default here; else the reading alone. The trace's text made inert."""
+    cc = None if asked else ask_torch.same_gpu(found)
+    if not asked and cc is None:
+        return report(found, lang)
+    lines = ask_torch.ask(found)
+    if len(lines) == 1:
+        return inert(lines[0]) + "\n\n" + report(found, lang)
+    head = ask_torch.default_line(cc) + "\n\n" if cc else ""
+    return head + report(found, lang) + "\n" + inert("\n".join(lines)) + "\n"
 
 
 def run(path, form="text", svg=None, prog=PROG, ask_torch=False, lang="en"):
@@ -95,9 +110,11 @@ def run(path, form="text", svg=None, prog=PROG, ask_torch=False, lang="en"):
     if no:  # before the trace is read
         return _refuse(prog, no)
     try:
-        if ask_torch:
+        # asking is the default where torch and a CUDA GPU of the trace's compute capability are here
+        default = not ask_torch and form == "text" and torch_here()
+        if ask_torch or default:
             found = explain_path(path)
-            out = report(found, lang) + "\n" + report_asked(found)
+            out = asked_and_read(found, lang, ask_torch)
         else:
             out = explain_file(path, form, lang)  # the trace's text made inert (shown/safe.py)
         if svg is not None:

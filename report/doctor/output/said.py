@@ -114,7 +114,11 @@ def _reason(r, lang):
 
 
 def _line(r, lang):
-    return say("why.line", lang, backends="/".join(r.backends), check=r.check, evidence=_reason(r, lang))
+    line = say("why.line", lang, backends="/".join(r.backends), check=r.check, evidence=_reason(r, lang))
+    if "table" in r.values:  # the recorded condition that fails the same check (rules/call_why.py)
+        cid, no, yes = r.values["table"]
+        line += "; " + say("why.evidence_yes" if yes else "why.evidence_no", lang, condition=cid, no=no, yes=yes)
+    return line
 
 
 def call_why(told, lang="en"):
@@ -135,9 +139,17 @@ def call_why(told, lang="en"):
             parts.append(say("why.trace_shows", lang, lines="; ".join(_line(r, lang) for r in told.shown)))
         return "; ".join(parts)
     if speed:
-        return say("why.rule_no_match" if told.table else "why.rule_no_table", lang,
-                   lines="; ".join(_line(r, lang) for r in speed))
-    return say("why.first" if told.ran == told.first else "why.no_check", lang, ran=told.ran)
+        lines = "; ".join(_line(r, lang) for r in speed)
+        if told.table:
+            return say("why.rule_no_match", lang, lines=lines)
+        if told.other_gpus:
+            if told.cc is None:
+                return say("why.rule_no_gpu", lang, lines=lines)
+            return say("why.rule_other_gpu", lang, lines=lines, cc=f"{told.cc[0]}.{told.cc[1]}", theirs=told.other_gpus)
+        return say("why.rule_no_table", lang, lines=lines)
+    if told.ran == told.first and len(told.firsts) < 2:
+        return say("why.first", lang, ran=told.ran)
+    return say("why.first_either" if told.ran in told.firsts else "why.no_check", lang, ran=told.ran)
 
 
 def remedy(told, lang="en"):

@@ -106,9 +106,19 @@ SENTENCES = {
     # ------------------------------------------------------------ why a group of calls ran its backend
     "why.line": "{backends}: {check} ({evidence})",
     "why.rule_no_table": "{lines} [the doctor's reading of sdp_utils.cpp (2.11): it holds no recorded table]",
-    "why.rule_no_match": ("{lines} [the doctor's reading of sdp_utils.cpp (2.11): no recorded condition matches "
-                          "these inputs]"),
-    "why.asked": "{by} ran {ran} for these inputs ({condition})",
+    "why.rule_no_match": ("{lines} [the doctor's reading of sdp_utils.cpp (2.11): no recorded condition has inputs "
+                          "equal to these in what the checks read]"),
+    "why.rule_other_gpu": ("{lines} [the doctor's reading of sdp_utils.cpp (2.11) for compute capability {cc}: the "
+                           "recorded tables are of compute capability {theirs:list} only, and another GPU generation's "
+                           "answers do not stand for this one]"),
+    "why.rule_no_gpu": ("{lines} [the doctor's reading of sdp_utils.cpp (2.11): the trace names no GPU "
+                        "(deviceProperties), so no recorded table answers for it]"),
+    "why.evidence_no": "the recorded condition {condition} fails the same check: PyTorch said no to {no:list}",
+    "why.evidence_yes": "the recorded condition {condition} fails the same check, yet PyTorch said yes to {yes:list}",
+    "why.first_either": ("{ran} comes first in one of the two orders PyTorch 2.11 may follow here (cuDNN first on "
+                         "compute capability 9.x and 10.x with a cuDNN newer than 9.15.0, else flash first; the trace "
+                         "names no cuDNN version)"),
+    "why.asked": "{by} ran {ran} for inputs its checks read as equal to these ({condition})",
     "why.it_said": "it said {said}",
     "why.said_no": "no",
     "why.fixed": "with the fix it measured ({condition}) it ran {ran}",
@@ -129,22 +139,37 @@ SENTENCES = {
     "reason.bias_grad": "the backward computes the float mask's gradient: a learned bias",
     "reason.gqa_heads": "{q_heads} query heads and {kv_heads} key/value heads without enable_gqa=True",
     "reason.causal_non_square": "is_causal with {queries} queries and {keys} keys",
+    "reason.gpu_generation": ("compute capability {cc}: flash and cuDNN run from sm80 on, efficient from sm50 on "
+                              "(PyTorch's hardware checks)"),
+    "reason.mask_shape": ("an attn_mask [{mask:list}] whose shape does not broadcast to the batch, heads, queries "
+                          "and keys"),
+    "reason.mask_grad_unknown": ("a float attn_mask: cuDNN takes none that requires grad, and the trace does not "
+                                 "record whether this one does"),
+    "reason.cudnn_one_key": "one key: cuDNN takes no key length of 1",
     "reason.not_first.one": ("the trace shows {ran} ran where {free:list} comes first in the order "
                              "({order:list}{assumed}) and passes every check the inputs show: a pin (sdpa_kernel, "
-                             "enable_*_sdp(False)), or a check the trace cannot show"),
+                             "enable_*_sdp(False)), which the doctor does not read from a trace; a build without "
+                             "{free:list} (PyTorch's Windows wheels have shipped without flash: \"Torch was not "
+                             "compiled with flash attention\"); or a check the trace cannot show (the tensors' storage "
+                             "offsets, torch.use_deterministic_algorithms for cuDNN)"),
     "reason.not_first.many": ("the trace shows {ran} ran where {free:list} come first in the order "
                               "({order:list}{assumed}) and pass every check the inputs show: a pin (sdpa_kernel, "
-                              "enable_*_sdp(False)), or a check the trace cannot show"),
+                              "enable_*_sdp(False)), which the doctor does not read from a trace; a build without "
+                              "them (PyTorch's Windows wheels have shipped without flash: \"Torch was not compiled "
+                              "with flash attention\"); or a check the trace cannot show (the tensors' storage "
+                              "offsets, torch.use_deterministic_algorithms for cuDNN)"),
     "order.table": "",
     "order.cudnn_first": (", PyTorch 2.11's on compute capability 9.x and 10.x with a cuDNN newer than 9.15.0: "
                           "the trace names no cuDNN version"),
     "order.default": ", PyTorch 2.11's default",
+    "order.either": (", or PyTorch 2.11's default where the cuDNN is not newer than 9.15.0 (the trace names no "
+                     "version): first in both"),
     "reason.causal_top_left": ("is_causal=True with {queries} {queries:word:query|queries} and {keys} keys: the mask "
                                "is aligned top-left, so the first query sees only the first key"),
-    "reason.pinned": ("{ran} ran where {by} ran {their} for the same setting ({condition}): a pin (sdpa_kernel, "
-                      "enable_*_sdp(False))"),
-    "reason.pinned_shown": ("{ran} ran where {by} ran {their} for the same setting ({condition}): a pin (sdpa_kernel, "
-                            "enable_*_sdp(False)), as its condition {pin} shows"),
+    "reason.pinned": ("{ran} ran where {by} ran {their} for inputs equal in what the checks read ({condition}): "
+                      "a pin (sdpa_kernel, enable_*_sdp(False)), a build without {their}, or what the trace does not "
+                      "record (another PyTorch or cuDNN version than the table's, "
+                      "torch.use_deterministic_algorithms, the tensors' storage offsets)"),
     # what to change, by rules/why.py's fix keys
     "fix.reshape_4d": "give q, k, v as 4-D [batch, heads, seq, head_dim] tensors (fold extra dims into batch)",
     "fix.contiguous": "call .contiguous() on q, k, v (their last dimension must have stride 1; padding does not help)",
@@ -162,7 +187,9 @@ SENTENCES = {
     "fix.learned_bias": "a learned bias as FlexAttention's score_mod (torch.nn.attention.flex_attention)",
     "fix.need_weights_false": ("pass need_weights=False to nn.MultiheadAttention (it then calls SDPA; "
                                "need_weights=True computes the weights with bmm and softmax)"),
-    "fix.unpin": "leave the choice to SDPA: remove the sdpa_kernel(...) pin or enable_*_sdp(False) around the call",
+    "fix.check_pin": ("look for an sdpa_kernel(...) or enable_*_sdp(False) around the call (remove it to leave the "
+                      "choice to SDPA), and ask the build (torch.backends.cuda.is_flash_attention_available())"),
+    "fix.float16": "run attention in float16 (before sm80 the fused kernels take no bfloat16)",
     "fix.causal_lower_right": ("for one query pass is_causal=False (it may see every key); for several new queries "
                                "use torch.nn.attention.bias.causal_lower_right(L, S) as attn_mask"),
     # ------------------------------------------------------------ the findings: title, evidence, remedy, source

@@ -104,9 +104,21 @@ SENTENCES = {
     # ------------------------------------------------------------ why a group of calls ran its backend
     "why.line": "{backends}: {check} ({evidence})",
     "why.rule_no_table": "{lines} [doktorens lesning av sdp_utils.cpp (2.11): den har ingen registrert tabell]",
-    "why.rule_no_match": ("{lines} [doktorens lesning av sdp_utils.cpp (2.11): ingen registrert betingelse passer "
-                          "disse inndataene]"),
-    "why.asked": "{by} kjørte {ran} for disse inndataene ({condition})",
+    "why.rule_no_match": ("{lines} [doktorens lesning av sdp_utils.cpp (2.11): ingen registrert betingelse har "
+                          "inndata lik disse i det sjekkene leser]"),
+    "why.rule_other_gpu": ("{lines} [doktorens lesning av sdp_utils.cpp (2.11) for compute capability {cc}: de "
+                           "registrerte tabellene gjelder bare compute capability {theirs:list}, og svarene fra en "
+                           "annen GPU-generasjon gjelder ikke for denne]"),
+    "why.rule_no_gpu": ("{lines} [doktorens lesning av sdp_utils.cpp (2.11): tracen oppgir ingen GPU "
+                        "(deviceProperties), så ingen registrert tabell svarer for den]"),
+    "why.evidence_no": ("den registrerte betingelsen {condition} stopper i samme sjekk: PyTorch svarte nei til "
+                        "{no:list}"),
+    "why.evidence_yes": ("den registrerte betingelsen {condition} stopper i samme sjekk, men PyTorch svarte ja til "
+                         "{yes:list}"),
+    "why.first_either": ("{ran} kommer først i én av de to rekkefølgene PyTorch 2.11 kan følge her (cuDNN først på "
+                         "compute capability 9.x og 10.x med en cuDNN nyere enn 9.15.0, ellers flash først; tracen "
+                         "oppgir ingen cuDNN-versjon)"),
+    "why.asked": "{by} kjørte {ran} for inndata som er like disse for sjekkene ({condition})",
     "why.it_said": "den svarte {said}",
     "why.said_no": "nei",
     "why.fixed": "med rettelsen den målte ({condition}) kjørte den {ran}",
@@ -128,23 +140,38 @@ SENTENCES = {
     "reason.bias_grad": "backward-passet regner ut gradienten til float-masken: en lært bias",
     "reason.gqa_heads": "{q_heads} spørringshoder og {kv_heads} nøkkel-/verdihoder uten enable_gqa=True",
     "reason.causal_non_square": "is_causal med {queries} spørringer og {keys} nøkler",
+    "reason.gpu_generation": ("compute capability {cc}: flash og cuDNN kjører fra sm80, efficient fra sm50 "
+                              "(maskinvaresjekkene i PyTorch)"),
+    "reason.mask_shape": ("en attn_mask [{mask:list}] med en form som ikke kringkastes til batch, hoder, spørringer "
+                          "og nøkler"),
+    "reason.mask_grad_unknown": ("en float-attn_mask: cuDNN tar ingen som krever gradient, og tracen viser ikke om "
+                                 "denne gjør det"),
+    "reason.cudnn_one_key": "én nøkkel: cuDNN tar ikke nøkkellengde 1",
     "reason.not_first.one": ("tracen viser at {ran} kjørte der {free:list} kommer først i rekkefølgen "
                              "({order:list}{assumed}) og består hver sjekk inndataene viser: en låsing (sdpa_kernel, "
-                             "enable_*_sdp(False)), eller en sjekk tracen ikke kan vise"),
+                             "enable_*_sdp(False)), som doktoren ikke leser ut av en trace; en build uten {free:list} "
+                             "(Windows-hjulene til PyTorch har kommet uten flash: \"Torch was not compiled with flash "
+                             "attention\"); eller en sjekk tracen ikke kan vise (lagringsforskyvningen til tensorene, "
+                             "torch.use_deterministic_algorithms for cuDNN)"),
     "reason.not_first.many": ("tracen viser at {ran} kjørte der {free:list} kommer først i rekkefølgen "
                               "({order:list}{assumed}) og består hver sjekk inndataene viser: en låsing (sdpa_kernel, "
-                              "enable_*_sdp(False)), eller en sjekk tracen ikke kan vise"),
+                              "enable_*_sdp(False)), som doktoren ikke leser ut av en trace; en build uten dem "
+                              "(Windows-hjulene til PyTorch har kommet uten flash: \"Torch was not compiled with flash "
+                              "attention\"); eller en sjekk tracen ikke kan vise (lagringsforskyvningen til tensorene, "
+                              "torch.use_deterministic_algorithms for cuDNN)"),
     "order.table": "",
     "order.cudnn_first": (", rekkefølgen i PyTorch 2.11 på compute capability 9.x og 10.x med en cuDNN nyere enn "
                           "9.15.0: tracen oppgir ingen cuDNN-versjon"),
     "order.default": ", standardrekkefølgen i PyTorch 2.11",
+    "order.either": (", eller standardrekkefølgen i PyTorch 2.11 der cuDNN ikke er nyere enn 9.15.0 (tracen oppgir "
+                     "ingen versjon): først i begge"),
     "reason.causal_top_left": ("is_causal=True med {queries} {queries:word:spørring|spørringer} og {keys} nøkler: "
                                "masken er justert øverst til venstre, så den første spørringen ser bare den første "
                                "nøkkelen"),
-    "reason.pinned": ("{ran} kjørte der {by} kjørte {their} for samme oppsett ({condition}): låst til en backend "
-                      "(sdpa_kernel, enable_*_sdp(False))"),
-    "reason.pinned_shown": ("{ran} kjørte der {by} kjørte {their} for samme oppsett ({condition}): låst til en backend "
-                            "(sdpa_kernel, enable_*_sdp(False)), slik betingelsen {pin} viser"),
+    "reason.pinned": ("{ran} kjørte der {by} kjørte {their} for inndata som er like i det sjekkene leser "
+                      "({condition}): en låsing (sdpa_kernel, enable_*_sdp(False)), en build uten {their}, eller noe "
+                      "tracen ikke registrerer (en annen PyTorch- eller cuDNN-versjon enn tabellens, "
+                      "torch.use_deterministic_algorithms, lagringsforskyvningen til tensorene)"),
     # what to change, by rules/why.py's fix keys
     "fix.reshape_4d": "gi q, k, v som 4-D tensorer [batch, heads, seq, head_dim] (legg ekstra dimensjoner inn i batch)",
     "fix.contiguous": ("kall .contiguous() på q, k, v (den siste dimensjonen må ha skritt 1; utfylling hjelper "
@@ -164,8 +191,9 @@ SENTENCES = {
     "fix.learned_bias": "en lært bias som score_mod i FlexAttention (torch.nn.attention.flex_attention)",
     "fix.need_weights_false": ("send need_weights=False til nn.MultiheadAttention (da kaller den SDPA; "
                                "need_weights=True regner ut vektene med bmm og softmax)"),
-    "fix.unpin": ("la SDPA velge selv: fjern låsingen med sdpa_kernel(...) eller enable_*_sdp(False) rundt "
-                  "kallet"),
+    "fix.check_pin": ("se etter sdpa_kernel(...) eller enable_*_sdp(False) rundt kallet (fjern den, så SDPA velger "
+                      "selv), og spør builden (torch.backends.cuda.is_flash_attention_available())"),
+    "fix.float16": "kjør attention i float16 (før sm80 tar de fusjonerte kjernene ikke bfloat16)",
     "fix.causal_lower_right": ("for én spørring, send is_causal=False (den kan se alle nøklene); for flere nye "
                                "spørringer, bruk torch.nn.attention.bias.causal_lower_right(L, S) som attn_mask"),
     # ------------------------------------------------------------ the findings: title, evidence, remedy, source

@@ -93,16 +93,19 @@ def _backend(stack, name):
     return None, None, None
 
 
-def call_groups(events, sdpa_calls, cc=None, tables=None):
+def call_groups(events, sdpa_calls, cc=None, tables=None, platform="cuda"):
     """SDPA's calls grouped by the backend each ran (its op inside the call) and its recorded
     inputs: [{backend, calls, shapes, parsed (the inputs), why (a CallWhy), reasons, fixes,
     warning_keys, source, asked}] (rules/call_why.py); a call without recorded inputs is grouped with
-    shapes False. tables: the recorded eligibility tables (asked_table.load())."""
+    shapes False. cc: the trace's compute capability (None where it names none); tables: the
+    recorded eligibility tables (asked_table.load())."""
     bias_grad = bias_grad_of(events)
-    inner = {}
+    inner, training = {}, None  # training: SDPA's backward in the trace (q, k, v require grad), else unknown
     for e in events:
         if e.cat == "cpu_op" and e.name in FORWARD_OPS:
             inner.setdefault(e.tid, []).append(e)
+        elif e.cat == "cpu_op" and e.name in BACKWARD_OPS:
+            training = True
     starts = {}
     for tid, ops in inner.items():
         ops.sort(key=lambda e: e.ts)
@@ -117,8 +120,8 @@ def call_groups(events, sdpa_calls, cc=None, tables=None):
         key = (ran, x)
         g = groups.get(key)
         if g is None:
-            told = (why_group(x, ran, cc or (9, 0), tables, bias_grad) if x is not None and ran and not x.malformed
-                    else {"why": None})
+            told = (why_group(x, ran, cc, tables, bias_grad, platform=platform, training=training)
+                    if x is not None and ran and not x.malformed else {"why": None})
             g = groups[key] = {"backend": ran, "calls": 0, "shapes": x is not None, "parsed": x, **told}
         g["calls"] += 1
     return sorted(groups.values(), key=lambda g: -g["calls"])
@@ -231,7 +234,7 @@ def attention(timeline, events, activity_us, platform="cuda", devices_cc=None):
     backward = {r["backend"]: r["calls"] for r in rows if r["direction"] == "backward"}
     matched = {b: (forward.get(b, 0), n) for b, n in backward.items()}
     return {"sdpa_calls": len(sdpa_calls), "backends": rows, "hand_written": hand,
-            "calls": call_groups(events, sdpa_calls, devices_cc, asked_table.load()),
+            "calls": call_groups(events, sdpa_calls, devices_cc, asked_table.load(), platform),
             "bias_backward": _bias_backward(events),
             "mha_native_weights": native_need_weights(events, timeline, activity_us),
             "compiled_backend": compiled if not rows else None,

@@ -1,10 +1,12 @@
 """Why a group of SDPA calls with equal recorded inputs ran its backend: PyTorch's recorded
-answer where the committed eligibility table (rules/asked_table.py) holds the same setting, the
-checks read off the inputs (rules/why.py) for the reason keys and fixes, and the
-hand-written rule alone, said as such, where no condition matches.
+answer where the committed eligibility table of the trace's GPU generation (rules/asked_table.py)
+holds a condition whose inputs equal the call's in everything the checks read; else the checks
+the call's own inputs fail (rules/why.py, each with the recorded condition that fails the same
+check, its words not quoted), said as the doctor's reading, and what the trace cannot show.
+A recorded answer of another compute capability is never used.
 
-    why_group(x, ran, cc, table_runs, bias_grad)   {why (a CallWhy: the facts), reasons, fixes,
-                                                    warning_keys, source ("table" or "rule"), asked}
+    why_group(x, ran, cc, table_runs, bias_grad,   {why (a CallWhy: the facts), reasons, fixes,
+              api, platform, training)              warning_keys, source ("table" or "rule"), asked}
     bias_grad_of(events)                           whether the trace shows a float mask's
                                                    gradient computed: True, False, "unknown"
                                                    (a bias in the backward, its grad_input_mask
@@ -12,10 +14,10 @@ hand-written rule alone, said as such, where no condition matches.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import asked_table
-from .why import Reason, order, reasons
+from .why import Reason, order, orders, reasons
 
 EFFICIENT_BACKWARD = "aten::_scaled_dot_product_efficient_attention_backward"
 
@@ -56,10 +58,13 @@ def _said(cond, seq, ran):
 class CallWhy:
     """Why one group of calls ran its backend, as facts (output/said.py words it)."""
     ran: str
-    first: str  # the first backend of the order in force
+    first: str  # the first backend of the order in force (the first order where two are possible)
     reasons: tuple  # [Reason] (rules/why.py): speed reasons and warnings
-    asked: dict | None  # PyTorch's recorded answer for the same setting, where the table holds one
-    table: bool  # a recorded table was there to ask (whether or not a condition matched)
+    asked: dict | None  # PyTorch's recorded answer for equal inputs, where the table holds one
+    table: bool  # a recorded table of this GPU generation was there to ask (whether or not a condition matched)
+    firsts: tuple = ()  # the first backend of each order the trace allows (two on 9.x/10.x without a table)
+    other_gpus: tuple = ()  # the compute capabilities the tables hold, where none is the trace's
+    cc: tuple | None = None  # the trace's compute capability, None where it names none
 
     @property
     def speed(self):
@@ -75,30 +80,43 @@ class CallWhy:
 
     @property
     def shown(self):
-        """The speed reasons the text lists after PyTorch's answer (the pin is said first)."""
+        """The speed reasons the text lists after PyTorch's answer (the other backend is said first)."""
         return tuple(r for r in self.speed if r.key != "pinned") if self.asked else self.speed
 
 
-def why_group(x, ran, cc=(9, 0), table_runs=None, bias_grad=None, api="sdpa"):
-    run = asked_table.pick(table_runs, cc) if table_runs else None
+def _with_evidence(r, run, x):
+    """The reason with the recorded condition that fails the same check (asked_table.evidence):
+    values["table"] = (condition, the backends it said no to, those it said yes to)."""
+    found = asked_table.evidence(run, r.key, x, r.backends) if run and not r.warning else None
+    if not found:
+        return r
+    cid, no = found
+    return replace(r, values={**r.values, "table": (cid, no, tuple(b for b in r.backends if b not in no))})
+
+
+def why_group(x, ran, cc=None, table_runs=None, bias_grad=None, api="sdpa", platform="cuda", training=None):
+    run = asked_table.pick(table_runs, cc) if table_runs and platform == "cuda" else None
     table_order = asked_table.order(run) if run else None
-    found = reasons(x, ran, cc, table_order, bias_grad)
-    cond, pin = asked_table.match(run, x, ran, api, bias_grad) if run else (None, None)
+    found = [_with_evidence(r, run, x) for r in reasons(x, ran, cc, table_order, bias_grad, platform)]
+    cond = asked_table.match(run, x, cc, bias_grad, training) if run else None
     asked = None
     if cond is not None:
-        seq = order(cc, table_order)
+        seq = order(cc, table_order, platform)
         asked = {"by": asked_table.whose(run), "condition": cond["id"], "ran": cond.get("ran"),
-                 "said": _said(cond, seq, ran), "pinned_condition": pin["id"] if pin else None}
-        fix = asked_table.fixed(run, cond)
+                 "said": _said(cond, seq, ran)}
+        fix = asked_table.fixed(run, cond) if asked_table.same_kind(cond, x, bias_grad) else None
         asked["fix"] = {"condition": fix["id"], "ran": fix.get("ran")} if fix else None
-        if cond.get("ran") == ran:  # PyTorch picks this backend unpinned: the table says why
-            found = [r for r in found if r.key != "not_first"]
-        elif cond.get("ran") and ran:
-            found = [r for r in found if r.key != "not_first"]
-            found.append(Reason("pinned", (cond["ran"],), "select_sdp_backend",
-                                "pinned_shown" if pin else "pinned",
-                                {"ran": ran, "by": asked["by"], "their": cond["ran"], "condition": cond["id"],
-                                 "pin": pin["id"] if pin else None}, "unpin"))
-    told = CallWhy(ran, order(cc, table_order)[0], tuple(found), asked, run is not None)
+        found = [r for r in found if r.key != "not_first"]  # the table answers for these inputs
+        if cond.get("ran") != ran and ran:
+            # PyTorch ran another backend for equal inputs on this generation: a pin, or what the
+            # trace does not record (another PyTorch or cuDNN, a build without it, a flag)
+            found.append(Reason("pinned", (cond["ran"],), "select_sdp_backend", "pinned",
+                                {"ran": ran, "by": asked["by"], "their": cond["ran"], "condition": cond["id"]},
+                                "check_pin"))
+    others = tuple(sorted({str((r.get("versions") or {}).get("compute_capability")) for r in table_runs or ()})) \
+        if table_runs and run is None else ()
+    seqs = orders(cc, table_order, platform)
+    told = CallWhy(ran, seqs[0][0], tuple(found), asked, run is not None, tuple(dict.fromkeys(s[0] for s in seqs)),
+                   others, tuple(cc) if cc else None)
     return {"why": told, "reasons": [r.key for r in found], "fixes": told.fixes,
             "warning_keys": [r.key for r in told.warnings], "source": "table" if asked else "rule", "asked": asked}

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import re
 import textwrap
 
 from ..text.catalog import t
@@ -91,12 +92,54 @@ def legend_below(fig, ax, columns=2):
                    handlelength=2.2, columnspacing=1.0)
 
 
+# matplotlib names a marker, clip path or hatch by a hash of its coordinates ("m", "p", "h"
+# and 10 hex digits; svg.hashsalt only salts it), and the last bits of those floats differ
+# between CPUs (numpy's SIMD log10 on a log axis): the same picture, other bytes. So every
+# id is renamed in document order, `<kind>-<n>`, numbered per kind from 1, and every
+# reference to it rewritten; tests/test_figures.py checks every committed figure.
+_HASHED = {"m": "marker", "p": "clip", "h": "hatch"}
+_ID = re.compile(r'\bid="([^"]*)"')
+_HASH_ID = re.compile(r"([a-z])[0-9a-f]{10}")
+_COUNTED_ID = re.compile(r"([A-Za-z][\w.]*?)_\d+")
+_REF = re.compile(r'(\bid="|url\(#|href="#)([^")]*)')
+
+
+def id_kind(ident):
+    """The kind an id of matplotlib's SVG names: "marker" for a hashed marker, "line2d" for
+    line2d_7, "id" for any other."""
+    hashed, counted = _HASH_ID.fullmatch(ident), _COUNTED_ID.fullmatch(ident)
+    if hashed and hashed.group(1) in _HASHED:
+        return _HASHED[hashed.group(1)]
+    return counted.group(1) if counted else "id"
+
+
+def sequential_ids(svg):
+    """The SVG with every id renamed `<kind>-<n>` in document order and every reference
+    (url(#..), href="#..", xlink:href="#..") to it rewritten: ids that no float decides.
+    A reference to an id the document lacks is an error, not a dangling link."""
+    names, counts = {}, {}
+    for ident in _ID.findall(svg):
+        if ident in names:
+            raise ValueError(f"the SVG has the id {ident!r} twice")
+        kind = id_kind(ident)
+        counts[kind] = counts.get(kind, 0) + 1
+        names[ident] = f"{kind}-{counts[kind]}"
+
+    def rename(m):
+        if m.group(2) not in names:
+            raise ValueError(f"the SVG refers to {m.group(2)!r}, an id it does not have")
+        return m.group(1) + names[m.group(2)]
+
+    return _REF.sub(rename, svg)
+
+
 def save(plt, fig, path, lang, maker):
-    """Write the figure as SVG at path, its header naming the function that drew it."""
+    """Write the figure as SVG at path, its header naming the function that drew it; its ids
+    numbered in document order (sequential_ids)."""
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
     plt.close(fig)
-    head, sep, rest = buf.getvalue().partition("?>\n")
+    head, sep, rest = sequential_ids(buf.getvalue()).partition("?>\n")
     path.write_text(head + sep + header(lang, (maker,)) + "\n" + rest, encoding="utf-8")
     return path
 

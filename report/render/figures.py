@@ -133,13 +133,37 @@ def sequential_ids(svg):
     return _REF.sub(rename, svg)
 
 
+# Coordinates, the same way: matplotlib prints them to 6 decimals, and a value that a log
+# axis puts within a unit in the last place of a rounding tie (x.xxxxxx5) prints one way on
+# one CPU and the other way on another (numpy's log10 differs in the last bits between its
+# AVX-512 and AVX2 code). Every number of the geometry (path data, positions, sizes, the
+# view box, translations) is snapped to a grid of 1/64 pt instead, 0.016 pt, far below a
+# pixel: the layout's own values (font metrics in 1/64 pt) lie on it, and a value within
+# float noise of a tie between its points (an odd multiple of 1/128) is as unlikely as any
+# one value is.
+GRID = 64
+_GEOMETRY = re.compile(r'(\s(?:d|x|y|width|height|viewBox|transform)=")([^"]*)(")')
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _on_grid(m):
+    text = f"{round(float(m.group(0)) * GRID) / GRID:.6f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def snapped(svg):
+    """The SVG with every number of its geometry on the 1/64 pt grid (GRID), printed as
+    short as it goes: coordinates that no float's last bits decide."""
+    return _GEOMETRY.sub(lambda m: m.group(1) + _NUMBER.sub(_on_grid, m.group(2)) + m.group(3), svg)
+
+
 def save(plt, fig, path, lang, maker):
     """Write the figure as SVG at path, its header naming the function that drew it; its ids
-    numbered in document order (sequential_ids)."""
+    numbered in document order (sequential_ids), its coordinates on a grid (snapped)."""
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
     plt.close(fig)
-    head, sep, rest = sequential_ids(buf.getvalue()).partition("?>\n")
+    head, sep, rest = sequential_ids(snapped(buf.getvalue())).partition("?>\n")
     path.write_text(head + sep + header(lang, (maker,)) + "\n" + rest, encoding="utf-8")
     return path
 

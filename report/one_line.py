@@ -95,8 +95,9 @@ def with_stdout(prog, command, *args):
     try:
         try:
             code = command(*args)
-        except SystemExit as done:  # --help, a bad argument: flushed here, like any output
-            code = done.code
+        except SystemExit:  # --help, a bad argument: flushed here too, then on its way
+            sys.stdout.flush()
+            raise
         sys.stdout.flush()
         return code
     except StdoutLost as lost:

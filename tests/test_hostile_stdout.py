@@ -115,3 +115,18 @@ def test_a_good_stdout_gets_the_output_and_the_command_s_status(capsys):
 
     assert one_line.with_stdout("prog", command) == 3
     assert capsys.readouterr() == ("all of it\n", "")
+
+
+def test_help_s_exit_passes_through_and_its_lost_output_is_one_line(monkeypatch, capsys):
+    """--help and a bad argument end in SystemExit, as before (a caller's test catches it);
+    where the help could not be written, the one line and 2 instead."""
+    def helps():
+        print("usage: prog")
+        raise SystemExit(0)
+
+    with pytest.raises(SystemExit) as done:
+        one_line.with_stdout("prog", helps)
+    assert done.value.code == 0 and capsys.readouterr().out == "usage: prog\n"
+    monkeypatch.setattr(sys, "stdout", FullStream())
+    assert one_line.with_stdout("prog", helps) == 2
+    assert capsys.readouterr().err.startswith("prog: error: stdout could not be written")

@@ -58,10 +58,12 @@ def test_a_command_without_stdout_is_one_line_and_exit_2(name, how):
 
 
 @pytest.mark.parametrize("how", ["closed", pytest.param("full", marks=needs_dev_full)])
-def test_a_render_without_stdout_is_refused_before_it_writes(tmp_path, how):
+@pytest.mark.parametrize("command", [["--render-only"], ["--device", "cpu", "--steps", "3", "--variants", "naive"]],
+                         ids=["render-only", "cpu-run"])
+def test_a_render_or_a_run_without_stdout_is_refused_before_it_writes(tmp_path, command, how):
     run = fresh_run(tmp_path)
     before = listing(tmp_path)
-    proc = run_with_stdout(["build_tables.py", "--render-only", "--out", str(tmp_path)], how)
+    proc = run_with_stdout(["build_tables.py", *command, "--out", str(tmp_path)], how)
     one_line_on_stderr(proc, "build_tables.py")
     assert listing(tmp_path) == before and not any((run / "tables").iterdir())
 

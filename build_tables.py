@@ -23,7 +23,7 @@ from pathlib import Path
 from report.doctor import cli
 from report.measure.host import PER_SLICE, WARM
 from report.measure.pairs import PAIRS
-from report.one_line import Parser
+from report.one_line import Parser, with_stdout
 from report.output import checks, signals
 from report.output.arguments import (
     given_options,
@@ -228,7 +228,11 @@ def collect_fixes(args):
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
+    """The exit status; a stdout that can take nothing: one line, 2, before any work (with_stdout)."""
+    return with_stdout("build_tables.py", _parsed_main, sys.argv[1:] if argv is None else argv)
+
+
+def _parsed_main(argv):
     args = parse_args(argv)
     with signals.installed():
         return _main(args, argv)

@@ -90,3 +90,106 @@ def test_the_decode_legend_names_each_backend_once_then_each_line_style():
     backends = labels[:len(labels) - len(styles)]
     assert styles and labels[len(backends):] == styles  # the styles after the backends
     assert len(set(backends)) == len(backends) and not any("batch" in b for b in backends)
+
+
+# Issue 50, item 1: a figure's bytes hang on no float's last bits. matplotlib names markers
+# and clip paths by a hash of their coordinates, which differ between CPUs; save() renames
+# every id `<kind>-<n>` in document order (figures.sequential_ids).
+SVG_ID = re.compile(r'\bid="([^"]*)"')
+SVG_REF = re.compile(r'(?:url\(#|href="#)([^")]*)')
+HEX_RUN = re.compile(r"[0-9a-f]{6,}")  # a hash's digits (matplotlib's are 10), never a count's
+
+
+def ids_follow_document_order(svg: str) -> list[str]:
+    """What is wrong with the SVG's ids: each must be `<kind>-<n>`, n counting 1, 2, 3 per
+    kind in the order the ids appear, and every reference must name one of them."""
+    wrong, counts = [], {}
+    ids = SVG_ID.findall(svg)
+    for ident in ids:
+        kind, _, n = ident.rpartition("-")
+        counts[kind] = counts.get(kind, 0) + 1
+        if not kind or n != str(counts[kind]) or HEX_RUN.search(kind):
+            wrong.append(f"{ident}: not {kind or '<kind>'}-{counts[kind]}")
+    wrong += [f"#{ref}: no such id" for ref in SVG_REF.findall(svg) if ref not in ids]
+    return wrong
+
+
+@pytest.mark.parametrize("path", SVGS, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_every_figure_s_ids_are_numbered_in_document_order(path):
+    svg = path.read_text(encoding="utf-8")
+    assert SVG_ID.findall(svg) and SVG_REF.findall(svg)  # the check below has ids to check
+    assert ids_follow_document_order(svg) == []
+
+
+@pytest.mark.parametrize("path", TIMELINES, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_every_timeline_s_ids_are_its_traces_names_and_fixed_suffixes(path):
+    """The timelines (report/doctor/output/svg.py) name their ids from the trace files'
+    names, which are fixed, plus a fixed suffix per part: no coordinate in them."""
+    svg = path.read_text(encoding="utf-8")
+    root = re.search(r'<svg[^>]* class="([^"]+)"', svg).group(1)
+    ids = SVG_ID.findall(svg)
+    assert ids and all(ident.startswith(root + "-") for ident in ids)
+    assert {ident[len(root) + 1:] for ident in ids} <= {"t", "d", "mc", "ms", "gap"}
+
+
+def test_the_id_check_fails_on_matplotlib_s_hashed_ids():
+    hashed = '<g id="figure_1"><path id="m34202a68c6"/></g><use xlink:href="#m34202a68c6"/>'
+    assert len(ids_follow_document_order(hashed)) == 2
+    numbered = '<g id="figure-1"><path id="marker-1"/><path id="marker-3"/></g><use href="#marker-2"/>'
+    assert ids_follow_document_order(numbered) == ["marker-3: not marker-2", "#marker-2: no such id"]
+
+
+def _drawn(figures, tmp_path, name, top):
+    """A figure whose axes' top edge is `top` (figure fraction), with markers and a clip path,
+    as matplotlib writes it (as save() calls it) and as figures.save writes it."""
+    import io
+
+    plt = figures.pyplot()
+    fig = plt.figure(figsize=(figures.WIDTH_IN, 3))
+    ax = fig.add_axes((0.1, 0.1, 0.8, top - 0.1))
+    ax.plot([1, 10, 100], [3, 1, 2], marker="o")
+    ax.set_xscale("log")
+    raw = io.StringIO()
+    fig.savefig(raw, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
+    figures.save(plt, fig, tmp_path / name, "en", _drawn)
+    return raw.getvalue(), (tmp_path / name).read_text(encoding="utf-8")
+
+
+def test_a_coordinate_s_last_bits_change_no_id(tmp_path):
+    """The axes' edge moved by one unit in the last place: matplotlib's own clip-path id
+    changes (it hashes the float), and so does a coordinate it prints (the figure's height
+    sits on a tie of its 6 decimals); the saved figure's bytes do not."""
+    import math
+
+    from report.render import figures
+
+    raw_a, saved_a = _drawn(figures, tmp_path, "a.svg", 0.9)
+    raw_b, saved_b = _drawn(figures, tmp_path, "b.svg", math.nextafter(0.9, 1.0))
+    assert SVG_REF.findall(raw_a) != SVG_REF.findall(raw_b)  # what the renaming is for
+    assert GEOMETRY.findall(raw_a) != GEOMETRY.findall(raw_b)  # what the grid is for
+    assert saved_a == saved_b
+    assert ids_follow_document_order(saved_a) == []
+
+
+GEOMETRY = re.compile(r'\s(?:d|x|y|width|height|viewBox|transform)="([^"]*)"')
+
+
+@pytest.mark.parametrize("path", SVGS, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_every_figure_s_coordinates_lie_on_the_grid(path):
+    """Every number of a figure's geometry is a multiple of 1/GRID pt (figures.snapped), so a
+    coordinate's last bits, which differ between CPUs, decide none of its digits."""
+    from report.render.figures import GRID
+
+    numbers = [float(n) for value in GEOMETRY.findall(path.read_text(encoding="utf-8"))
+               for n in re.findall(r"-?\d+(?:\.\d+)?", value)]
+    assert len(numbers) > 100
+    assert [n for n in numbers if n * GRID != round(n * GRID)] == []
+
+
+def test_a_reference_to_a_missing_id_is_refused():
+    from report.render.figures import sequential_ids
+
+    with pytest.raises(ValueError, match="pab12cd34ef"):
+        sequential_ids('<svg><g clip-path="url(#pab12cd34ef)"/></svg>')
+    assert sequential_ids('<svg><clipPath id="pab12cd34ef"/><g clip-path="url(#pab12cd34ef)"/></svg>') == (
+        '<svg><clipPath id="clip-1"/><g clip-path="url(#clip-1)"/></svg>')

@@ -664,8 +664,25 @@ def end(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
-@pytest.mark.parametrize("signame, code", [("SIGTERM", 143), ("SIGINT", 130), ("SIGHUP", 129)])
-def test_a_killed_build_ends_its_mkdocs_and_removes_its_folder(tmp_path, signame, code):
+STOPPING = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+def signals_at(ignored):
+    """A preexec_fn: the child starts with SIGTERM, SIGINT and SIGHUP at their defaults but
+    those in `ignored`, which it starts ignoring. A test
+    that sends one of them says what the build starts with, not what pytest inherited: under
+    `nohup` SIGHUP is ignored, and `cmd &` in a shell without job control ignores SIGINT, and
+    a shell cannot trap a signal that was ignored when it started (POSIX; bash keeps to it)."""
+    def preexec():
+        for signum in STOPPING:
+            signal.signal(signum, signal.SIG_IGN if signum in ignored else signal.SIG_DFL)
+    return preexec
+
+
+def slow_build(tmp_path, ignored=()):
+    """build_site of a copy of scripts/ with a fake mkdocs that writes, then sleeps 300 s,
+    started with the signals `ignored` ignored, the others at their defaults; (its shell,
+    the fake mkdocs's PID)."""
     shutil.copytree(SCRIPTS, tmp_path / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "index.html").write_text("the last good site")
@@ -674,8 +691,16 @@ def test_a_killed_build_ends_its_mkdocs_and_removes_its_folder(tmp_path, signame
     fake.chmod(0o755)
     script = f'cd "{tmp_path}" && source scripts/common.sh && PY="{fake}" && build_site'
     shell = subprocess.Popen(["bash", "-c", script], env={**os.environ, "PID_FILE": str(tmp_path / "pid")},
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    child = int(wait_for(tmp_path / "pid"))
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=signals_at(ignored))
+    return shell, int(wait_for(tmp_path / "pid"))
+
+
+@pytest.mark.parametrize("signame, code", [("SIGTERM", 143), ("SIGINT", 130), ("SIGHUP", 129)])
+def test_a_killed_build_ends_its_mkdocs_and_removes_its_folder(tmp_path, signame, code):
+    """A build started from a terminal (every signal at its default) ends on each; this
+    holds whatever pytest was started under (`nohup`, `&`, CI)."""
+    shell, child = slow_build(tmp_path)
     try:
         shell.send_signal(getattr(signal, signame))
         assert shell.wait(timeout=HANG) == code  # before the fake mkdocs's 300 s sleep ends: not after it
@@ -684,6 +709,24 @@ def test_a_killed_build_ends_its_mkdocs_and_removes_its_folder(tmp_path, signame
         end(child)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fake-python", "pid", "scripts", "site"]
     assert (tmp_path / "site" / "index.html").read_text() == "the last good site"
+
+
+def test_a_build_started_under_nohup_keeps_running_on_sighup_and_still_cleans_up_on_sigterm(tmp_path):
+    """`nohup bash scripts/site.sh &` asks the build to outlive the terminal: SIGHUP (nohup)
+    and SIGINT (`&`), ignored when it started, leave it running (bash cannot trap them, and
+    should not); SIGTERM still ends it and removes its folder."""
+    shell, child = slow_build(tmp_path, ignored=(signal.SIGHUP, signal.SIGINT))
+    try:
+        for signum in (signal.SIGHUP, signal.SIGINT):
+            shell.send_signal(signum)
+        time.sleep(1)
+        assert shell.poll() is None and alive(child)
+        shell.send_signal(signal.SIGTERM)
+        assert shell.wait(timeout=HANG) == 143
+        assert ended(child)
+    finally:
+        end(child)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fake-python", "pid", "scripts", "site"]
 
 
 def test_a_build_whose_shell_is_killed_outright_ends_too(tmp_path):

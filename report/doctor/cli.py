@@ -11,7 +11,8 @@ Norwegian Bokmål as the site's Norwegian pages write it) or the JSON result
 and with --svg also draws the trace's median profiled step into PATH, a new file; with
 --ask-torch, after the text, what this machine's PyTorch says of the recorded inputs
 (ask_torch.py). A file that is no trace, or --ask-torch without torch: one line on
-stderr and exit status 2. The output is written on any stdout: where
+stderr and exit status 2; so is a stdout that can take nothing (closed, /dev/full: one_line.py's
+with_stdout). The output is written on any stdout: where
 its encoding lacks µ or … (PYTHONIOENCODING=ascii, an old console) they are written \\xb5,
 never a traceback.
 """
@@ -21,7 +22,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..one_line import Parser
+from ..one_line import Parser, with_stdout
 from . import ask_torch
 from .explain import TraceError, explain_file, explain_path, report
 from .output.said import LANGS
@@ -144,7 +145,12 @@ def run_parsed(path, args, prog=PROG):
 
 
 def main(argv=None):
-    args = parser().parse_args(sys.argv[1:] if argv is None else argv)
+    """trace-doctor's exit status; a stdout that can take nothing: one line, 2 (with_stdout)."""
+    return with_stdout(PROG, _main, sys.argv[1:] if argv is None else argv)
+
+
+def _main(argv):
+    args = parser().parse_args(argv)
     return run_parsed(args.trace, args)
 
 

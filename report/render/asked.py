@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from ..doctor.rules.asked_table import FILE, compact, document
+from ..doctor.rules.asked_table import FILE, compact, document, refusal_or_data
 
-__all__ = ["FILE", "asked_json"]
+__all__ = ["FILE", "asked_json", "refusal_or_data"]
 
 
 def asked_json(named_results):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import re
 import textwrap
 
 from ..text.catalog import t
@@ -91,12 +92,78 @@ def legend_below(fig, ax, columns=2):
                    handlelength=2.2, columnspacing=1.0)
 
 
+# matplotlib names a marker, clip path or hatch by a hash of its coordinates ("m", "p", "h"
+# and 10 hex digits; svg.hashsalt only salts it), and the last bits of those floats differ
+# between CPUs (numpy's SIMD log10 on a log axis): the same picture, other bytes. So every
+# id is renamed in document order, `<kind>-<n>`, numbered per kind from 1, and every
+# reference to it rewritten; tests/test_figures.py checks every committed figure.
+_HASHED = {"m": "marker", "p": "clip", "h": "hatch"}
+_ID = re.compile(r'\bid="([^"]*)"')
+_HASH_ID = re.compile(r"([a-z])[0-9a-f]{10}")
+_COUNTED_ID = re.compile(r"([A-Za-z][\w.]*?)_\d+")
+_REF = re.compile(r'(\bid="|url\(#|href="#)([^")]*)')
+
+
+def id_kind(ident):
+    """The kind an id of matplotlib's SVG names: "marker" for a hashed marker, "line2d" for
+    line2d_7, "id" for any other."""
+    hashed, counted = _HASH_ID.fullmatch(ident), _COUNTED_ID.fullmatch(ident)
+    if hashed and hashed.group(1) in _HASHED:
+        return _HASHED[hashed.group(1)]
+    return counted.group(1) if counted else "id"
+
+
+def sequential_ids(svg):
+    """The SVG with every id renamed `<kind>-<n>` in document order and every reference
+    (url(#..), href="#..", xlink:href="#..") to it rewritten: ids that no float decides.
+    A reference to an id the document lacks is an error, not a dangling link."""
+    names, counts = {}, {}
+    for ident in _ID.findall(svg):
+        if ident in names:
+            raise ValueError(f"the SVG has the id {ident!r} twice")
+        kind = id_kind(ident)
+        counts[kind] = counts.get(kind, 0) + 1
+        names[ident] = f"{kind}-{counts[kind]}"
+
+    def rename(m):
+        if m.group(2) not in names:
+            raise ValueError(f"the SVG refers to {m.group(2)!r}, an id it does not have")
+        return m.group(1) + names[m.group(2)]
+
+    return _REF.sub(rename, svg)
+
+
+# Coordinates, the same way: matplotlib prints them to 6 decimals, and a value that a log
+# axis puts within a unit in the last place of a rounding tie (x.xxxxxx5) prints one way on
+# one CPU and the other way on another (numpy's log10 differs in the last bits between its
+# AVX-512 and AVX2 code). Every number of the geometry (path data, positions, sizes, the
+# view box, translations) is snapped to a grid of 1/64 pt instead, 0.016 pt, far below a
+# pixel: the layout's own values (font metrics in 1/64 pt) lie on it, and a value within
+# float noise of a tie between its points (an odd multiple of 1/128) is as unlikely as any
+# one value is.
+GRID = 64
+_GEOMETRY = re.compile(r'(\s(?:d|x|y|width|height|viewBox|transform)=")([^"]*)(")')
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _on_grid(m):
+    text = f"{round(float(m.group(0)) * GRID) / GRID:.6f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def snapped(svg):
+    """The SVG with every number of its geometry on the 1/64 pt grid (GRID), printed as
+    short as it goes: coordinates that no float's last bits decide."""
+    return _GEOMETRY.sub(lambda m: m.group(1) + _NUMBER.sub(_on_grid, m.group(2)) + m.group(3), svg)
+
+
 def save(plt, fig, path, lang, maker):
-    """Write the figure as SVG at path, its header naming the function that drew it."""
+    """Write the figure as SVG at path, its header naming the function that drew it; its ids
+    numbered in document order (sequential_ids), its coordinates on a grid (snapped)."""
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
     plt.close(fig)
-    head, sep, rest = buf.getvalue().partition("?>\n")
+    head, sep, rest = sequential_ids(snapped(buf.getvalue())).partition("?>\n")
     path.write_text(head + sep + header(lang, (maker,)) + "\n" + rest, encoding="utf-8")
     return path
 

@@ -4,7 +4,10 @@ SDPAParams(...), debug=True) over a grid of conditions), read by the trace docto
 
     compact(results, slug)    one run's table as the doctor keeps it (no times, no traces)
     load(path=None)           the committed tables (asked.json beside this file, package
-                              data written by `build_tables.py --render-only`), or None
+                              data written by `build_tables.py --render-only`), or None;
+                              a damaged file (too large, too deep, not the shape compact()
+                              writes) is refused in one warning line on stderr that names
+                              it, and the doctor reads the trace as without a table
     pick(tables, cc)          the run of the trace's compute capability, or None: another
                               generation's answers never stand for this one's
     read(x, cc, ...)          what PyTorch's checks read of a call's recorded inputs (READ_FIELDS)
@@ -21,8 +24,13 @@ Standard library only (installed with trace-doctor, run in the browser's Pyodide
 from __future__ import annotations
 
 import json
+import os
+import stat
+import sys
 from pathlib import Path
 
+from ...limits import parse_json, too_deep
+from ..shown.safe import error_line
 from .why import mask_broadcasts
 
 FILE = Path(__file__).with_name("asked.json")
@@ -48,15 +56,117 @@ def document(runs):
     return {"generated": MARK, "runs": [r for r in runs if r]}
 
 
+# The committed file holds one run in 23 KB and nests 8 deep: room for about 20 GPUs' runs,
+# and a little more nesting; render writes none larger (output/asked_file.py).
+MAX_BYTES = 512 * 1024
+MAX_DEPTH = 12
+
+
 def load(path=None):
-    """The committed tables, or None where there is no file or it holds no run."""
+    """The committed tables, or None where there is no file or it holds no run; a file that
+    is refused (refusal) is named in one warning line on stderr, and read as no file."""
     path = Path(path) if path else FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = refusal_or_data(path)
+    except FileNotFoundError:
         return None
-    runs = data.get("runs") if isinstance(data, dict) else None
-    return runs or None
+    except ValueError as why:
+        print(f"warning: {error_line(path, str(why))}; the trace is read without PyTorch's recorded answers",
+              file=sys.stderr)
+        return None
+    return data["runs"] or None
+
+
+def refusal_or_data(path):
+    """The file's data; ValueError (why, one line) where it is not a regular file of at most
+    MAX_BYTES, nested at most MAX_DEPTH deep, of the shape compact() writes."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("not a regular file: refused as the recorded eligibility tables")
+        if st.st_size > MAX_BYTES:
+            raise ValueError(f"{st.st_size:,} bytes, over the {MAX_BYTES:,} the recorded eligibility tables "
+                             "may take: refused")
+        with open(path, "rb") as f:
+            raw = f.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise
+    except OSError as err:
+        raise ValueError(f"cannot be read ({err.strerror or err})") from None
+    if len(raw) > MAX_BYTES:  # grown since the stat
+        raise ValueError(f"over the {MAX_BYTES:,} bytes the recorded eligibility tables may take: refused")
+    try:
+        data = parse_json(raw.decode("utf-8"), json.loads)
+    except ValueError as err:
+        raise ValueError(f"not the recorded eligibility tables ({str(err).splitlines()[0][:80]})") from None
+    if too_deep(data, MAX_DEPTH):
+        raise ValueError(f"nested deeper than the {MAX_DEPTH} levels of the recorded eligibility tables: refused")
+    wrong = _FILE(data, "")
+    if wrong:
+        raise ValueError(f"not the shape of the recorded eligibility tables: {wrong}")
+    return data
+
+
+# ------------------------------------------------------------------ the shape compact() writes
+# Each check takes (value, where) and returns what is wrong there, or None. A field may be
+# left out (every reader here uses .get), but where it is, it has its type.
+
+def _name(value):
+    return "null" if value is None else type(value).__name__
+
+
+def _kind(*types):
+    def check(value, at):
+        ok = isinstance(value, types) and (bool in types or not isinstance(value, bool))
+        return None if ok else f"{at or 'the file'} is {_name(value)}"
+    return check
+
+
+def _maybe(check):
+    return lambda value, at: None if value is None else check(value, at)
+
+
+def _list_of(check):
+    def each(value, at):
+        if not isinstance(value, list):
+            return f"{at} is {_name(value)}, not a list"
+        return next((w for i, v in enumerate(value) if (w := check(v, f"{at}[{i}]"))), None)
+    return each
+
+
+def _map_of(check):
+    def each(value, at):
+        if not isinstance(value, dict):
+            return f"{at} is {_name(value)}, not an object"
+        return next((w for k, v in value.items() if (w := check(v, f"{at}.{k}"))), None)
+    return each
+
+
+def _object(fields, required=()):
+    def each(value, at):
+        if not isinstance(value, dict):
+            return f"{at or 'the file'} is {_name(value)}, not an object"
+        missing = next((k for k in required if k not in value), None)
+        if missing:
+            return f"{at}.{missing} is missing" if at else f"{missing} is missing"
+        return next((w for k, check in fields.items()
+                     if k in value and (w := check(value[k], f"{at}.{k}" if at else k))), None)
+    return each
+
+
+_STR, _INT, _BOOL = _kind(str), _kind(int), _kind(bool)
+_SETTING = _object({"dtype": _maybe(_STR), "head_dim": _maybe(_INT), "kv_heads": _maybe(_INT),
+                    "mask": _maybe(_STR), "is_causal": _maybe(_BOOL), "layout": _maybe(_STR),
+                    "dropout": _maybe(_kind(int, float)), "enable_gqa": _maybe(_BOOL), "api": _maybe(_STR),
+                    "pinned": _maybe(_STR)})
+_ANSWER = _object({"ok": _BOOL, "reasons": _list_of(_STR), "error": _maybe(_STR)}, required=("ok",))
+_CONDITION = _object({"id": _STR, "shape": _maybe(_STR), "setting": _maybe(_SETTING), "ran": _maybe(_STR),
+                      "fix": _maybe(_STR), "can_use": _maybe(_map_of(_ANSWER)), "error": _maybe(_STR)},
+                     required=("id",))
+_RUN = _object({"gpu": _maybe(_STR), "recorded": _maybe(_STR),
+                "versions": _map_of(_maybe(_kind(str, bool, int))), "shapes": _map_of(_map_of(_maybe(_INT))),
+                "conditions": _list_of(_CONDITION)}, required=("conditions",))
+_FILE = _object({"generated": _STR, "runs": _list_of(_RUN)}, required=("runs",))
 
 
 def pick(runs, cc=None):

@@ -27,7 +27,7 @@ from typing import Any
 from ..measure.pairs import measure_group
 from .machine import clocks, host_record, smi
 
-PROTOCOL = 2  # bump when what a collection holds, or how it is measured, changes (2: runtime calls)
+PROTOCOL = 1  # bump when what a collection holds, or how it is measured, changes
 SHAPE = {"batch": 8, "heads": 16, "seq": 1024, "head_dim": 64, "dtype": "bfloat16"}
 KV_HEADS = 4  # key/value heads of the grouped-query groups (as ask_conditions.GQA_KV_HEADS)
 WINDOW = 256  # keys a query sees in the sliding-window group (itself and 255 before it)
@@ -282,9 +282,8 @@ def groups(torch, device):
             causal_mask, mha_need_weights]
 
 
-def _activities(torch, call, pin):
-    """One call's GPU activities and CUDA runtime calls, each [(name, µs)], read from a
-    profiler trace."""
+def _kernels(torch, call, pin):
+    """The GPU activities of one call, [(name, µs)], read from a profiler trace."""
     from torch.profiler import ProfilerActivity, profile
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -294,9 +293,8 @@ def _activities(torch, call, pin):
             torch.cuda.synchronize()
         prof.export_chrome_trace(str(path))
         events = json.loads(path.read_text()).get("traceEvents", [])
-    def of(cats):
-        return [[e.get("name", ""), round(float(e.get("dur", 0)), 3)] for e in events if e.get("cat") in cats]
-    return of(("kernel", "gpu_memcpy", "gpu_memset")), of(("cuda_runtime", "cuda_driver"))
+    return [[e.get("name", ""), round(float(e.get("dur", 0)), 3)] for e in events
+            if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
 
 
 def _error(torch, out, truth):
@@ -322,8 +320,7 @@ def _entry_facts(torch, g, name, e):
         for _ in range(2):
             with pin():
                 e.call()
-        kernels, runtime = _activities(torch, e.call, pin)
-        return {"first_call_ms": round(first_ms, 3), "error": error, "kernels": kernels, "runtime": runtime,
+        return {"first_call_ms": round(first_ms, 3), "error": error, "kernels": _kernels(torch, e.call, pin),
                 "pin": e.pin, "note": e.note}
     except Exception as err:  # noqa: BLE001 - an entry that cannot run is recorded
         text = str(err).strip().splitlines()

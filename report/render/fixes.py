@@ -25,6 +25,7 @@ from .markdown import code_safe, markdown_safe
 # a result counts as right within this relative error against float64 (‖out − ref‖ / ‖ref‖):
 # bfloat16's rounding (its 8-bit mantissa) leaves 1e-3 to 1e-2 on these shapes
 TOLERANCE = 0.02
+ERROR_SHOWN = 1e-4  # an error below this is written as "below 0.0001" (float32's are about 6e-7)
 VERSION_KEYS = ("torch", "cuda", "cudnn", "driver")
 
 
@@ -173,6 +174,7 @@ class FixRow:
     first_call_ms: tuple[float, float] | None  # lowest, highest
     refused: str | None
     waits: int = 0  # runtime calls in one call that make the CPU wait for the GPU (waits())
+    work: float = 1.0  # the entry's work over the reference's, where the collection says it differs
 
 
 def _ratios(c, group, entry):
@@ -216,14 +218,26 @@ def rows(kept):
             firsts = [e["first_call_ms"] for e in ok]
             out.append(FixRow(group, entry, entry == reference, ran(ok[0].get("kernels", [])), error, right,
                               wall, verdict, (min(firsts), max(firsts)), None,
-                              max(waits(e.get("runtime", [])) for e in ok)))
+                              max(waits(e.get("runtime", [])) for e in ok),
+                              float(present[0].get("work", {}).get(entry, 1.0))))
     return out
+
+
+def _error_words(error, lang):
+    if error is None:
+        return t("value.none", lang)
+    if error < ERROR_SHOWN:
+        return t("fixes.error_below", lang, limit=fmt_num(ERROR_SHOWN, lang, 4))
+    return fmt_sig(error, lang)
 
 
 def _verdict_words(r, lang):
     v = r.verdict
     if v is None or v.ratio is None:
         return t("fixes.no_time", lang)
+    if r.work < 1:  # a yardstick of less work (head dim 64 beside 512): no order, the time per unit of work
+        return t("fixes.other_work", lang, ratio=fmt_ratio_sig(v.ratio, lang), work=fmt_ratio_sig(r.work, lang),
+                 per_work=fmt_ratio_sig(v.ratio / r.work, lang))
     ratio = fmt_ratio_sig(v.ratio, lang)
     if v.interval is None or v.undecided:
         key = "fixes.undecided"
@@ -241,7 +255,7 @@ def _line(r, reference_right, lang):
     name = keyed("fix_entry.", r.entry, lang)
     if r.refused:
         return t("fixes.refused_line", lang, name=name, why=code_safe(r.refused[:160]))
-    error = fmt_sig(r.error, lang) if r.error is not None else t("value.none", lang)
+    error = _error_words(r.error, lang)
     if not r.right:
         return t("fixes.wrong_line", lang, name=name, ran=what, error=error)
     first = t("fixes.first_call", lang, lo=fmt_sig(r.first_call_ms[0], lang), hi=fmt_sig(r.first_call_ms[1], lang))
@@ -264,7 +278,8 @@ def fixes_table(collections, lang):
     found = rows(kept)
     hosts = len({host_of(c) for _, c in kept})
     first = kept[0][1]["host"]
-    parts = [t("fixes.intro", lang, hosts=fmt_num(hosts, lang, 0), collections=fmt_num(len(kept), lang, 0),
+    parts = [t("fixes.intro" if hosts > 1 else "fixes.intro_one_host", lang, hosts=fmt_num(hosts, lang, 0),
+               collections=fmt_num(len(kept), lang, 0),
                gpu=markdown_safe(first.get("gpu_name")),
                torch=code_safe(first["versions"].get("torch")), cudnn=code_safe(first["versions"].get("cudnn")),
                tolerance=fmt_sig(TOLERANCE, lang)), ""]

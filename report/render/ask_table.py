@@ -1,5 +1,6 @@
-"""The conditions of "When SDPA refuses a backend", one list item each (a list, not a
-table: it reads on a phone without scrolling sideways): for each condition results.json's
+"""The conditions of "When SDPA refuses a backend", one closed block each (not a table: it
+reads on a phone without scrolling sideways, and what is inside costs no layout until it is
+opened): for each condition results.json's
 "eligibility" holds, what it changes in words a user types (ask_words.py), the backend SDPA
 ran, its kernel time against its reference (findings/ask_common.py: by_points; none for a
 result the run's check found wrong), the backend SDPA would take on the other GPU
@@ -35,10 +36,10 @@ from .prose import backend
 def _reasons(c, lang):
     """PyTorch's words for why: each refused backend's reasons, then the call's own warnings
     and its error, every string as plain text (markdown_safe), one line each."""
-    parts = []
+    said = {}  # the same words from several backends (a 5-D input's) are shown once, after all their names
     for name, reasons in refused(c):
-        said = " · ".join(markdown_safe(r) for r in reasons) or t("ask.no_reason", lang)
-        parts.append(f"**{backend(name)}**: {said}")
+        said.setdefault(" · ".join(markdown_safe(r) for r in reasons) or t("ask.no_reason", lang), []).append(name)
+    parts = [f"**{', '.join(backend(n) for n in names)}**: {words}" for words, names in said.items()]
     if c.get("can_use") is None and c.get("can_use_error"):
         parts.append(t("ask.not_asked", lang, why=markdown_safe(c["can_use_error"])))
     parts += [markdown_safe(w) for w in c.get("call_warnings") or ()]
@@ -98,18 +99,20 @@ def _pick(name, lang):
 
 
 def _item(results, c, lang):
-    """One condition: a head line, then its lines indented under it."""
+    """One condition as a closed block: on its summary line the id, what it changes, the
+    backend it ran and the derived ones; inside, its kernel time, PyTorch's reasons and the
+    fix."""
     head = [f"**`{code_safe(c['id'])}`**", condition_words(changes(results, c), lang),
             t("ask.item_ran", lang, ran=f"**{_ran(c, lang)}**") if c.get("ran") else _ran(c, lang)]
-    if (time := _time(results, c, lang)) is not None:
-        head.append(time)
-    lines = []
     if gens := _derived(results, c, lang):
-        lines.append(t("ask.item_derived", lang, gens=gens))
+        head.append(t("ask.item_derived", lang, gens=gens))
+    lines = [time] if (time := _time(results, c, lang)) is not None else []
     lines += _reasons(c, lang)
     if (fix := _fix(c, lang)) is not None:
         lines.append(f"{t('col.ask_fix', lang)}: {fix}")
-    return "\n".join([f"- {' · '.join(head)}"] + [f"    {line}" for line in lines]).replace("\n", "  \n")
+    body = "  \n".join(lines) or t("value.none", lang)
+    summary = " · ".join(head)
+    return f'<details class="sdpa-ask" markdown>\n<summary markdown>{summary}</summary>\n\n{body}\n\n</details>'
 
 
 def ask_table(results, lang):
@@ -118,7 +121,7 @@ def ask_table(results, lang):
     found = section(results)
     if found is None:
         return t("finding.missing", lang)
-    items = "\n".join(_item(results, c, lang) for c in conditions(results))
+    items = "\n\n".join(_item(results, c, lang) for c in conditions(results))
     return items + "\n\n" + _versions(found.get("versions") or {}, lang)
 
 

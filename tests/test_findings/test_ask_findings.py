@@ -42,7 +42,8 @@ def test_a_condition_no_list_names_is_shown_as_the_data_has_it():
     conditions = eligibility()["conditions"] + [condition("made_up_new_one", "math", 500.0, fix="baseline")]
     fact = found(ask_findings.answer_ask, run_with(eligibility(conditions)))
     assert (("plain",),) in fact.math
-    assert "- **`made_up_new_one`** · a plain call · ran **math**" in ask_table.ask_table(run_with(eligibility(conditions)), "en")
+    summary = _item(ask_table.ask_table(run_with(eligibility(conditions)), "en"), "made_up_new_one").splitlines()[1]
+    assert "**`made_up_new_one`** · a plain call · ran **math**" in summary
 
 
 def test_refused_backends_keep_pytorchs_reasons_word_for_word():
@@ -107,7 +108,7 @@ def test_a_skipped_condition_is_not_measured_not_raised():
     run = run_with(section)
     assert "head_dim_72" not in found(ask_findings.answer_ask, run).raised
     item = _item(ask_table.ask_table(run, "en"), "head_dim_72")
-    assert item.splitlines()[0].split(" · ")[2].strip() == t("ask.skipped", "en") and "90 s were spent" in item
+    assert _summary(item).split(" · ")[2] == t("ask.skipped", "en") and "90 s were spent" in item
 
 
 def test_a_cpu_run_has_no_answer_but_its_table():
@@ -135,8 +136,8 @@ def test_the_recommendations_find_their_conditions_by_setting_not_by_id():
 @pytest.mark.parametrize("lang", ["nb", "en"])
 def test_the_table_shows_each_condition_its_backend_and_pytorchs_words(lang):
     table = ask_table.ask_table(safe_provenance(run_with()), lang)
-    assert "| " not in table  # a list, not a table: it reads on a phone without scrolling sideways
-    assert len([line for line in table.splitlines() if line.startswith("- **`")]) == 16
+    assert "| " not in table  # blocks, not a table: they read on a phone without scrolling sideways
+    assert table.count('<details class="sdpa-ask" markdown>') == table.count("</details>") == 16
     mask_item = _item(table, "causal_mask")
     assert "non-null attn\\_mask" in mask_item  # PyTorch's text, as plain text
     assert "3,0×" in mask_item if lang == "nb" else "3.0×" in mask_item
@@ -145,11 +146,14 @@ def test_the_table_shows_each_condition_its_backend_and_pytorchs_words(lang):
 
 
 def _item(table, cid):
-    """The list item of condition `cid`: its head line and the indented lines under it."""
-    lines = table.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(f"- **`{cid}`**"))
-    end = next((i for i in range(start + 1, len(lines)) if not lines[i].startswith("    ")), len(lines))
-    return "\n".join(lines[start:end])
+    """The block of condition `cid`, from its <details> to its </details>."""
+    start = table.index(f"<summary markdown>**`{cid}`**")
+    return table[table.rindex("<details", 0, start):table.index("</details>", start) + len("</details>")]
+
+
+def _summary(item):
+    """A block's summary line, without its tags."""
+    return item.split("<summary markdown>", 1)[1].split("</summary>", 1)[0]
 
 
 def test_a_wrong_result_shows_no_speed():

@@ -10,7 +10,8 @@ against the measured torch):
 - `aten/src/ATen/native/transformers/cuda/sdp_utils.cpp`, `priority_order`: cuDNN, flash,
   efficient, math (CUDNN_FIRST) where `check_prefer_cudnn_attention()` holds: the cuDNN
   loaded at run time newer than 9.15.0, compute capability 9.x or 10.x (with a CUDA below
-  13, only x.0 and x.3), and `TORCH_CUDNN_SDPA_DEPRIORITIZED` not set; the variable is a
+  13, only x.0 and x.3; before pull request #180997, x.0 and x.3 whatever the CUDA: the
+  same on sm90), and `TORCH_CUDNN_SDPA_DEPRIORITIZED` not set; the variable is a
   function-static and the order is set once per process (`priority_order_init_`).
 - `select_sdp_backend`: the first backend in the order whose `can_use_*` passes; math
   passes wherever it is enabled, so a backend after math is never taken unpinned.

@@ -27,6 +27,7 @@ from report.text.catalog import t
 from report.text.display import LANGS
 from report.text.format import fmt_us
 from report.variants import FUSED
+from report.verdict import pooled
 
 OURS = SITE_RUN / "results.json"
 SLUG = SITE_RUN.name
@@ -191,11 +192,18 @@ def _each(factors, n):
     return (tuple(factors) + (factors[-1],) * n)[:n]
 
 
-def test_gpus_are_ranked_in_kernel_time_by_the_rounds_medians():
-    """10 % apart in every round: the other GPU is slower, by 1.1× for every variant, said once."""
+def runs_of_gpu(results, *factors):
+    """results pooled with a rerun of the same code for each of `factors`, each run's rounds
+    at that factor × results' (report/verdict: pooled, as render_compare pools data/reruns/)."""
+    reruns = [(f"r{i}", with_rounds(copy.deepcopy(results), (f,))) for i, f in enumerate(factors)]
+    return pooled(results, reruns)
+
+
+def test_gpus_are_ranked_in_kernel_time_unpaired_with_the_run_as_the_unit():
+    """10 % apart in every run: the other GPU is slower, by 1.1× for every variant, said once."""
     ours = with_rounds(load_results(OURS), (1.0, 1.0, 1.0))
     other = scaled(ours, 1.1, "Almost the same GPU")
-    (group,) = facts([(SLUG, ours), ("other", other)]).groups
+    (group,) = facts([(SLUG, runs_of_gpu(ours, 1.0, 1.0)), ("other", runs_of_gpu(other, 1.0, 1.0))]).groups
     assert [g.name for g in group.timed] == [GPU, "Almost the same GPU"]
     assert group.others == () and group.total == len(ours["variants"])
     assert [g.name for g in group.shared.fastest] == [GPU]
@@ -204,11 +212,19 @@ def test_gpus_are_ranked_in_kernel_time_by_the_rounds_medians():
     assert slower.high.ratio == pytest.approx(1.1)
 
 
-def test_rounds_that_scatter_more_than_the_gap_are_not_told_apart():
-    """10 % apart in the medians, but one round of the other GPU 30 % the other way: no order."""
+def test_runs_that_scatter_more_than_the_gap_are_not_told_apart():
+    """10 % apart in the first runs, but a run of the other GPU 30 % the other way: no order."""
     ours = with_rounds(load_results(OURS), (1.0, 1.0, 1.0))
-    other = with_rounds(scaled(ours, 1.1, "Almost the same GPU"), (0.7, 1.0))
-    (group,) = facts([(SLUG, ours), ("other", other)]).groups
+    other = scaled(ours, 1.1, "Almost the same GPU")
+    (group,) = facts([(SLUG, runs_of_gpu(ours, 1.0, 1.0)), ("other", runs_of_gpu(other, 0.7, 1.0))]).groups
+    assert group.shared.slower == () and len(group.shared.fastest) == 2
+
+
+def test_one_run_a_gpu_ranks_no_gpu_however_far_apart():
+    """GPUs are never timed together: no round of one pairs with a round of the other, and
+    one run a side gives no interval across runs."""
+    ours = with_rounds(load_results(OURS), (1.0, 1.0, 1.0))
+    (group,) = facts([(SLUG, ours), ("other", scaled(ours, 3.0, "Slow GPU"))]).groups
     assert group.shared.slower == () and len(group.shared.fastest) == 2
 
 
@@ -219,7 +235,7 @@ def test_a_variant_with_another_verdict_is_an_exception_under_the_shared_one():
     flash = other["variants"]["flash"]
     flash["kernel_sum_us"] = {**flash["kernel_sum_us"], "median": ours["variants"]["flash"]["kernel_sum_us"]["median"] / 3}
     other = with_rounds(other, (1.0, 1.0, 1.0))
-    (group,) = facts([(SLUG, ours), ("other", other)]).groups
+    (group,) = facts([(SLUG, runs_of_gpu(ours, 1.0, 1.0)), ("other", runs_of_gpu(other, 1.0, 1.0))]).groups
     assert "flash" not in group.shared.variants and len(group.shared.variants) == group.total - 1
     (exception,) = group.others
     assert exception.variants == ("flash",) and [g.name for g in exception.fastest] == ["Made-up GPU"]

@@ -25,6 +25,14 @@ PASTED = (
     "attn_mask",
     "float32",
     "record_shapes",
+    # the platforms people ask about (issue 52): a reader types these into the site's search
+    "Windows",
+    "V100",
+    "T4",
+    "2080",
+    "ROCm",
+    "sm75",
+    "TORCH_CUDNN_SDPA_DEPRIORITIZED",
 )
 
 

@@ -257,3 +257,18 @@ def test_leaving_each_run_out_decides_on_the_others():
     assert decided(ratios) == (None, False)  # the 1.20x run widens the interval past the margin
     assert without_each_run(ratios) == [(None, False)] * 4 + [("<", False)]
     assert without_each_run((1.1, 1.2)) == []
+
+
+def test_two_gpus_are_compared_unpaired_with_the_run_as_the_unit():
+    from report.verdict import by_unpaired_runs
+
+    fast = [[100.0, 102.0, 98.0], [101.0, 99.0, 100.0], [103.0, 97.0, 100.0]]  # three runs of one GPU, rounds inside
+    slow = [[200.0, 204.0, 196.0], [202.0, 198.0, 200.0]]
+    v = by_unpaired_runs(fast, slow)
+    assert v.order == "<" and v.ratio == pytest.approx(2.0, rel=0.01) and v.runs == 2 and v.processes == 5
+    shuffled = [list(reversed(run)) for run in slow]  # no round of one GPU is paired with a round of the other
+    assert by_unpaired_runs(fast, shuffled).interval == pytest.approx(v.interval)
+    one = by_unpaired_runs(fast[:1], slow[:1])  # one run a side: no interval across runs
+    assert one.order is None and not one.same and one.reason == "processes"
+    same = by_unpaired_runs(fast, [[100.5, 99.5], [100.0, 100.2]])
+    assert same.same and same.order is None

@@ -2,10 +2,11 @@
 kernel time, per shape; each GPU run's fastest fused backend; what Hugging Face's A100
 shows; Kineto's occupancy. The sentences are report/text/templates/compare-findings.<lang>.md.j2.
 
-Every order here is report/verdict's paired rule. Between GPUs, kernel time by the rounds'
-medians (by_round_medians: round i of one run against round i of the other; GPUs are not
-timed in pairs); among one run's fused backends, kernel time the same way and wall time per
-call from the seed shape's pairs (by_group). Hugging Face's A100 gives only its profiler's
+Every order here is report/verdict's rule. Between GPUs, kernel time unpaired, the run as
+the unit (by_unpaired_runs: each run's rounds give it one value; GPUs are never timed
+together, so no round of one is paired with a round of the other); among one run's fused
+backends, kernel time by the rounds' medians (by_rounds) and wall time per call from the
+seed shape's pairs (by_group). Hugging Face's A100 gives only its profiler's
 CUDA time: shown, named as the profiler's, ranking nothing (no GPU, no backend).
 """
 from __future__ import annotations
@@ -14,9 +15,9 @@ import statistics
 from dataclasses import dataclass
 
 from ..variants import FUSED
-from ..verdict import MIN_EFFECT, median
+from ..verdict import MIN_EFFECT, by_unpaired_runs, median, runs_of
 from .compare_columns import cuda_figure, row_of, variant_names
-from .findings.common import Paired, by_pair_group, by_rounds, compute_kernel, ok, pair_group
+from .findings.common import Paired, by_pair_group, by_rounds, compute_kernel, ok, pair_group, paired
 from .prose import Data
 
 
@@ -129,7 +130,7 @@ class CompareFindings:
     occupancy: tuple[Occupancy, ...]
 
 
-# --- between GPUs: kernel time by the rounds' medians ---------------------------------------
+# --- between GPUs: kernel time, unpaired, the run as the unit -------------------------------
 
 def _kernel_row(col, name):
     """A GPU run's row of a variant with kernel time in rounds, or None (the A100: none)."""
@@ -150,7 +151,8 @@ def variant_verdict(cols, name):
     best = ranked[0]
     ahead, behind, within = [best], [], 0.0
     for i in ranked[1:]:
-        v: Paired | None = by_rounds(rows[best], rows[i])
+        v: Paired | None = paired(by_unpaired_runs(runs_of(rows[best], "kernel_sum_us"),
+                                                   runs_of(rows[i], "kernel_sum_us")), "kernel")
         if v is None:
             continue
         if v.order == "<":

@@ -26,6 +26,12 @@ ASK_FIXES = ("causal_mask", "bool_padding_mask", "float_additive_mask", "float_b
              "head_dim_512", "head_dim_100", "five_d", "last_dim_strided", "mha_need_weights", "pinned_flash_float32",
              "decode_causal")
 
+# the masks and layouts an "eligibility" condition's setting names (report/measure/ask_conditions.py), in the
+# words of render/ask_words.py (ask_what.mask.<name>, ask_what.layout.<name>); another shows as code
+ASK_MASKS = ("causal_materialised", "bool_padding", "float_additive", "float_bias_grad", "causal_lower_right")
+ASK_LAYOUTS = ("5d", "last_dim_strided", "transposed_bshd", "nested_jagged")
+ASK_APIS = ("mha_need_weights", "mha_no_weights", "compiled", "compiled_pinned")
+
 NAMES = {
     "variant.": tuple(dict.fromkeys((*VARIANTS, *EXTRA_VARIANTS, *SHAPE_VARIANTS))),
     "cause.": CAUSES,
@@ -40,6 +46,11 @@ NAMES = {
     "fix_group.": FIX_GROUPS,  # render/fixes.py: the refusals of report/collect/fix_collector.py
     "fix_entry.": FIX_ENTRIES,  # ... and the calls timed beside each
     "fix_ran.": ("flash", "efficient", "cudnn", "math", "flex"),  # fixes.ran: what one call's kernels show
+    "ask_what.mask.": ASK_MASKS,
+    "ask_what.layout.": ASK_LAYOUTS,
+    "ask_what.api.": ASK_APIS,
+    "ask.gen_short.": ("cudnn_first", "flash_first", "before_sm80"),  # findings/ask_order.py: GENERATIONS
+    "ask.gen.": ("cudnn_first", "flash_first", "before_sm80"),
     "refusal.": ("oom", "same_heads", "head_dim", "causal", "mask", "dtype", "other"),
 }
 

@@ -24,6 +24,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from ..text import format as fmt
 from ..text.catalog import t
 from ..text.display import BACKEND_NAMES
+from .ask_words import condition_words
 from .datasheets import bandwidth_text, beside_copy, beside_matmul
 from .kernel_names import brief_names, kernel_cell
 from .keyed import keyed
@@ -86,6 +87,10 @@ def filters(lang):
         "family": lambda name: keyed("word.shapes_", name, lang),
         "limits": lambda limited_by: limits_text(limited_by, lang),
         "backend": backend,
+        # a condition of "When SDPA refuses a backend" in words (render/ask_words.py), and a list of them
+        "what": lambda changes: condition_words(changes, lang),
+        "whats": lambda many: "; ".join(condition_words(c, lang) for c in many),
+        "generation": lambda name: keyed("ask.gen.", name, lang),
         "backends": lambda names: ", ".join(backend(n) for n in names),
         "text": markdown_safe,
         "code": lambda s: f"`{code_safe(s)}`",

@@ -59,6 +59,7 @@ from .paired import (
     by_round_medians,
     by_run_round_medians,
     by_runs,
+    by_unpaired_runs,
     decide,
     decided,
     pair_ratios,
@@ -71,7 +72,7 @@ __all__ = [
     "CONFIDENCE", "Leader", "MIN_EFFECT", "Verdict", "leader", "by_group", "by_pairs", "by_points", "by_round_medians",
     "median", "pair_ratios", "point_figure",
     "round_median", "round_range", "round_values", "rounds_of", "decide", "process_interval", "spread",
-    "by_runs", "by_run_round_medians", "decided", "other_code", "pooled", "run_pair_ratios", "run_rounds",
-    "runs_of", "without_each_run", "PACE_FACTOR", "VERSIONS", "LeftOut", "Pooling", "host_pace", "pooling",
-    "process_paces",
+    "by_runs", "by_run_round_medians", "by_unpaired_runs", "decided", "other_code", "pooled", "run_pair_ratios",
+    "run_rounds", "runs_of", "without_each_run", "PACE_FACTOR", "VERSIONS", "LeftOut", "Pooling", "host_pace",
+    "pooling", "process_paces",
 ]

@@ -46,7 +46,7 @@ from __future__ import annotations
 import math
 import statistics
 
-from .across_rounds import paired_rounds
+from .across_rounds import paired_rounds, round_values
 from .across_runs import run_rounds
 from .one_run import point_figure, spread
 from .outcome import Verdict
@@ -192,6 +192,36 @@ def by_run_round_medians(a_runs, b_runs, minimum=MIN_EFFECT) -> Verdict:
     """by_round_medians in each run (across_runs.runs_of: [rounds' figures per run]), decided
     across the runs (by_runs)."""
     return by_runs([round_ratios(a, b) for a, b in zip(a_runs, b_runs, strict=False)], minimum)
+
+
+def by_unpaired_runs(a_runs, b_runs, minimum=MIN_EFFECT, confidence=CONFIDENCE) -> Verdict:
+    """Two figures never measured together (two GPUs): nothing is paired, the run is the
+    unit. a_runs, b_runs: [the rounds' figures of each run] (across_runs.runs_of); each run
+    gives one value, the geometric mean of its rounds' medians. The ratio b / a is the ratio
+    of the two sides' geometric means, its interval Welch's t across both sides' runs
+    (degrees of freedom Welch-Satterthwaite, rounded down), decided against the margin like
+    every paired verdict; fewer than two runs on a side: no interval, undecided
+    ("processes"). `runs`: the smaller side's count; `processes`: both sides' runs."""
+    def values(runs):
+        return [_geomean(v) for run in runs or [] if (v := round_values(run or []))]
+    la, lb = ([math.log(x) for x in values(r) if x > 0] for r in (a_runs, b_runs))
+    if not la or not lb:
+        return Verdict(None, None, None, minimum, rule="runs_unpaired", reason="processes")
+    centre = math.exp(statistics.fmean(lb) - statistics.fmean(la))
+    a, b, na, nb = math.exp(statistics.fmean(la)), math.exp(statistics.fmean(lb)), len(la), len(lb)
+    if min(na, nb) < 2:
+        return Verdict(None, a, b, minimum, interval=(centre, centre), rule="runs_unpaired", confidence=confidence,
+                       median_ratio=centre, reason="processes", processes=na + nb, runs=min(na, nb))
+    sa, sb = statistics.variance(la) / na, statistics.variance(lb) / nb
+    if sa + sb == 0:
+        half = 0.0
+    else:
+        df = (sa + sb) ** 2 / (sa ** 2 / (na - 1) + sb ** 2 / (nb - 1))
+        half = t_quantile(max(1, int(df)), confidence) * math.sqrt(sa + sb)
+    lo, hi = centre * math.exp(-half), centre * math.exp(half)
+    order, same, reason = decide(lo, hi, min(na, nb), minimum)
+    return Verdict(order, a, b, minimum, interval=(lo, hi), rule="runs_unpaired", confidence=confidence,
+                   median_ratio=centre, same=same, reason=reason, processes=na + nb, runs=min(na, nb))
 
 
 def by_points(a, b, minimum=MIN_EFFECT) -> Verdict:

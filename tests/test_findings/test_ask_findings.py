@@ -30,19 +30,20 @@ def test_each_finding_speaks_with_the_section_and_is_silent_without_it(name):
     assert found(FINDINGS[name], run_with({"error": "CUDA not available"})) is None
 
 
-def test_the_answer_counts_what_ran_from_the_data():
+def test_the_answer_counts_unpinned_sdpa_calls_only_by_what_they_change():
     fact = found(ask_findings.answer_ask, run_with())
-    assert fact.n == 16
-    assert dict(fact.fused) == {"flash": 4, "efficient": 3, "cudnn": 4}
-    assert set(fact.math) == {"float32", "float32_gqa", "head_dim_512", "mha_need_weights"}
-    assert fact.raised == ("pinned_flash_float32",)
+    assert fact.n == 10  # not the pinned rows, not nn.MultiheadAttention's (which never calls SDPA)
+    assert dict(fact.fused) == {"flash": 3, "efficient": 2, "cudnn": 2}
+    assert set(fact.math) == {(("dtype", "float32"),), (("dtype", "float32"), ("gqa", 4, 16)), (("head_dim", 512),)}
+    assert fact.raised == ()  # the one that raised was pinned
 
 
 def test_a_condition_no_list_names_is_shown_as_the_data_has_it():
     conditions = eligibility()["conditions"] + [condition("made_up_new_one", "math", 500.0, fix="baseline")]
     fact = found(ask_findings.answer_ask, run_with(eligibility(conditions)))
-    assert "made_up_new_one" in fact.math
-    assert "| `made_up_new_one` | math |" in ask_table.ask_table(run_with(eligibility(conditions)), "en")
+    assert (("plain",),) in fact.math
+    summary = _item(ask_table.ask_table(run_with(eligibility(conditions)), "en"), "made_up_new_one").splitlines()[1]
+    assert "**`made_up_new_one`** · a plain call · ran **math**" in summary
 
 
 def test_refused_backends_keep_pytorchs_reasons_word_for_word():
@@ -83,8 +84,8 @@ def test_steps_far_apart_make_a_gap_the_same_within_noise():
 
 def test_the_answer_names_the_costliest_fallback():
     fact = found(ask_findings.answer_ask_cost, run_with())
-    assert fact.n == 4 and fact.slower == 4
-    assert fact.worst == "head_dim_512" and fact.worst_ratio == pytest.approx(24.0)
+    assert fact.n == 3 and fact.slower == 3  # nn.MultiheadAttention's need_weights path is no SDPA call
+    assert fact.worst == (("head_dim", 512),) and fact.worst_ratio == pytest.approx(24.0)
 
 
 def test_the_causal_alignment_check_is_reported_as_recorded():
@@ -106,8 +107,8 @@ def test_a_skipped_condition_is_not_measured_not_raised():
     section["conditions"].append(skipped_condition("head_dim_72", head_dim=72))
     run = run_with(section)
     assert "head_dim_72" not in found(ask_findings.answer_ask, run).raised
-    row = next(r for r in ask_table.ask_table(run, "en").splitlines() if r.startswith("| `head_dim_72`"))
-    assert row.split(" | ")[1] == t("ask.skipped", "en") and "90 s were spent" in row
+    item = _item(ask_table.ask_table(run, "en"), "head_dim_72")
+    assert _summary(item).split(" · ")[2] == t("ask.skipped", "en") and "90 s were spent" in item
 
 
 def test_a_cpu_run_has_no_answer_but_its_table():
@@ -135,14 +136,31 @@ def test_the_recommendations_find_their_conditions_by_setting_not_by_id():
 @pytest.mark.parametrize("lang", ["nb", "en"])
 def test_the_table_shows_each_condition_its_backend_and_pytorchs_words(lang):
     table = ask_table.ask_table(safe_provenance(run_with()), lang)
-    rows = [line for line in table.splitlines() if line.startswith("| `")]
-    assert len(rows) == 16
-    mask_row = next(r for r in rows if r.startswith("| `causal_mask`"))
-    assert "non-null attn\\_mask" in mask_row  # PyTorch's text, as plain text
-    assert "3,0×" in mask_row if lang == "nb" else "3.0×" in mask_row
-    raised = next(r for r in rows if r.startswith("| `pinned_flash_float32`"))
-    assert NO_KERNEL in raised
-    assert t("ask_fix.mha_need_weights", lang) in next(r for r in rows if r.startswith("| `mha_need_weights`"))
+    assert "| " not in table  # blocks, not a table: they read on a phone without scrolling sideways
+    assert table.count('<details class="sdpa-ask" markdown>') == table.count("</details>") == 16
+    mask_item = _item(table, "causal_mask")
+    assert "non-null attn\\_mask" in mask_item  # PyTorch's text, as plain text
+    assert "3,0×" in mask_item if lang == "nb" else "3.0×" in mask_item
+    assert NO_KERNEL in _item(table, "pinned_flash_float32")
+    assert t("ask_fix.mha_need_weights", lang) in _item(table, "mha_need_weights")
+
+
+def _item(table, cid):
+    """The block of condition `cid`, from its <details> to its </details>."""
+    start = table.index(f"<summary markdown>**`{cid}`**")
+    return table[table.rindex("<details", 0, start):table.index("</details>", start) + len("</details>")]
+
+
+def _summary(item):
+    """A block's summary line, without its tags."""
+    return item.split("<summary markdown>", 1)[1].split("</summary>", 1)[0]
+
+
+def test_a_wrong_result_shows_no_speed():
+    run = run_with()
+    item = _item(ask_table.ask_table(run, "en"), "decode_causal")  # its check: the query saw the first key alone
+    assert t("ask.item_wrong", "en") in item and "µs" not in item
+    assert "µs" in _item(ask_table.ask_table(run, "en"), "decode_causal_lower_right")
 
 
 @pytest.mark.parametrize("lang", ["nb", "en"])
@@ -158,9 +176,8 @@ def without():
 def test_a_reason_cannot_inject_markup():
     section = eligibility([condition("odd", "math", 10.0, can_use={"flash": no("<b>x</b> | `y` [z](u)"),
                                                                      "efficient": yes(), "cudnn": yes()})])
-    table = ask_table.ask_table(run_with(section), "en")
-    row = next(line for line in table.splitlines() if line.startswith("| `odd`"))
-    assert "<b>" not in row and "](" not in row.replace("\\](", "") and "\\|" in row
+    item = _item(ask_table.ask_table(run_with(section), "en"), "odd")
+    assert "<b>" not in item and "](" not in item.replace("\\](", "") and "`y\\`" in item
 
 
 def test_a_cpu_run_recommends_nothing_it_did_not_see_run():

@@ -46,3 +46,18 @@ def test_a_run_with_the_whole_tensor_pipe_shows_that_figure_and_which_kernels_ra
     busiest = max(run["ncu"]["rows"]["flash"]["kernels"].values(), key=lambda k: k["tensor_pct"])
     assert rows["flash"].tensor == busiest["tensor_pct"] and rows["flash"].wgmma is False
     assert rows["cudnn"].wgmma is True and found(ncu_findings.math_pipe, run).tensor >= 1.0
+
+
+def test_more_of_the_roof_per_busy_cycle_is_said_only_where_every_wgmma_kernel_beats_every_other():
+    run = site_run()
+    fact = found(ncu_findings.occ_tensor_per_cycle, run)
+    rows = {r.name: r for r in found(ncu_findings.occ_tensor, run)}
+    assert set(fact.wgmma) == {n for n, r in rows.items() if r.wgmma}
+    assert min(rows[n].roof_share / rows[n].tensor for n in fact.wgmma) > max(
+        rows[n].roof_share / rows[n].tensor for n in fact.others)
+    for row in run["ncu"]["rows"].values():  # no kernel ran wgmma: nothing to compare
+        for k in row.get("kernels", {}).values():
+            k["gmma_inst"] = 0.0
+    assert found(ncu_findings.occ_tensor_per_cycle, run) is None
+    del run["roof"]
+    assert found(ncu_findings.occ_tensor_per_cycle, run) is None

@@ -52,3 +52,23 @@ def test_issuing_is_taken_apart_in_the_order_a_call_goes_and_needs_unpinned_sdpa
     i = found(pairs_findings.waits_issue, with_groups(issue={"auto": 50.0, "python_call": 0.2, "choose_backend": 7.0}))
     assert [p for p, _ in i.parts] == ["python_call", "choose_backend", "auto"] and i.ran == "cudnn"
     assert found(pairs_findings.waits_issue, with_groups(issue={"python_call": 0.2})) is None
+
+
+def test_the_graph_table_puts_this_run_s_ratio_beside_its_medians_and_the_runs_verdict_apart():
+    import copy
+
+    from report.verdict.across_runs import pooled
+
+    run = site_run()
+    alone = {r.name: r for r in found(pairs_findings.rec_graph, run).replays}
+    assert all(r.run_a.runs == 1 and r.verdict.runs == 1 for r in alone.values())  # one run: the same rule twice
+    slower = copy.deepcopy(run)  # a rerun whose replays took twice as long
+    for rnd in slower["pairs"]["groups"]["small"]["rounds"]:
+        for entry, blocks in rnd["blocks_us"].items():
+            if entry.endswith("_graph"):
+                rnd["blocks_us"][entry] = [2 * x for x in blocks]
+    both = {r.name: r for r in found(pairs_findings.rec_graph, pooled(run, [("b", slower), ("c", slower)])).replays}
+    for name, r in both.items():
+        assert r.verdict.runs == 3 and r.run_a.runs == 1
+        assert r.run_a.ratio == pytest.approx(alone[name].run_a.ratio)  # this run's ratio, whatever the reruns say
+        assert r.eager_us == alone[name].eager_us and r.graph_us == alone[name].graph_us

@@ -106,3 +106,54 @@ def cost(results, c) -> tuple[dict, Compare] | None:
     if ref is None or not kernel_time(c):
         return None
     return ref, compare_times(point(c), point(ref))
+
+
+def saw_first_key_only(results, c) -> bool:
+    """A causal call with fewer queries than keys whose recorded check found its output
+    exactly the first key's value, not the output with every key: a decode query that saw
+    one key of its cache (top-left alignment). Its result is wrong for decoding, so no
+    speed is shown for it."""
+    shape = ((section(results) or {}).get("shapes") or {}).get(c.get("shape")) or {}
+    check = c.get("check") or {}
+    first, everything = check.get("max_abs_diff_vs_first_value"), check.get("max_abs_diff_vs_not_causal")
+    return (shape.get("seq_q", 0) < shape.get("seq_k", 0) and first == 0
+            and isinstance(everything, int | float) and everything > 0)
+
+
+def unpinned_sdpa(c) -> bool:
+    """An SDPA call left to choose its backend: not pinned, not nn.MultiheadAttention's own
+    path, not a compiled function."""
+    s = c.get("setting") or {}
+    return s.get("api") == "sdpa" and s.get("pinned") is None
+
+
+def changes(results, c) -> tuple[tuple, ...]:
+    """What c's setting changes from a plain call of the plain shape, as data a page words
+    (render/ask_words.py): ("decode", seq_q, seq_k), ("dtype", name), ("head_dim", n),
+    ("gqa", kv_heads, heads), ("mask", name), ("causal",), ("layout", name),
+    ("dropout", p), ("api", name) for a call that is not a plain SDPA call, ("pinned",
+    backend); ("plain",) where it changes nothing."""
+    shapes = (section(results) or {}).get("shapes") or {}
+    shape, s = shapes.get(c.get("shape")) or {}, c.get("setting") or {}
+    out = []
+    if shape.get("seq_q", 0) < shape.get("seq_k", 0):
+        out.append(("decode", shape["seq_q"], shape["seq_k"]))
+    if s.get("dtype") and s["dtype"] != "bfloat16":
+        out.append(("dtype", s["dtype"]))
+    if s.get("head_dim") and s["head_dim"] != shape.get("head_dim"):
+        out.append(("head_dim", s["head_dim"]))
+    if s.get("enable_gqa"):
+        out.append(("gqa", s.get("kv_heads"), shape.get("heads")))
+    if s.get("mask") not in (None, "none"):
+        out.append(("mask", s["mask"]))
+    if s.get("is_causal"):
+        out.append(("causal",))
+    if s.get("layout") not in (None, "contiguous"):
+        out.append(("layout", s["layout"]))
+    if s.get("dropout"):
+        out.append(("dropout", s["dropout"]))
+    if s.get("api") not in (None, "sdpa"):
+        out.append(("api", s["api"]))
+    if s.get("pinned"):
+        out.append(("pinned", s["pinned"]))
+    return tuple(out) or (("plain",),)

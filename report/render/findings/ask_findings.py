@@ -13,56 +13,101 @@ from dataclasses import dataclass
 
 from ...variants import FUSED
 from ..prose import Data
-from .ask_common import conditions, cost, kernel_time, raised, section
+from .ask_common import changes, conditions, cost, kernel_time, raised, saw_first_key_only, section, unpinned_sdpa
+from .ask_order import SOURCE_COMMIT, derived, shown_generations
 from .registry import finding
 from .shape_common import Compare
 
 
 @dataclass(frozen=True)
 class AskAnswer:
-    """On `gpu` with `torch`: of `n` conditions, how many ran each fused backend (`fused`:
-    (backend, count), in FUSED's order), those that ran math (`math`), and those whose call
-    raised (`raised`)."""
+    """On `gpu` with `torch`: of `n` unpinned SDPA calls (not pinned, not
+    nn.MultiheadAttention's own path, not compiled), how many ran each fused backend
+    (`fused`: (backend, count), in FUSED's order), those that ran math (`math`: each
+    condition's changes, findings/ask_common.py: changes), and those that raised (`raised`)."""
     gpu: Data
     torch: Data
     n: int
     fused: tuple[tuple[str, int], ...]
-    math: tuple[Data, ...]
-    raised: tuple[Data, ...]
+    math: tuple[tuple, ...]
+    raised: tuple[tuple, ...]
 
 
 @finding("answer-why-not-flash")
 def answer_ask(results, ref) -> AskAnswer | None:
     found = section(results)
-    cs = conditions(results)
+    cs = [c for c in conditions(results) if unpinned_sdpa(c)]
     if found is None or not any(c.get("ran") for c in cs):  # a run without a GPU records no kernel
         return None
     versions = found.get("versions") or {}
     return AskAnswer(Data(versions.get("gpu_name") or results["provenance"]["gpu_name"]),
-                     Data(versions.get("torch") or results["provenance"]["torch"]), len(cs),
+                     Data(versions.get("torch") or results["provenance"]["torch"]),
+                     sum(bool(c.get("ran")) or raised(c) for c in cs),
                      tuple((b, k) for b in FUSED if (k := sum(c.get("ran") == b for c in cs))),
-                     tuple(Data(c["id"]) for c in cs if c.get("ran") == "math"),
-                     tuple(Data(c["id"]) for c in cs if raised(c)))
+                     tuple(changes(results, c) for c in cs if c.get("ran") == "math"),
+                     tuple(changes(results, c) for c in cs if raised(c)))
+
+
+@dataclass(frozen=True)
+class Generation:
+    """On GPUs of `generation` (findings/ask_order.py: GENERATIONS), derived from this run's
+    answers, not measured: of `n` unpinned SDPA calls the derivation holds for, how many
+    would run each backend (`picks`: (backend, count), FUSED's order then math), the calls
+    that would run math (`math`: their changes) and those that would not (`not_math`), and
+    how many would run another backend than they ran here (`moved`)."""
+    generation: str
+    n: int
+    picks: tuple[tuple[str, int], ...]
+    math: tuple[tuple, ...]
+    not_math: tuple[tuple, ...]
+    moved: int
+
+
+@dataclass(frozen=True)
+class AskOrders:
+    """The other GPU generations' picks, read off PyTorch's order at commit `commit`."""
+    commit: str
+    generations: tuple[Generation, ...]
+
+
+@finding("answer-why-not-flash")
+def answer_ask_orders(results, ref) -> AskOrders | None:
+    rows = [(c, d) for c in conditions(results) if (d := derived(results, c))]
+    gens = shown_generations(results)
+    if not rows or not gens:
+        return None
+    out = []
+    for g in gens:
+        picks = [(c, d[g]) for c, d in rows if d[g]]
+        counts = tuple((b, k) for b in (*FUSED, "math") if (k := sum(p == b for _, p in picks)))
+        out.append(Generation(g, len(picks), counts,
+                              tuple(changes(results, c) for c, b in picks if b == "math"),
+                              tuple(changes(results, c) for c, b in picks if b != "math"),
+                              sum(b != c["ran"] for c, b in picks)))
+    return AskOrders(SOURCE_COMMIT, tuple(out))
 
 
 @dataclass(frozen=True)
 class Costs:
-    """The conditions that ran math, with a kernel time against their reference: how many
-    took longer beyond noise (`slower`) of `n`, and the largest ratio (`worst`, its id)."""
+    """The unpinned SDPA calls that ran math, with a kernel time against their reference:
+    how many took longer beyond noise (`slower`) of `n`, and the largest ratio (`worst`,
+    its changes)."""
     n: int
     slower: int
-    worst: Data | None
+    worst: tuple | None
     worst_ratio: float | None
 
 
 @finding("answer-why-not-flash")
 def answer_ask_cost(results, ref) -> Costs | None:
-    compared = [(c, found) for c in conditions(results) if c.get("ran") == "math" and (found := cost(results, c))]
+    compared = [(c, found) for c in conditions(results)
+                if unpinned_sdpa(c) and c.get("ran") == "math" and not saw_first_key_only(results, c)
+                and (found := cost(results, c))]
     if not compared:
         return None
     slower = [(c, cmp) for c, (_, cmp) in compared if not cmp.even and cmp.ratio > 1]
     worst = max(slower, key=lambda s: s[1].ratio, default=None)
-    return Costs(len(compared), len(slower), Data(worst[0]["id"]) if worst else None,
+    return Costs(len(compared), len(slower), changes(results, worst[0]) if worst else None,
                  worst[1].ratio if worst else None)
 
 

@@ -62,6 +62,25 @@ def occ_tensor(results, ref) -> tuple[TensorPipe, ...] | None:
 
 
 @dataclass(frozen=True)
+class PerBusyCycle:
+    """Of occ_tensor's kernels with a roof share, those that executed wgmma (`wgmma`) reached
+    more of the roof per busy cycle of the tensor pipe (roof share over tensor busy) than
+    every one that executed none (`others`): names only, the figures are occ_tensor's."""
+    wgmma: tuple[str, ...]
+    others: tuple[str, ...]
+
+
+@finding("findings-tensor-pipe")
+def occ_tensor_per_cycle(results, ref) -> PerBusyCycle | None:
+    rows = [r for r in occ_tensor(results, ref) or () if r.roof_share and r.tensor and r.wgmma is not None]
+    per = {r.name: r.roof_share / r.tensor for r in rows}
+    wgmma, others = [r.name for r in rows if r.wgmma], [r.name for r in rows if not r.wgmma]
+    if not wgmma or not others or min(per[n] for n in wgmma) <= max(per[n] for n in others):
+        return None
+    return PerBusyCycle(tuple(wgmma), tuple(others))
+
+
+@dataclass(frozen=True)
 class MathMatmuls:
     """Math's matmul kernels in ncu (`gemm` in the name): the busiest one's tensor pipe (%);
     the rate math's FP32 matmuls reached (TFLOP/s: the square arithmetic over their kernel

@@ -41,13 +41,15 @@ class HostShare:
 
 @dataclass(frozen=True)
 class Replay:
-    """A variant at the small shape, eager and replayed from a CUDA graph (µs per call), and
-    the paired verdict of the replay against the eager call (a: the replay; ratio: eager
-    over replay)."""
+    """A variant at the small shape, eager and replayed from a CUDA graph (µs per call, the
+    committed run's medians), the paired verdict of the replay against the eager call in
+    that run alone (`run_a`: its processes), and across every run pooled into it
+    (`verdict`; a: the replay; ratio: eager over replay)."""
     name: str
     eager_us: float
     graph_us: float
     verdict: Verdict
+    run_a: Verdict
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,8 @@ def rec_graph(results, ref) -> GraphAdvice | None:
     for n in (*FUSED, "auto"):
         eager, graph = per_call(group, n), per_call(group, f"{n}_graph")
         if eager and graph:
-            replays.append(Replay(n, eager, graph, by_group(group, f"{n}_graph", n)))
+            replays.append(Replay(n, eager, graph, by_group(group, f"{n}_graph", n),
+                                  by_group({"rounds": group.get("rounds")}, f"{n}_graph", n)))
     if not shares and not replays:
         return None
     largest = max(shares, key=lambda s: s.pct).name if shares else None

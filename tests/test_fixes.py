@@ -133,3 +133,17 @@ def test_a_call_that_waits_for_the_gpu_says_how_often():
     row = next(r for r in fixes.rows(kept) if r.entry == "is_causal")
     assert row.waits == 1
     assert next(r for r in fixes.rows(kept) if r.reference).waits == 0
+
+
+def test_the_refusal_table_never_compares_different_work_without_saying_so():
+    """head_dim_512's kernel time is set against a head dim 64 call: eight times less work."""
+    from factory import site_run
+
+    from report.render.findings.ask_common import by_id, cost, work_ratio
+
+    results = site_run()
+    c = by_id(results)["head_dim_512"]
+    ref, _ = cost(results, c)
+    assert work_ratio(results, c, ref) == 8.0
+    causal = by_id(results)["causal_mask"]
+    assert work_ratio(results, causal, cost(results, causal)[0]) == 1.0

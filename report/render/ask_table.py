@@ -26,8 +26,10 @@ from .findings.ask_common import (
     saw_first_key_only,
     section,
     skipped,
+    work_ratio,
 )
 from .findings.ask_order import derived, shown_generations
+from .fix_names import GROUPS as FIX_GROUPS
 from .keyed import ASK_FIXES, keyed
 from .markdown import code_safe, markdown_safe
 from .prose import backend
@@ -55,6 +57,12 @@ def _cost(results, c, lang):
         return None
     ref, cmp = found
     against = f"`{code_safe(ref['id'])}`"
+    ratio_of_work = work_ratio(results, c, ref)
+    if ratio_of_work != 1.0:  # not the same work: said beside the cost, never ranked (issue 52)
+        work = (t("ask.work_unknown", lang) if ratio_of_work is None
+                else t("ask.work_ratio", lang, work=fmt_ratio(ratio_of_work, lang)))
+        key = "ask.cost_other_work_fixed" if c["id"] in FIX_GROUPS else "ask.cost_other_work"
+        return t(key, lang, ratio=fmt_ratio(cmp.ratio, lang), against=against, work=work)
     if cmp.even:
         return t("ask.cost_same" if cmp.same else "ask.cost_undecided", lang, spread=fmt_pct(cmp.spread, lang, 0),
                  against=against)

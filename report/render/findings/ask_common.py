@@ -99,6 +99,32 @@ def reference(results, c) -> dict | None:
     return None if ref is None or ref["id"] == c["id"] else ref
 
 
+def work(results, c) -> float | None:
+    """The attention work of c's call, as the product the two matrix products scale with
+    (batch × query heads × queries × keys × head dim), or None where it cannot be told from
+    the setting (nested inputs: the tokens per sequence; nn.MultiheadAttention's
+    projections)."""
+    shape = ((section(results) or {}).get("shapes") or {}).get(c.get("shape")) or {}
+    s = c.get("setting") or {}
+    if s.get("layout") == "nested_jagged" or not str(s.get("api", "sdpa")).startswith(("sdpa", "compiled")):
+        return None
+    dims = [shape.get("batch"), shape.get("heads"), shape.get("seq_q"), shape.get("seq_k"), s.get("head_dim")]
+    if not all(isinstance(x, int) and x > 0 for x in dims):
+        return None
+    return float(dims[0] * dims[1] * dims[2] * dims[3] * dims[4])
+
+
+def work_ratio(results, c, ref) -> float | None:
+    """c's work over ref's (work), 1.0 where equal (also two calls of one API, shape and head
+    dim, nn.MultiheadAttention's among them), None where either cannot be told."""
+    sc, sr = c.get("setting") or {}, ref.get("setting") or {}
+    same_call = c.get("shape") == ref.get("shape") and all(sc.get(k) == sr.get(k) for k in ("api", "head_dim"))
+    if same_call and "nested_jagged" not in (sc.get("layout"), sr.get("layout")):
+        return 1.0
+    a, b = work(results, c), work(results, ref)
+    return None if a is None or b is None else a / b
+
+
 def cost(results, c) -> tuple[dict, Compare] | None:
     """(the reference, c's kernel time against it by by_points: c over the reference), or
     None where either has no kernel time."""

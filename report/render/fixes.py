@@ -18,7 +18,7 @@ from ..text.catalog import t
 from ..text.format import fmt_num, fmt_ratio_sig, fmt_sig
 from ..trace.names import backend_of_kernels
 from ..verdict import Verdict, by_runs
-from .fix_names import ENTRIES, GROUPS
+from .fix_names import ENTRIES, GROUPS, NOT_FIXES
 from .keyed import keyed
 from .markdown import code_safe, markdown_safe
 
@@ -231,6 +231,13 @@ def _error_words(error, lang):
     return fmt_sig(error, lang)
 
 
+def _outcome(v):
+    """faster, slower, same or undecided: the fix against the call as written."""
+    if v.interval is None or v.undecided:
+        return "undecided"
+    return "same" if v.same else ("faster" if v.order == ">" else "slower")
+
+
 def _verdict_words(r, lang):
     v = r.verdict
     if v is None or v.ratio is None:
@@ -239,12 +246,8 @@ def _verdict_words(r, lang):
         return t("fixes.other_work", lang, ratio=fmt_ratio_sig(v.ratio, lang), work=fmt_ratio_sig(r.work, lang),
                  per_work=fmt_ratio_sig(v.ratio / r.work, lang))
     ratio = fmt_ratio_sig(v.ratio, lang)
-    if v.interval is None or v.undecided:
-        key = "fixes.undecided"
-    elif v.same:
-        key = "fixes.same"
-    else:
-        key = "fixes.faster" if v.order == ">" else "fixes.slower"
+    key = {"undecided": "fixes.undecided", "same": "fixes.same", "faster": "fixes.faster",
+           "slower": "fixes.slower"}[_outcome(v)]
     lo, hi = v.interval if v.interval else (v.ratio, v.ratio)
     return t(key, lang, ratio=ratio, lo=fmt_ratio_sig(lo, lang), hi=fmt_ratio_sig(hi, lang),
              pct=fmt_num(v.noise * 100, lang, 0))
@@ -278,7 +281,11 @@ def fixes_table(collections, lang):
     found = rows(kept)
     hosts = len({host_of(c) for _, c in kept})
     first = kept[0][1]["host"]
-    parts = [t("fixes.intro" if hosts > 1 else "fixes.intro_one_host", lang, hosts=fmt_num(hosts, lang, 0),
+    counted = [r for r in found if not r.reference and r.entry not in NOT_FIXES and r.right and r.verdict is not None]
+    tally = {k: sum(1 for r in counted if _outcome(r.verdict) == k) for k in ("faster", "slower", "same", "undecided")}
+    parts = [t("fixes.summary", lang, n=fmt_num(len(counted), lang, 0),
+               **{k: fmt_num(v, lang, 0) for k, v in tally.items()}), ""]
+    parts += [t("fixes.intro" if hosts > 1 else "fixes.intro_one_host", lang, hosts=fmt_num(hosts, lang, 0),
                collections=fmt_num(len(kept), lang, 0),
                gpu=markdown_safe(first.get("gpu_name")),
                torch=code_safe(first["versions"].get("torch")), cudnn=code_safe(first["versions"].get("cudnn")),

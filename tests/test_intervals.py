@@ -3,7 +3,23 @@ import random
 
 import pytest
 
-from report.doctor.model.intervals import Cover, Spans, common, covered_by, holes, length, merge, merge_ordered
+from report.doctor.model.intervals import Cover, Spans, covered_by, holes, length, merge, merge_ordered
+
+
+def common(a, b):
+    """The time two merged lists both cover, by one walk over both: the reference the
+    cover's searches are checked against (the model itself asks Cover)."""
+    i = j = 0
+    total = 0.0
+    while i < len(a) and j < len(b):
+        lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if hi > lo:
+            total += hi - lo
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return total
 
 
 def brute_cover(spans, resolution=1):

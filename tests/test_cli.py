@@ -210,7 +210,7 @@ def test_a_crash_while_writing_keeps_the_previous_results(monkeypatch, tmp_path,
     (folder / "results.json").write_text('{"previous": true}', encoding="utf-8")
     mark(folder)  # a folder an earlier run wrote: its marker lists its results.json
 
-    def broken(*args):
+    def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(site, "render_all", broken)
@@ -602,7 +602,7 @@ def test_a_temporary_folder_that_cannot_be_written_is_refused_before_measuring(m
 
 
 def test_previous_results_untouched_is_said_only_where_there_were_some(monkeypatch, capsys, tmp_path):
-    def broken(*args):
+    def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(site, "render_all", broken)

@@ -147,3 +147,16 @@ def test_the_refusal_table_never_compares_different_work_without_saying_so():
     assert work_ratio(results, c, ref) == 8.0
     causal = by_id(results)["causal_mask"]
     assert work_ratio(results, causal, cost(results, causal)[0]) == 1.0
+
+
+def test_every_committed_collection_was_made_by_the_collecting_code_here():
+    """The fixes table's figures come from exactly this code: each committed collection's
+    identity is report/collect's files (and what they import) as they are now, and its
+    PROTOCOL."""
+    from report.collect.fix_collector import PROTOCOL
+    from report.paths import FIXES
+
+    for gpu in FIXES.iterdir() if FIXES.is_dir() else ():
+        for name, c in fix_collections(gpu):
+            assert c["protocol"] == PROTOCOL, name
+            assert c["identity"]["sha256"] == collect_hashes(), name

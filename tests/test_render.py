@@ -6,9 +6,10 @@ import factory
 import pytest
 from pagecode import committed_result_dirs, comparable, generated_by
 
+from report.output.fix_files import fix_collections
 from report.output.rerun_files import rerun_results
 from report.paths import DEFAULT_OUT as GENERATED
-from report.paths import MODEL_TRACE, RERUNS, ROOT
+from report.paths import FIXES, MODEL_TRACE, RERUNS, ROOT
 from report.render import findings, tables
 from report.render.figures import render_figures
 from report.render.header import written_by
@@ -39,7 +40,8 @@ def test_there_are_committed_gpu_results():
 def test_committed_tables_and_figures_are_exactly_what_results_json_renders(folder, tmp_path):
     results = load_results(folder / "results.json")
     written = render_all(results, load_reference(), tmp_path / "tables", tmp_path / "figures",
-                         folder / "traces", MODEL_TRACE, rerun_results(RERUNS / folder.name))
+                         folder / "traces", MODEL_TRACE, rerun_results(RERUNS / folder.name),
+                         fixes=fix_collections(FIXES / folder.name))
     committed = sorted(p.relative_to(folder).as_posix() for part in ("tables", "figures")
                        for p in (folder / part).glob("*"))
     assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == committed

@@ -1,5 +1,5 @@
 """pytest's fixtures and hooks for the whole suite: page blocks as parameters, the built
-site once a session, a summary section. The library they use is pagecode.py.
+site and a CPU run once a session, a summary section. The library they use is pagecode.py.
 """
 
 from __future__ import annotations
@@ -122,3 +122,20 @@ def site_build(tmp_path_factory) -> SiteBuild:
 @pytest.fixture(scope="session")
 def site_dir(site_build) -> Path:
     return site_build.site_dir
+
+
+# --------------------------------------------------------------------------- CPU run
+
+
+@pytest.fixture(scope="session")
+def cpu_run(tmp_path_factory) -> Path:
+    """The session's CPU run of build_tables.py (factory.CPU_RUN), once a session: its folder
+    (results.json, tables, figures, traces). Tests read it; one that changes files copies it."""
+    from factory import CPU_RUN
+
+    import build_tables
+
+    out = tmp_path_factory.mktemp("cpu-run")
+    code = build_tables.main(CPU_RUN + ["--out", str(out)])
+    assert code == 0
+    return out / "cpu"

@@ -35,6 +35,13 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "h200"  # traces recor
 # the smallest CPU run of build_tables.py that measures everything it measures on a CPU
 SMALL_CPU = ["--device", "cpu", "--batch", "1", "--heads", "2", "--seq-len", "64", "--head-dim", "32",
              "--dtype", "float32", "--steps", "3", "--timer-seconds", "0.01", "--host-calls", "5"]
+# the session's CPU run (conftest.py: cpu_run, once a session): the measuring path end to end,
+# the default 4 rounds (fresh processes), 6 pairs in each (not 30: the time of a CPU run is
+# its pairs), read by every test that checks what a run measures and writes
+CPU_RUN = SMALL_CPU + ["--variants", "naive,math,efficient,auto", "--host-calls", "80", "--pairs", "6"]
+# for a test that checks what a run does beside its rounds and pairs: one fresh process, not
+# four, and 2 pairs in it (cpu_run checks the rounds and pairs themselves)
+ONE_SHORT_ROUND = ["--rounds", "1", "--pairs", "2"]
 
 
 @functools.cache
@@ -307,3 +314,27 @@ def run_main(argv, capsys):
     except SystemExit as exc:  # argparse
         code = exc.code
     return code, capsys.readouterr()
+
+
+def replay_run(monkeypatch, folder):
+    """build_tables.py's measuring step replaced by the run in `folder` (conftest.cpu_run):
+    after the target's check, as run_measurements does, its results and a copy of its
+    traces come back as a measurement returns them. For a test of what happens after the
+    measuring (the write, a crash in it), which then measures nothing."""
+    import shutil
+    import tempfile
+
+    from report.measure import run
+    from report.results import load_results
+
+    def replay(args, argv, out_dir, progress=print, check=None):
+        results = load_results(folder / "results.json")
+        slug = args.slug or folder.name
+        if check is not None:
+            check(slug, results["provenance"])
+        traces = Path(tempfile.mkdtemp(prefix="traces-"))
+        for path in (folder / "traces").iterdir():
+            shutil.copy(path, traces / path.name)
+        return slug, results, traces
+
+    monkeypatch.setattr(run, "run_measurements", replay)

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from factory import SITE_RUN, SMALL_CPU, run_main
+from factory import ONE_SHORT_ROUND, SITE_RUN, SMALL_CPU, replay_run, run_main
 from pagecode import comparable
 
 import build_tables
@@ -93,14 +93,6 @@ def test_render_only_without_results_is_a_clear_error(tmp_path, capsys):
 
 
 
-@pytest.fixture(scope="module")
-def cpu_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("cpu-run")
-    code = build_tables.main(SMALL_CPU + ["--variants", "naive,math,efficient,auto", "--out", str(out)])
-    assert code == 0
-    return out / "cpu"
-
-
 def test_cpu_run_writes_results_tables_and_traces(cpu_run):
     results = load_results(cpu_run / "results.json")
     assert results["provenance"]["gpu_name"].startswith("CPU")
@@ -173,7 +165,7 @@ def test_out_of_memory_gets_a_row_and_the_run_goes_on(monkeypatch, tmp_path):
         return real(name, cfg, device)
 
     monkeypatch.setattr(seed, "make_variant", fake)
-    assert build_tables.main(SMALL_CPU + ["--variants", "math,naive", "--out", str(tmp_path)]) == 0
+    assert build_tables.main(SMALL_CPU + ONE_SHORT_ROUND + ["--variants", "math,naive", "--out", str(tmp_path)]) == 0
     results = load_results(tmp_path / "cpu" / "results.json")
     assert results["variants"]["math"] == {"status": "oom", "label": "math",
                                            "reason": "CUDA out of memory. Tried to allocate 64.00 GiB"}
@@ -204,7 +196,7 @@ def test_ctrl_c_mid_run_keeps_the_previous_results(monkeypatch, tmp_path, capsys
     assert (folder / "results.json").read_text(encoding="utf-8") == '{"previous": true}'
 
 
-def test_a_crash_while_writing_keeps_the_previous_results(monkeypatch, tmp_path, capsys):
+def test_a_crash_while_writing_keeps_the_previous_results(monkeypatch, tmp_path, capsys, cpu_run):
     folder = tmp_path / "cpu"
     folder.mkdir()
     (folder / "results.json").write_text('{"previous": true}', encoding="utf-8")
@@ -213,6 +205,7 @@ def test_a_crash_while_writing_keeps_the_previous_results(monkeypatch, tmp_path,
     def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
+    replay_run(monkeypatch, cpu_run)  # the write is what is tested: the session's run, not another
     monkeypatch.setattr(site, "render_all", broken)
     code, out = run_main(SMALL_CPU + ["--variants", "naive", "--out", str(tmp_path), "--replace"], capsys)
     assert code == 2 and "could not write" in out.err and out.err.count("\n") == 1
@@ -320,7 +313,7 @@ def test_a_subset_run_does_not_replace_a_fuller_one(monkeypatch, capsys, tmp_pat
     code, out = run_main(SMALL_CPU + ["--variants", "naive", "--out", str(tmp_path)], capsys)
     assert code == 2 and "math" in out.err and "--sweep" in out.err and path.read_bytes() == before
     monkeypatch.undo()
-    assert build_tables.main(SMALL_CPU + ["--variants", "naive", "--out", str(tmp_path), "--replace"]) == 0
+    assert build_tables.main(SMALL_CPU + ONE_SHORT_ROUND + ["--variants", "naive", "--out", str(tmp_path), "--replace"]) == 0
     assert list(load_results(path)["variants"]) == ["naive"]
 
 
@@ -395,7 +388,7 @@ def test_every_timer_uses_the_same_thread_count(monkeypatch, tmp_path):
             return super().timeit(number)
 
     monkeypatch.setattr(timing.timeit, "Timer", Spy)
-    assert build_tables.main(SMALL_CPU + ["--variants", "naive", "--out", str(tmp_path)]) == 0
+    assert build_tables.main(SMALL_CPU + ONE_SHORT_ROUND + ["--variants", "naive", "--out", str(tmp_path)]) == 0
     prov = load_results(tmp_path / "cpu" / "results.json")["provenance"]
     assert seen and set(seen) == {torch.get_num_threads()} == {prov["cpu_threads"]}
 
@@ -412,11 +405,9 @@ def test_wall_timer_times_about_twenty_blocks_within_its_budget():
     assert 0.05e6 <= slow["median"] < 0.05e6 * 3 and slow["iqr"] >= 0
 
 
-def test_host_overhead_records_its_spread_and_its_cost_in_small_ops(tmp_path):
-    argv = SMALL_CPU + ["--variants", "naive,math", "--host-calls", "80", "--out", str(tmp_path)]
-    assert build_tables.main(argv) == 0
-    for name in ("naive", "math"):
-        host = load_results(tmp_path / "cpu" / "results.json")["variants"][name]["host_time_us"]
+def test_host_overhead_records_its_spread_and_its_cost_in_small_ops(cpu_run):
+    for name in ("naive", "math"):  # cpu_run: factory.CPU_RUN, --host-calls 80
+        host = load_results(cpu_run / "results.json")["variants"][name]["host_time_us"]
         assert host["calls"] == 80 and host["slices"] == host["n"] == 80 // PER_SLICE and len(host["quarters"]) == 4
         assert min(host["quarters"]) <= host["median"] <= max(host["quarters"]) and host["spread_pct"] >= 0
         ops = host["per_small_op"]
@@ -452,7 +443,7 @@ def test_sweep_records_out_of_memory_and_refusals_and_goes_on(monkeypatch, tmp_p
         return fn, ctx
 
     monkeypatch.setattr(sweep, "make_variant", limited)
-    argv = SMALL_CPU + ["--variants", "naive,math,efficient", "--sweep", "--out", str(tmp_path)]
+    argv = SMALL_CPU + ONE_SHORT_ROUND + ["--variants", "naive,math,efficient", "--sweep", "--out", str(tmp_path)]
     assert build_tables.main(argv) == 0
     results = load_results(tmp_path / "cpu" / "results.json")
     points = {(p["variant"], p["seq_len"]): p for p in results["sweep"]["points"]}
@@ -467,7 +458,7 @@ def test_sweep_records_out_of_memory_and_refusals_and_goes_on(monkeypatch, tmp_p
 
 
 def test_backward_section_on_cpu(tmp_path):
-    argv = SMALL_CPU + ["--variants", "naive,math", "--backward", "--out", str(tmp_path)]
+    argv = SMALL_CPU + ONE_SHORT_ROUND + ["--variants", "naive,math", "--backward", "--out", str(tmp_path)]
     assert build_tables.main(argv) == 0
     results = load_results(tmp_path / "cpu" / "results.json")
     rows = results["backward"]["rows"]
@@ -482,7 +473,7 @@ def test_a_failing_section_is_recorded_and_the_run_keeps_the_rest(monkeypatch, t
         raise RuntimeError("graph capture exploded")
 
     monkeypatch.setattr(backward, "measure_backward", broken)
-    argv = SMALL_CPU + ["--variants", "naive", "--backward", "--out", str(tmp_path)]
+    argv = SMALL_CPU + ONE_SHORT_ROUND + ["--variants", "naive", "--backward", "--out", str(tmp_path)]
     assert build_tables.main(argv) == 0
     results = load_results(tmp_path / "cpu" / "results.json")
     assert results["backward_error"] == "RuntimeError: graph capture exploded"
@@ -490,7 +481,8 @@ def test_a_failing_section_is_recorded_and_the_run_keeps_the_rest(monkeypatch, t
 
 
 def test_first_calls_math_switches_and_sweep_backends_on_cpu(tmp_path):
-    argv = SMALL_CPU + ["--variants", "math,math_tf32,math_bf16_reduction,flash,auto", "--first-calls",
+    argv = SMALL_CPU + ["--rounds", "2", "--pairs", "2", "--variants", "math,math_tf32,math_bf16_reduction,flash,auto",
+                        "--first-calls",
                         "--sweep", "--sweep-max-seq", "256", "--sweep-steps", "3", "--out", str(tmp_path)]
     assert build_tables.main(argv) == 0
     results = load_results(tmp_path / "cpu" / "results.json")
@@ -601,10 +593,11 @@ def test_a_temporary_folder_that_cannot_be_written_is_refused_before_measuring(m
     assert code == 2 and "TMPDIR" in got.err and got.err.count("\n") == 1
 
 
-def test_previous_results_untouched_is_said_only_where_there_were_some(monkeypatch, capsys, tmp_path):
+def test_previous_results_untouched_is_said_only_where_there_were_some(monkeypatch, capsys, tmp_path, cpu_run):
     def broken(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
+    replay_run(monkeypatch, cpu_run)  # the write is what is tested: the session's run, not another
     monkeypatch.setattr(site, "render_all", broken)
     code, got = run_main(SMALL_CPU + ["--variants", "naive", "--out", str(tmp_path)], capsys)
     assert code == 2 and "nothing was written" in got.err and "untouched" not in got.err

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 import torch.nn.functional as F
-from factory import SMALL_CPU, found, shape_results, site_run
+from factory import ONE_SHORT_ROUND, SMALL_CPU, found, shape_results, site_run
 from shapes import cache_attention, check_heads, make_cache_inputs, make_flex, repeat_kv, sliding_window
 
 import build_tables
@@ -216,7 +216,9 @@ def test_refusal_line_keeps_the_reason_only():
 
 # --- the section through build_tables.main, on the CPU ---------------------------------
 
-SMALL_SHAPES = SMALL_CPU + ["--sweep-steps", "3", "--sweep-timer-seconds", "0.01", "--variants", "math", "--shapes"]
+# one short round: these tests check the shapes section, not the rounds (conftest.cpu_run does)
+SMALL_SHAPES = SMALL_CPU + ONE_SHORT_ROUND + ["--sweep-steps", "3", "--sweep-timer-seconds", "0.01", "--variants", "math",
+                                       "--shapes"]
 
 
 @pytest.fixture(scope="module")

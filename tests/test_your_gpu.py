@@ -23,8 +23,6 @@ from report.output.folders import result_folders
 from report.results import load_results, write_results
 
 NAME = "Made-up A100-like 40GB"
-CPU_SHAPE = ["--batch", "1", "--heads", "2", "--seq-len", "64", "--head-dim", "16", "--steps", "3",
-             "--timer-seconds", "0.01", "--host-calls", "20"]
 
 
 def _sm80(value):
@@ -113,10 +111,9 @@ def made_up_site(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def cpu_site(tmp_path_factory):
-    out = tmp_path_factory.mktemp("cpu-preview")
-    assert build_tables.main(["--device", "cpu", *CPU_SHAPE, "--out", str(out / "runs")]) == 0
-    return out / "runs" / "cpu", build_site(out / "runs" / "cpu", out / "site")
+def cpu_site(cpu_run, tmp_path_factory):
+    """The session's CPU run (conftest.cpu_run), built into the whole site; the build only reads it."""
+    return cpu_run, build_site(cpu_run, tmp_path_factory.mktemp("cpu-preview") / "site")
 
 
 @pytest.mark.parametrize("lang", ["nb", "en"])

@@ -11,14 +11,12 @@ Pyodide).
 """
 from __future__ import annotations
 
-import re
-
 from ...trace.names import LAUNCH_CATS, short_kernel_name
 from ..model.intervals import holes
 from ..model.short_names import brief_names
+from ..model.steps import Launched, steps
 from ..model.timeline import ALL_SYNC_CALLS, Timeline
 
-STEP = re.compile(r"ProfilerStep#(\d+)")
 WINDOW_ACTS = 40  # GPU activities in a window of a trace without ProfilerStep ranges
 MAX_DEPTH = 6  # op lanes; deeper ops are not drawn
 MAX_OPS = 400  # the longest ops of a piece are drawn, at most this many
@@ -39,7 +37,8 @@ class Piece:
 
 
 class Pieces:
-    """A trace's pieces (by time), the timeline they come from and the one drawn first."""
+    """A trace's pieces (by time), the timeline they come from and the one drawn first. A step's
+    GPU activities are those model/steps.py gives it, as explain.py's figures count them."""
 
     def __init__(self, events):
         self.events = events
@@ -48,19 +47,12 @@ class Pieces:
         for a in timeline.acts:
             if a.launch is not None:
                 self.launched[id(a.launch)] = self.launched.get(id(a.launch), 0) + 1
-        steps = sorted((e for e in events if e.cat == "user_annotation" and STEP.fullmatch(e.name)),
-                       key=lambda e: e.ts)
-        launched = sorted((a for a in timeline.acts if a.launch is not None), key=lambda a: a.launch.ts)
+        found = steps(events)
         self.items = []
-        if steps:
-            j = 0
-            for s in steps:
-                while j < len(launched) and launched[j].launch.ts < s.ts:
-                    j += 1
-                k = j
-                while k < len(launched) and launched[k].launch.ts <= s.end:
-                    k += 1
-                self.items.append(Piece(s.ts, s.end, launched[j:k], s.name, s.tid))
+        if found:
+            per_step = Launched(timeline.acts).within([(s.ts, s.dur) for s in found])
+            for s, acts in zip(found, per_step, strict=True):
+                self.items.append(Piece(s.ts, s.end, acts, s.name, s.tid))
             worked = [i for i, p in enumerate(self.items) if p.acts] or list(range(len(self.items)))
             ranked = sorted(worked, key=lambda i: (self.items[i].kernel_us, i))
             self.default, self.counted = ranked[(len(ranked) - 1) // 2], len(ranked)
@@ -74,7 +66,7 @@ class Pieces:
                 hi = max(a.launch.end if a.launch is not None else a.e.ts for a in group)
                 self.items.append(Piece(lo, hi, group, None, tid))
             self.default, self.counted = 0, len(self.items)
-        self.steps = bool(steps)
+        self.steps = bool(found)
 
 
 def pieces(trace):

@@ -4,8 +4,10 @@
     read_trace(path)   the same file read as a stream into a compact Trace (a 200 MB trace
                        in less memory than its size twice)
     explain_path(path) read_trace and explain in one, its errors one line naming the file
+    read_path(path)    the same, with the Trace and Timeline it read (--svg draws from them)
     explain_file(path) explain_path and report in one: the text `--explain` prints
-                       (the command and the page's in-browser reader both call it)
+                       (the command and the page's in-browser reader both call it);
+                       written(found, form, lang) the same of a Result
     explain(trace)     either of the two explained, as a dict: GPU activities per launch
                        configuration with occupancy and its reason, streams, the attention
                        summary, and per range: span, busy time, idle time by cause, gaps,
@@ -63,7 +65,7 @@ from .shown.safe import error_line, inert
 MAX_RANGES, MAX_SINGLE = 20, 3
 __all__ = ["BUSY_SHARE", "HIP_SYNC_CALLS", "HOST_SHARE", "MAX_TIME_US", "STEP_NAME", "SYNC_CALLS", "WHOLE_TRACE",
            "Result", "TraceError", "explain", "explain_file", "explain_json", "explain_path", "load_trace",
-           "read_trace", "report"]
+           "read_path", "read_trace", "report", "written"]
 
 
 _LABELS = {}
@@ -203,9 +205,17 @@ def _stream_verdict(row):
 def explain_path(path):
     """The Result of the file at path; TraceError (one line, naming the file) if the file is
     no trace, or one this reader cannot use."""
+    return read_path(path)[0]
+
+
+def read_path(path):
+    """(the Result of the file at path, the Trace it was read into, the Timeline of its events
+    that the Result was read off): the file read and parsed once, what trace-doctor --svg draws
+    from too (output/svg.py's draw_read); TraceError as explain_path."""
     trace = read_trace(path)  # streamed: a large trace needs less memory than as a dict
     try:
-        return explain(trace)
+        result, timeline = _explained(trace)
+        return result, trace, timeline
     except TraceError as err:
         raise TraceError(error_line(path, str(err))) from None
     except MemoryError:
@@ -218,7 +228,11 @@ def explain_path(path):
 def explain_file(path, form="text", lang="en"):
     """The text `build_tables.py --explain PATH` prints in `lang` (form "json": the JSON document
     of model/result_types.py, whatever the language); TraceError as explain_path."""
-    found = explain_path(path)
+    return written(explain_path(path), form, lang)
+
+
+def written(found, form="text", lang="en"):
+    """A Result as explain_file prints it: the text in `lang`, or (form "json") the JSON document."""
     return explain_json(found) if form == "json" else report(found, lang)
 
 
@@ -263,8 +277,14 @@ def explain(trace):
     """What the page reads off a trace (a dict from load_trace, or read_trace's Trace), as a
     Result (model/result_types.py): the diagnosis, and the detail dict, whose keys it reads as;
     TraceError if it has no GPU activity."""
+    return _explained(trace if isinstance(trace, Trace) else from_dict(trace))[0]
+
+
+def _explained(data):
+    """(the Result of a Trace, worded; the Timeline it was read off)."""
     with collector_paused():
-        return worded(_explain(trace if isinstance(trace, Trace) else from_dict(trace)))
+        result, timeline = _explain(data)
+        return worded(result), timeline
 
 
 def _explain(data):
@@ -331,7 +351,7 @@ def _explain(data):
             "ranges_left_out": len(order) - len(ranges),
             "activity_us": activity_us, "with_stack": "python_function" in data.categories,
             "attention": attention(timeline, data.events, activity_us, found_on, caps[0] if caps else None)}
-    return diagnose(found, timeline, data.events)
+    return diagnose(found, timeline, data.events), timeline
 
 
 def report(found, lang="en"):

@@ -4,8 +4,9 @@ lanes, events, idle gaps by cause, launch links and the stretches with nothing t
 output/svg.py draws Panels as SVG. Standard library only (the page's reader runs it in
 Pyodide).
 
-    pieces(trace)              a Trace's Pieces, and the one drawn first (the step whose
-                               kernel time is the median, else the first window)
+    pieces(trace, timeline)    a Trace's Pieces, and the one drawn first (the step whose
+                               kernel time is the median, else the first window), from
+                               the trace's Timeline where the caller has it
     panel(pieces, i, label)    the Panel of piece i (count pieces in a row)
     namer(founds)              the short name each GPU activity is drawn with
 """
@@ -40,9 +41,9 @@ class Pieces:
     """A trace's pieces (by time), the timeline they come from and the one drawn first. A step's
     GPU activities are those model/steps.py gives it, as explain.py's figures count them."""
 
-    def __init__(self, events):
+    def __init__(self, events, timeline=None):
         self.events = events
-        self.timeline = timeline = Timeline(events)
+        self.timeline = timeline = Timeline(events) if timeline is None else timeline
         self.launched = {}  # id of a launch call -> how many GPU activities it launched
         for a in timeline.acts:
             if a.launch is not None:
@@ -69,9 +70,11 @@ class Pieces:
         self.steps = bool(found)
 
 
-def pieces(trace):
-    """The Pieces of a Trace (report/trace/reading/stream.py's); ValueError where it holds no GPU activity."""
-    found = Pieces(trace.events)
+def pieces(trace, timeline=None):
+    """The Pieces of a Trace (report/trace/reading/stream.py's), from its Timeline where the caller
+    has built it (explain.py's: trace-doctor --svg reads the file once); ValueError where it holds
+    no GPU activity."""
+    found = Pieces(trace.events, timeline)
     if not found.items:
         raise ValueError("no GPU activity to draw")
     return found

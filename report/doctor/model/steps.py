@@ -14,8 +14,9 @@ all read.
     within(acts, starts, ranges)   the same of any items by their launch's start
 
 A GPU activity belongs to a range when the CPU call that launched it starts in the range, both
-ends included (one launched at a shared boundary belongs to both); of nested ranges of one name,
-to the innermost (the shortest that holds the launch, the later of equal ones). An activity
+ends included: one launched where two ranges touch belongs to both. Where ranges of one name
+nest, each activity belongs to one of them alone: the innermost (the shortest that holds the
+launch, the later of equal ones). An activity
 without a launch call belongs to no range. Of three or more profiler steps the figures leave the
 first out (it holds the profiler's start: the first launches, Kineto's buffer requests); a
 drawing draws every step.

@@ -12,8 +12,8 @@ import pytest
 from hostile_events import ev, kernel
 
 from benchmarks import explain_stress
-from report.doctor import explain as explain_module
 from report.doctor.explain import explain_file
+from report.doctor.model import steps
 from report.doctor.model.communication import communication
 from report.doctor.model.intervals import Cover, Spans
 from report.doctor.model.searches import FirstAtMost, LastAtLeast
@@ -184,4 +184,5 @@ def test_each_launch_belongs_to_the_innermost_range_that_holds_it():
                 expected[min(holding, key=lambda i: (ranges[i]["dur"], -i))].append(j)
             for i in holding if not nested else ():
                 expected[i].append(j)
-        assert explain_module._instances(list(range(len(launch_ts))), launch_ts, ranges) == expected
+        spans = [(r["ts"], r["dur"]) for r in ranges]
+        assert steps.within(list(range(len(launch_ts))), launch_ts, spans) == expected

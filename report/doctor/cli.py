@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..one_line import Parser, with_stdout
 from . import ask_torch
-from .explain import TraceError, explain_file, explain_path, report
+from .explain import TraceError, read_path, report, written
 from .output.said import LANGS
 from .shown.safe import error_line, inert
 
@@ -113,15 +113,15 @@ def run(path, form="text", svg=None, prog=PROG, ask_torch=False, lang="en"):
     try:
         # asking is the default where torch and a CUDA GPU of the trace's compute capability are here
         default = not ask_torch and form == "text" and torch_here()
+        found, trace, timeline = read_path(path)  # the file read and parsed once: --svg draws from it too
         if ask_torch or default:
-            found = explain_path(path)
             out = asked_and_read(found, lang, ask_torch)
         else:
-            out = explain_file(path, form, lang)  # the trace's text made inert (shown/safe.py)
+            out = written(found, form, lang)  # the trace's text made inert (shown/safe.py)
         if svg is not None:
-            from .output.svg import draw
+            from .output.svg import draw_read
 
-            drawn = draw([path], lang)[0]
+            drawn = draw_read([(path, trace, timeline)], lang)[0]
             with open(svg, "x", encoding="utf-8") as f:  # "x": never over a file made meanwhile
                 f.write(drawn)
     except TraceError as err:  # one line that names the file

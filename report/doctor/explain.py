@@ -4,8 +4,10 @@
     read_trace(path)   the same file read as a stream into a compact Trace (a 200 MB trace
                        in less memory than its size twice)
     explain_path(path) read_trace and explain in one, its errors one line naming the file
+    read_path(path)    the same, with the Trace and Timeline it read (--svg draws from them)
     explain_file(path) explain_path and report in one: the text `--explain` prints
-                       (the command and the page's in-browser reader both call it)
+                       (the command and the page's in-browser reader both call it);
+                       written(found, form, lang) the same of a Result
     explain(trace)     either of the two explained, as a dict: GPU activities per launch
                        configuration with occupancy and its reason, streams, the attention
                        summary, and per range: span, busy time, idle time by cause, gaps,
@@ -14,8 +16,9 @@
 
 Ranges are the record_function ranges of the trace (cat "user_annotation"), grouped by
 name; the profiler's own ProfilerStep#1, #2, ... count as one name, ProfilerStep#*. A
-GPU activity belongs to a range when the CPU call that launched it lies in the range.
-A trace without ranges is read as one range, the whole trace.
+GPU activity belongs to a range when the CPU call that launched it lies in the range
+(model/steps.py: the rule, once, with the drawing's). A trace without ranges is read as
+one range, the whole trace.
 
 The verdict, per range name (medians over the ranges with GPU work, every figure over the
 same ones). A range's window runs from its start on the CPU to its last GPU activity's end,
@@ -38,10 +41,8 @@ The page docs/read-your-trace.*.md states the same rule: change them together.
 from __future__ import annotations
 
 import bisect
-import heapq
 import json
 import math
-import re
 
 from ..trace.names import LAUNCH_CATS, short_kernel_name
 from ..trace.reading.events import MAX_TIME_US
@@ -50,7 +51,8 @@ from ..trace.stats import stats
 from .model.idle import busy_by, idle_causes, window
 from .model.kernel_rows import add_occupancy, devices, kernel_rows
 from .model.platform_words import WORDS, platform
-from .model.result_types import BUSY_SHARE, HOST_SHARE, QUEUE_US, STEP_NAME, WHOLE_TRACE, Result, pace_verdict, to_json
+from .model.result_types import BUSY_SHARE, HOST_SHARE, QUEUE_US, WHOLE_TRACE, Result, pace_verdict, to_json
+from .model.steps import STEP_NAME, Launched, first_left_out, range_name
 from .model.timeline import HIP_SYNC_CALLS, SYNC_CALLS, Timeline
 from .output import said
 from .output.text_report import report as _text
@@ -60,16 +62,10 @@ from .rules.attention import attention
 from .rules.diagnose import diagnose
 from .shown.safe import error_line, inert
 
-STEP = re.compile(r"ProfilerStep#\d+")
 MAX_RANGES, MAX_SINGLE = 20, 3
-FIRST_STEP_OUT = 3  # with this many profiler steps or more, the first is left out of their figures
 __all__ = ["BUSY_SHARE", "HIP_SYNC_CALLS", "HOST_SHARE", "MAX_TIME_US", "STEP_NAME", "SYNC_CALLS", "WHOLE_TRACE",
            "Result", "TraceError", "explain", "explain_file", "explain_json", "explain_path", "load_trace",
-           "read_trace", "report"]
-
-
-def _range_name(name):
-    return STEP_NAME if STEP.fullmatch(name) else name
+           "read_path", "read_trace", "report", "written"]
 
 
 _LABELS = {}
@@ -102,27 +98,6 @@ def _no_gpu(data):
                 f"record it with ProfilerActivity.CUDA on a machine with {gpu}")
     return ("the trace has no GPU activity (kernels, memcpy, memset) and no CPU operations: record "
             f"it with ProfilerActivity.CPU and ProfilerActivity.CUDA on a machine with {gpu}")
-
-
-def _instances(acts_by_launch, launch_ts, ranges):
-    """The activities launched in each range (ranges by start); nested ranges of one name:
-    the innermost (the shortest that holds the launch, the later of equal ones), found in
-    one sweep over the ranges and launches."""
-    nested = any(ranges[i]["ts"] < ranges[i - 1]["ts"] + ranges[i - 1]["dur"] for i in range(1, len(ranges)))
-    if not nested:
-        return [acts_by_launch[bisect.bisect_left(launch_ts, r["ts"]):
-                               bisect.bisect_right(launch_ts, r["ts"] + r["dur"])] for r in ranges]
-    out, open_, i = [[] for _ in ranges], [], 0
-    for j, ts in enumerate(launch_ts):
-        while i < len(ranges) and ranges[i]["ts"] <= ts:
-            r = ranges[i]
-            heapq.heappush(open_, (r["dur"], -i, r["ts"] + r["dur"]))
-            i += 1
-        while open_ and open_[0][2] < ts:
-            heapq.heappop(open_)
-        if open_:
-            out[-open_[0][1]].append(acts_by_launch[j])
-    return out
 
 
 def _explain_range(name, ranges, per_range, timeline):
@@ -230,9 +205,17 @@ def _stream_verdict(row):
 def explain_path(path):
     """The Result of the file at path; TraceError (one line, naming the file) if the file is
     no trace, or one this reader cannot use."""
+    return read_path(path)[0]
+
+
+def read_path(path):
+    """(the Result of the file at path, the Trace it was read into, the Timeline of its events
+    that the Result was read off): the file read and parsed once, what trace-doctor --svg draws
+    from too (output/svg.py's draw_read); TraceError as explain_path."""
     trace = read_trace(path)  # streamed: a large trace needs less memory than as a dict
     try:
-        return explain(trace)
+        result, timeline = _explained(trace)
+        return result, trace, timeline
     except TraceError as err:
         raise TraceError(error_line(path, str(err))) from None
     except MemoryError:
@@ -245,7 +228,11 @@ def explain_path(path):
 def explain_file(path, form="text", lang="en"):
     """The text `build_tables.py --explain PATH` prints in `lang` (form "json": the JSON document
     of model/result_types.py, whatever the language); TraceError as explain_path."""
-    found = explain_path(path)
+    return written(explain_path(path), form, lang)
+
+
+def written(found, form="text", lang="en"):
+    """A Result as explain_file prints it: the text in `lang`, or (form "json") the JSON document."""
     return explain_json(found) if form == "json" else report(found, lang)
 
 
@@ -290,8 +277,14 @@ def explain(trace):
     """What the page reads off a trace (a dict from load_trace, or read_trace's Trace), as a
     Result (model/result_types.py): the diagnosis, and the detail dict, whose keys it reads as;
     TraceError if it has no GPU activity."""
+    return _explained(trace if isinstance(trace, Trace) else from_dict(trace))[0]
+
+
+def _explained(data):
+    """(the Result of a Trace, worded; the Timeline it was read off)."""
     with collector_paused():
-        return worded(_explain(trace if isinstance(trace, Trace) else from_dict(trace)))
+        result, timeline = _explain(data)
+        return worded(result), timeline
 
 
 def _explain(data):
@@ -323,14 +316,13 @@ def _explain(data):
     groups = {}
     for e in data.events:
         if e.cat == "user_annotation":
-            groups.setdefault(_range_name(e.name), []).append({"ts": e.ts, "dur": e.dur})
+            groups.setdefault(range_name(e.name), []).append({"ts": e.ts, "dur": e.dur})
     if not groups:
         host = [e for e in data.events if e.cat not in ("kernel", "gpu_memcpy", "gpu_memset", "overhead")]
         host = host or [a.e for a in timeline.acts]
         start, stop = min(e.ts for e in host), max(e.end for e in host)
         groups = {WHOLE_TRACE: [{"ts": start, "dur": stop - start}]}
-    with_launch = sorted((a for a in timeline.acts if a.launch is not None), key=lambda a: a.launch.ts)
-    launch_ts = [a.launch.ts for a in with_launch]
+    launched = Launched(timeline.acts)
     # user ranges by first appearance, the profiler's steps last; the MAX_RANGES longest
     order = sorted(groups, key=lambda n: (n == STEP_NAME, min(r["ts"] for r in groups[n]), n))
     kept = set(sorted(order, key=lambda n: -sum(r["dur"] for r in groups[n]))[:MAX_RANGES])
@@ -339,10 +331,10 @@ def _explain(data):
         if n not in kept:
             continue
         inst = sorted(groups[n], key=lambda r: r["ts"])
-        first_out = n == STEP_NAME and len(inst) >= FIRST_STEP_OUT
+        first_out = first_left_out(n, len(inst))
         if first_out:  # the first step holds the profiler's start (its first launches, Kineto's buffers)
             inst = inst[1:]
-        per = [list(timeline.acts)] if n == WHOLE_TRACE else _instances(with_launch, launch_ts, inst)
+        per = [list(timeline.acts)] if n == WHOLE_TRACE else launched.within([(r["ts"], r["dur"]) for r in inst])
         ranges.append(_explain_range(n, inst, per, timeline) | {"first_left_out": first_out})
     busy = busy_by(timeline.acts, lambda a: a.kind)  # each kind's busy stretches, in one pass
     kinds = {k: busy[k] for k in ("compute", "communication", "memory") if k in busy}
@@ -359,7 +351,7 @@ def _explain(data):
             "ranges_left_out": len(order) - len(ranges),
             "activity_us": activity_us, "with_stack": "python_function" in data.categories,
             "attention": attention(timeline, data.events, activity_us, found_on, caps[0] if caps else None)}
-    return diagnose(found, timeline, data.events)
+    return diagnose(found, timeline, data.events), timeline
 
 
 def report(found, lang="en"):

@@ -62,7 +62,6 @@ def pace_verdict(host_share, busy_share, launch_delay_us):
     if host_share >= HOST_SHARE:
         return "GPU-bound" if launch_delay_us is not None and launch_delay_us >= QUEUE_US else "CPU-bound"
     return "GPU-bound" if busy_share >= BUSY_SHARE else "stalled"
-STEP_NAME = "ProfilerStep#*"
 WHOLE_TRACE = "(whole trace)"
 
 

@@ -23,6 +23,7 @@ import bisect
 from ...trace.names import GPU_CATS, GRAPH_LAUNCHES, LAUNCH_CATS
 from .intervals import Cover, covered_by
 from .searches import FirstAtMost, LastAtLeast, LaunchOf
+from .steps import is_step
 
 # CPU calls that wait for the GPU: their time is not work the CPU had to do
 SYNC_CALLS = ("cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
@@ -168,7 +169,7 @@ class Timeline:
             elif cat == "cpu_op":
                 if e.name in HOST_READS:
                     host_reads.append((e.ts, e.end, HOST_READS[e.name], e.tid))
-            elif cat == "user_annotation" and e.name.startswith("ProfilerStep#"):
+            elif cat == "user_annotation" and is_step(e.name):
                 steps.append(e.ts)
         by_corr = LaunchOf(launches)
         stacks = _op_stacks(events, launches)

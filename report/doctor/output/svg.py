@@ -5,7 +5,9 @@ out and writes it.
 
     svg(panels, lang, ident)   the SVG of one or more panels on one time scale
     draw(paths, lang, count)   (the SVG, its panels) of the median step of trace files: the
-                               pages' figures (report/render/timelines.py) and `--svg`
+                               pages' figures (report/render/timelines.py)
+    draw_read(read, lang)      the same of files already read: `--svg`, from the reading it
+                               explained
     reader_pieces, reader_view the page's reader: a trace file's pieces, kept, and one drawn
 
 The lanes, top to bottom: the CPU ops and record_function ranges of the launching thread,
@@ -267,15 +269,23 @@ def draw(paths, lang, count=1):
     """(the SVG, its panels) of the median step of each trace file (count
     steps in a row from it), labelled with the file's name, on one time scale; TraceError
     where a file is no trace with GPU activity."""
+    from ..reading.trace_file import read_trace
+
+    return draw_read(((path, read_trace(path), None) for path in paths), lang, count)
+
+
+def draw_read(read, lang, count=1):
+    """draw() of files already read: (path, its Trace, the Timeline of its events or None), so
+    that trace-doctor --svg draws from the reading it explained (one read and parse of the file)."""
     from pathlib import Path
 
-    from ..reading.trace_file import TraceError, read_trace
+    from ..reading.trace_file import TraceError
     from ..shown.safe import error_line
 
     found = []
-    for path in paths:
+    for path, trace, timeline in read:
         try:
-            found.append((Path(path).name, pieces(read_trace(path))))
+            found.append((Path(path).name, pieces(trace, timeline)))
         except ValueError:
             raise TraceError(error_line(path, "no GPU activity (kernels, memcpy, memset) to draw")) from None
     short = namer(f for _, f in found)
@@ -310,4 +320,4 @@ def ident_of(*names):
     return "tl-" + "-".join(s for s in stems if s)
 
 
-__all__ = ["WORDS", "draw", "ident_of", "namer", "panel", "pieces", "reader_pieces", "reader_view", "svg"]
+__all__ = ["WORDS", "draw", "draw_read", "ident_of", "namer", "panel", "pieces", "reader_pieces", "reader_view", "svg"]

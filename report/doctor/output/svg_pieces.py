@@ -4,21 +4,20 @@ lanes, events, idle gaps by cause, launch links and the stretches with nothing t
 output/svg.py draws Panels as SVG. Standard library only (the page's reader runs it in
 Pyodide).
 
-    pieces(trace)              a Trace's Pieces, and the one drawn first (the step whose
-                               kernel time is the median, else the first window)
+    pieces(trace, timeline)    a Trace's Pieces, and the one drawn first (the step whose
+                               kernel time is the median, else the first window), from
+                               the trace's Timeline where the caller has it
     panel(pieces, i, label)    the Panel of piece i (count pieces in a row)
     namer(founds)              the short name each GPU activity is drawn with
 """
 from __future__ import annotations
 
-import re
-
 from ...trace.names import LAUNCH_CATS, short_kernel_name
 from ..model.intervals import holes
 from ..model.short_names import brief_names
+from ..model.steps import Launched, steps
 from ..model.timeline import ALL_SYNC_CALLS, Timeline
 
-STEP = re.compile(r"ProfilerStep#(\d+)")
 WINDOW_ACTS = 40  # GPU activities in a window of a trace without ProfilerStep ranges
 MAX_DEPTH = 6  # op lanes; deeper ops are not drawn
 MAX_OPS = 400  # the longest ops of a piece are drawn, at most this many
@@ -39,28 +38,22 @@ class Piece:
 
 
 class Pieces:
-    """A trace's pieces (by time), the timeline they come from and the one drawn first."""
+    """A trace's pieces (by time), the timeline they come from and the one drawn first. A step's
+    GPU activities are those model/steps.py gives it, as explain.py's figures count them."""
 
-    def __init__(self, events):
+    def __init__(self, events, timeline=None):
         self.events = events
-        self.timeline = timeline = Timeline(events)
+        self.timeline = timeline = Timeline(events) if timeline is None else timeline
         self.launched = {}  # id of a launch call -> how many GPU activities it launched
         for a in timeline.acts:
             if a.launch is not None:
                 self.launched[id(a.launch)] = self.launched.get(id(a.launch), 0) + 1
-        steps = sorted((e for e in events if e.cat == "user_annotation" and STEP.fullmatch(e.name)),
-                       key=lambda e: e.ts)
-        launched = sorted((a for a in timeline.acts if a.launch is not None), key=lambda a: a.launch.ts)
+        found = steps(events)
         self.items = []
-        if steps:
-            j = 0
-            for s in steps:
-                while j < len(launched) and launched[j].launch.ts < s.ts:
-                    j += 1
-                k = j
-                while k < len(launched) and launched[k].launch.ts <= s.end:
-                    k += 1
-                self.items.append(Piece(s.ts, s.end, launched[j:k], s.name, s.tid))
+        if found:
+            per_step = Launched(timeline.acts).within([(s.ts, s.dur) for s in found])
+            for s, acts in zip(found, per_step, strict=True):
+                self.items.append(Piece(s.ts, s.end, acts, s.name, s.tid))
             worked = [i for i, p in enumerate(self.items) if p.acts] or list(range(len(self.items)))
             ranked = sorted(worked, key=lambda i: (self.items[i].kernel_us, i))
             self.default, self.counted = ranked[(len(ranked) - 1) // 2], len(ranked)
@@ -74,12 +67,14 @@ class Pieces:
                 hi = max(a.launch.end if a.launch is not None else a.e.ts for a in group)
                 self.items.append(Piece(lo, hi, group, None, tid))
             self.default, self.counted = 0, len(self.items)
-        self.steps = bool(steps)
+        self.steps = bool(found)
 
 
-def pieces(trace):
-    """The Pieces of a Trace (report/trace/reading/stream.py's); ValueError where it holds no GPU activity."""
-    found = Pieces(trace.events)
+def pieces(trace, timeline=None):
+    """The Pieces of a Trace (report/trace/reading/stream.py's), from its Timeline where the caller
+    has built it (explain.py's: trace-doctor --svg reads the file once); ValueError where it holds
+    no GPU activity."""
+    found = Pieces(trace.events, timeline)
     if not found.items:
         raise ValueError("no GPU activity to draw")
     return found

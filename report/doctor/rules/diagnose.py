@@ -22,7 +22,6 @@ from ..model.intervals import merge
 from ..model.result_types import (
     HOST_SHARE,
     QUEUE_US,
-    STEP_NAME,
     WHOLE_TRACE,
     AttentionRow,
     GraphReplay,
@@ -30,6 +29,7 @@ from ..model.result_types import (
     Result,
     pace_verdict,
 )
+from ..model.steps import STEP_NAME, range_name
 from .remedies import ALIGNED
 from .remedies import findings as _findings
 from .repeat_kv import repeated_kv
@@ -225,8 +225,7 @@ def diagnose(found, timeline, events):
     scope = _scope(found["ranges"])
     spans = []
     if scope is not None and scope["name"] != WHOLE_TRACE:
-        spans = [(e.ts, e.end) for e in events if e.cat == "user_annotation"
-                 and (e.name == scope["name"] or (scope["name"] == STEP_NAME and e.name.startswith("ProfilerStep#")))]
+        spans = [(e.ts, e.end) for e in events if e.cat == "user_annotation" and range_name(e.name) == scope["name"]]
     elif scope is not None:
         spans = [(min(a.e.ts for a in timeline.acts), max(a.e.end for a in timeline.acts))]
     # the whole trace holds every launch, those before its first activity too

@@ -37,5 +37,5 @@ echo "== ruff check"
 
 build_site
 
-echo "== pytest"
-run_pytest -q tests "$@"
+echo "== pytest (benchmarks/test_suite.py: pytest -q tests, then the suite's figure in one line)"
+PYTEST_RUNNER=benchmarks/test_suite.py run_pytest "$@"

@@ -160,3 +160,15 @@ def test_every_committed_collection_was_made_by_the_collecting_code_here():
         for name, c in fix_collections(gpu):
             assert c["protocol"] == PROTOCOL, name
             assert c["identity"]["sha256"] == collect_hashes(), name
+
+
+def test_a_string_of_a_collection_cannot_open_html_inside_its_closed_block():
+    """The table's parts are <details markdown> blocks, which the HTML parser reads first: a
+    refusal's text with "<!--" or "<script>" must not reach it raw (it would swallow the page)."""
+    runs = three_hosts()
+    for _, c in runs:
+        c["groups"]["causal_mask"]["entries"]["is_causal"] = {"refused": "RuntimeError: <!-- <script>x</script>"}
+    for lang in ("nb", "en"):
+        text = fixes.fixes_table(runs, lang)
+        assert "<!--" not in text and "<script>" not in text
+        assert text.count("<details") == text.count("</details>") == 2

@@ -154,7 +154,9 @@ def test_no_hand_written_line_speaks_of_the_h100_h200_or_hopper_except_by_name()
         r"NVIDIA H200|Hopper-? (?:og|and)\b|Hopper[- ]arkitekturens|Hopper architecture|"
         r"på Hopper|on Hopper|[Oo]n a Hopper GPU|[Pp]å en Hopper-GPU|Hopper's|Hoppers\b|for Hopper\b|"
         r"Hopper SDPA engine|Hopper-motoren|Hopper and Blackwell|Hopper- og Blackwell|"
-        r"\(the H100 and the H200\)|\(H100 og H200\)|on H100s or newer GPUs|by default on H100 and 2nd")
+        r"\(the H100 and the H200\)|\(H100 og H200\)|on H100s or newer GPUs|by default on H100 and 2nd|"
+        # the GPUs of a compute capability, named as examples of it (PyTorch's order on sm90/sm100)
+        r"an H100, H200 or B200|en H100, H200 eller B200|\(H100, H200, B200|an H100 or B200|en H100 eller B200")
     offenders = []
     for path in markdown_pages():
         for paragraph in path.read_text(encoding="utf-8").split("\n\n"):

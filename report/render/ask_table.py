@@ -31,7 +31,7 @@ from .findings.ask_common import (
 from .findings.ask_order import derived, shown_generations
 from .fix_names import GROUPS as FIX_GROUPS
 from .keyed import ASK_FIXES, keyed
-from .markdown import code_safe, markdown_safe
+from .markdown import code_safe, html_block_safe, markdown_safe
 from .prose import backend
 
 
@@ -120,7 +120,8 @@ def _item(results, c, lang):
         lines.append(f"{t('col.ask_fix', lang)}: {fix}")
     body = "  \n".join(lines) or t("value.none", lang)
     summary = " · ".join(head)
-    return f'<details class="sdpa-ask" markdown>\n<summary markdown>{summary}</summary>\n\n{body}\n\n</details>'
+    return (f'<details class="sdpa-ask" markdown>\n<summary markdown>{html_block_safe(summary)}</summary>\n\n'
+            f'{html_block_safe(body)}\n\n</details>')
 
 
 def ask_table(results, lang):

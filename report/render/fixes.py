@@ -20,7 +20,7 @@ from ..trace.names import backend_of_kernels
 from ..verdict import Verdict, by_runs
 from .fix_names import ENTRIES, GROUPS, NOT_FIXES
 from .keyed import keyed
-from .markdown import code_safe, markdown_safe
+from .markdown import code_safe, html_block_safe, markdown_safe
 
 # a result counts as right within this relative error against float64 (‖out − ref‖ / ‖ref‖):
 # bfloat16's rounding (its 8-bit mantissa) leaves 1e-3 to 1e-2 on these shapes
@@ -257,7 +257,7 @@ def _line(r, reference_right, lang):
     what = t("fixes.ran", lang, backend=keyed("fix_ran.", r.ran, lang)) if r.ran else ""
     name = keyed("fix_entry.", r.entry, lang)
     if r.refused:
-        return t("fixes.refused_line", lang, name=name, why=code_safe(r.refused[:160]))
+        return t("fixes.refused_line", lang, name=name, why=f"`{code_safe(r.refused[:160])}`")
     error = _error_words(r.error, lang)
     if not r.right:
         return t("fixes.wrong_line", lang, name=name, ran=what, error=error)
@@ -283,24 +283,43 @@ def fixes_table(collections, lang):
     first = kept[0][1]["host"]
     counted = [r for r in found if not r.reference and r.entry not in NOT_FIXES and r.right and r.verdict is not None]
     tally = {k: sum(1 for r in counted if _outcome(r.verdict) == k) for k in ("faster", "slower", "same", "undecided")}
-    parts = [t("fixes.summary", lang, n=fmt_num(len(counted), lang, 0),
-               **{k: fmt_num(v, lang, 0) for k, v in tally.items()}), ""]
-    parts += [t("fixes.intro" if hosts > 1 else "fixes.intro_one_host", lang, hosts=fmt_num(hosts, lang, 0),
-               collections=fmt_num(len(kept), lang, 0),
-               gpu=markdown_safe(first.get("gpu_name")),
-               torch=code_safe(first["versions"].get("torch")), cudnn=code_safe(first["versions"].get("cudnn")),
-               tolerance=fmt_sig(TOLERANCE, lang)), ""]
+    answer = t("fixes.summary", lang, n=fmt_num(len(counted), lang, 0),
+               **{k: fmt_num(v, lang, 0) for k, v in tally.items()})
+    parts = [answer + (" " + t("fixes.one_host", lang) if hosts == 1 else ""), ""]
+    # each part a closed block (the answer above is what shows): it reads on a phone, and a
+    # page stays short until its reader opens what they came for
+    intro = t("fixes.intro" if hosts > 1 else "fixes.intro_one_host", lang, hosts=fmt_num(hosts, lang, 0),
+              collections=fmt_num(len(kept), lang, 0), gpu=markdown_safe(first.get("gpu_name")),
+              torch=code_safe(first["versions"].get("torch")), cudnn=code_safe(first["versions"].get("cudnn")),
+              tolerance=fmt_sig(TOLERANCE, lang))
+    parts.append(_closed(t("fixes.how", lang), intro))
     for group in dict.fromkeys(r.group for r in found):
         these = [r for r in found if r.group == group]
         ref = next(r for r in these if r.reference)
-        parts.append(f"**{keyed('fix_group.', group, lang)}**")
-        parts.append("")
-        parts += [f"- {_line(r, ref.right and not ref.refused, lang)}" for r in these]
-        parts.append("")
+        lines = "\n".join(f"- {_line(r, ref.right and not ref.refused, lang)}" for r in these)
+        parts.append(_closed(_group_summary(group, these, lang), lines))
     if left:
         parts.append(t("fixes.left_out", lang, names=", ".join(f"`{code_safe(n)}` ({w}: {code_safe(d)})"
                                                                 for n, w, d in left)))
     return "\n".join(parts).rstrip() + "\n"
+
+
+def _closed(summary, body):
+    """A closed block of Markdown (strings from a collection made safe for the HTML parser)."""
+    return (f'<details class="sdpa-fixes" markdown>\n<summary markdown>{html_block_safe(summary)}</summary>\n\n'
+            f'{html_block_safe(body)}\n\n</details>\n')
+
+
+def _group_summary(group, these, lang):
+    """The group's line: the refusal, and its fastest fix that gives a right result."""
+    fixes = [r for r in these if not r.reference and r.entry not in NOT_FIXES and r.right and r.verdict is not None
+             and r.verdict.ratio is not None]
+    name = f"**{keyed('fix_group.', group, lang)}**"
+    if not fixes:
+        return t("fixes.group_no_fix", lang, group=name)
+    best = min(fixes, key=lambda r: r.verdict.ratio)
+    return t("fixes.group_best", lang, group=name, fix=keyed("fix_entry.", best.entry, lang),
+             ratio=fmt_ratio_sig(best.verdict.ratio, lang), outcome=keyed("fixes.word_", _outcome(best.verdict), lang))
 
 
 def checked(collections):

@@ -45,6 +45,7 @@ NAMES = {
     "ask_fix.": ASK_FIXES,
     "fix_group.": FIX_GROUPS,  # render/fixes.py: the refusals of report/collect/fix_collector.py
     "fix_entry.": FIX_ENTRIES,  # ... and the calls timed beside each
+    "fixes.word_": ("faster", "slower", "same", "undecided"),  # render/fixes.py: _outcome
     "fix_ran.": ("flash", "efficient", "cudnn", "math", "flex"),  # fixes.ran: what one call's kernels show
     "ask_what.mask.": ASK_MASKS,
     "ask_what.layout.": ASK_LAYOUTS,

@@ -38,6 +38,14 @@ def code_safe(text):
     return SNIPPET_MARKER.sub(r";\1", one_line(text).replace("`", "'"))
 
 
+def html_block_safe(text):
+    """Markdown that goes inside an HTML block (<details markdown>): the HTML parser reads it
+    before Markdown does, so a `<` in a code span (a string from a results file: "<!--",
+    "<script>") would open a comment or an element there and swallow the rest of the page;
+    in code spans it is written as an entity (shown as such: no real name or setting has one)."""
+    return re.sub(r"`[^`\n]*`", lambda m: m.group(0).replace("<", "&lt;"), text)
+
+
 def fenced(text, info="text"):
     """A fenced block of `text` that no line of it can close: the fence is longer than any
     run of backticks inside, and snippets' markers are escaped."""

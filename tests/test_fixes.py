@@ -172,3 +172,24 @@ def test_a_string_of_a_collection_cannot_open_html_inside_its_closed_block():
         text = fixes.fixes_table(runs, lang)
         assert "<!--" not in text and "<script>" not in text
         assert text.count("<details") == text.count("</details>") == 2
+
+
+def test_fixes_takes_only_its_options_and_needs_a_gpu(capsys):
+    import build_tables
+
+    with pytest.raises(SystemExit) as stop:
+        build_tables.main(["--fixes", "--all"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "--fixes collects one thing" in err and err.count("\n") == 1
+
+
+def test_fixes_without_cuda_is_one_line_and_nothing_written(capsys, monkeypatch, tmp_path):
+    import build_tables
+    from report import paths
+
+    monkeypatch.setattr(paths, "FIXES", tmp_path / "fixes")
+    assert build_tables.main(["--fixes"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "CUDA GPU" in err
+    assert not (tmp_path / "fixes").exists()

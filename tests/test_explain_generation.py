@@ -9,6 +9,7 @@ import gzip
 import json
 
 import pytest
+from madeup import contiguous
 
 from report.doctor.explain import explain, report
 from report.doctor.rules import asked_table
@@ -37,14 +38,6 @@ def on_gpu(trace, gpu):
 
 def sdpa_events(trace):
     return [e for e in trace["traceEvents"] if e.get("name") == SDPA]
-
-
-def contiguous(shape):
-    out, n = [], 1
-    for d in reversed(shape):
-        out.insert(0, n)
-        n *= d
-    return out
 
 
 def with_dtype(trace, kineto_dtype):

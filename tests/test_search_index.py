@@ -33,6 +33,10 @@ PASTED = (
     "ROCm",
     "sm75",
     "TORCH_CUDNN_SDPA_DEPRIORITIZED",
+    # issue 52's page notes: GQA with a mask, and timing a call yourself
+    "GQA",
+    "enable_gqa",
+    "torch.cuda.synchronize",
 )
 
 

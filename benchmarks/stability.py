@@ -28,12 +28,13 @@ if str(ROOT) not in sys.path:
 import build_tables  # noqa: E402
 from report.measure.run import run_measurements  # noqa: E402
 from report.results import UsageError  # noqa: E402
+from report.rows import cpu_time, gpu_span, kernel_time  # noqa: E402
 from report.verdict import median  # noqa: E402
 
 QUANTITIES = {  # the guide's words for time (its vocabulary table)
-    "GPU span": lambda r: median(r["cuda_time_us"]),
-    "kernel time": lambda r: median(r["kernel_sum_us"]),
-    "profiled CPU time": lambda r: r["cpu_time_us"]["median"],
+    "GPU span": lambda r: median(gpu_span(r)),
+    "kernel time": lambda r: median(kernel_time(r)),
+    "profiled CPU time": lambda r: median(cpu_time(r)),
     "wall time per call": lambda r: r["wall_time_us"]["median"],
     "host overhead, µs": lambda r: r["host_time_us"]["median"],
     "host overhead, small ops": lambda r: r["host_time_us"]["per_small_op"]["median"],

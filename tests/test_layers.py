@@ -14,16 +14,17 @@ ALLOWED = {
     "schema_ask": {"schema_types"},
     "schema": {"schema_ask", "schema_types"},
     "schema_check": {"schema"},
+    "rows": {"schema"},
     "snippets": {"paths"},
     "trace": {"trace", "snippets", "paths", "variants", "limits"},
     "doctor": {"doctor", "trace", "snippets", "paths", "variants", "limits", "one_line", "locale_numbers"},
     "results": {"paths", "variants", "schema", "schema_check", "limits"},
     "text": {"text", "locale_numbers"},
-    "verdict": {"verdict"},
+    "verdict": {"verdict", "rows"},
     "measure": {"measure", "trace", "results", "schema", "variants", "snippets", "paths"},
     "collect": {"collect", "measure"},
-    "render": {"render", "verdict", "text", "trace", "doctor", "schema", "variants"},
-    "output": {"output", "render", "measure", "results", "paths", "variants", "limits", "one_line"},
+    "render": {"render", "rows", "verdict", "text", "trace", "doctor", "schema", "variants"},
+    "output": {"output", "render", "rows", "measure", "results", "paths", "variants", "limits", "one_line"},
 }
 
 

@@ -1,6 +1,7 @@
 """Where the kernel time of one forward pass goes, per cause (report/trace/causes.py)."""
 from __future__ import annotations
 
+from ..rows import with_kernel_time
 from ..text.catalog import t
 from ..text.format import fmt_num, fmt_pct, fmt_ratio_sig, fmt_us, fmt_us_sig
 from ..trace.causes import CAUSES
@@ -53,7 +54,7 @@ def _split_note(results, split, lang):
     if m and {"weights", "output", "inputs"} <= set(m):
         w, o, i = m["weights"], m["output"], m["inputs"]
         total = sum(p["us_per_forward"] for p in m.values())
-        v = by_points({"kernel_sum_us": i["us"]}, {"kernel_sum_us": w["us"]})  # "<": the weights take longer
+        v = by_points(with_kernel_time(i["us"]), with_kernel_time(w["us"]))  # "<": the weights take longer
         key = {"<": "page.attribution_weights_larger", ">": "page.attribution_weights_smaller"}.get(
             v.order, "page.attribution_weights_same" if v.same else "page.attribution_weights_undecided")
         verdict = t(key, lang, ratio=fmt_ratio_sig(v.b / v.a if v.order != ">" else v.a / v.b, lang),

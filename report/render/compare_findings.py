@@ -14,6 +14,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+from ..rows import KERNEL_TIME, kernel_time
 from ..variants import FUSED
 from ..verdict import MIN_EFFECT, by_unpaired_runs, median, runs_of
 from .compare_columns import cuda_figure, row_of, variant_names
@@ -135,7 +136,7 @@ class CompareFindings:
 def _kernel_row(col, name):
     """A GPU run's row of a variant with kernel time in rounds, or None (the A100: none)."""
     row = row_of(col, name) if col.folder else None
-    if not row or row.get("status") != "ok" or not median(row.get("kernel_sum_us")) or not row.get("rounds"):
+    if not row or row.get("status") != "ok" or not median(kernel_time(row)) or not row.get("rounds"):
         return None
     return row
 
@@ -147,12 +148,12 @@ def variant_verdict(cols, name):
     rows = {i: r for i, c in enumerate(cols) if (r := _kernel_row(c, name))}
     if len(rows) < 2:
         return None
-    ranked = sorted(rows, key=lambda i: rows[i]["kernel_sum_us"]["median"])
+    ranked = sorted(rows, key=lambda i: median(kernel_time(rows[i])))
     best = ranked[0]
     ahead, behind, within = [best], [], 0.0
     for i in ranked[1:]:
-        v: Paired | None = paired(by_unpaired_runs(runs_of(rows[best], "kernel_sum_us"),
-                                                   runs_of(rows[i], "kernel_sum_us")), "kernel")
+        v: Paired | None = paired(by_unpaired_runs(runs_of(rows[best], KERNEL_TIME),
+                                                   runs_of(rows[i], KERNEL_TIME)), "kernel")
         if v is None:
             continue
         if v.order == "<":
@@ -218,10 +219,10 @@ def paired_leaders(medians, verdict) -> Leaders | None:
 def kernel_leaders(results) -> Leaders | None:
     """The fused backends fastest in kernel time (by_rounds: the rounds' medians), or None
     where a backend that ran lacks rounds (files written before them)."""
-    rows = {n: r for n in FUSED if (r := ok(results, n)) and r.get("kernel_sum_us")}
+    rows = {n: r for n in FUSED if (r := ok(results, n)) and kernel_time(r)}
     if not rows or any(not r.get("rounds") for r in rows.values()):
         return None
-    return paired_leaders({n: median(r["kernel_sum_us"]) for n, r in rows.items()},
+    return paired_leaders({n: median(kernel_time(r)) for n, r in rows.items()},
                           lambda a, b: by_rounds(rows[a], rows[b]))
 
 

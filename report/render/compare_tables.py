@@ -2,9 +2,10 @@
 one column per GPU, and the sweep's fastest variant per point."""
 from __future__ import annotations
 
+from ..rows import gpu_work
 from ..text.catalog import t
 from ..text.format import fmt_num, fmt_us
-from ..verdict import by_points, point_figure
+from ..verdict import by_points
 from .compare_columns import shape_text, timed, variant_names
 from .markdown import code_safe, label, markdown_safe, md_table, status_text
 
@@ -89,10 +90,10 @@ def fastest_points(points):
     """The variants of one sweep point (auto left out: it runs one of the others) with the
     least kernel time: the lowest, then those the rule for points (report/verdict:
     by_points) finds the same as it, in order of their times."""
-    timed_points = {p["variant"]: p for p in points if p["status"] == "ok" and timed(point_figure(p))}
+    timed_points = {p["variant"]: p for p in points if p["status"] == "ok" and timed(gpu_work(p))}
     if not timed_points:
         return []
-    ranked = sorted(timed_points, key=lambda n: point_figure(timed_points[n])["median"])
+    ranked = sorted(timed_points, key=lambda n: gpu_work(timed_points[n])["median"])
     best = timed_points[ranked[0]]
     return [n for n in ranked if by_points(best, timed_points[n]).order is None]
 
@@ -107,4 +108,4 @@ def _fastest_cell(col, head_dim, seq_len, lang):
             return t("value.none", lang)
         return status_text(next((p for p in points if p["status"] == "oom"), points[0]), lang)
     best = next(p for p in points if p["variant"] == ahead[0])
-    return f"{fmt_us(point_figure(best)['median'], lang)} · {', '.join(label(n, lang) for n in ahead)}"
+    return f"{fmt_us(gpu_work(best)['median'], lang)} · {', '.join(label(n, lang) for n in ahead)}"

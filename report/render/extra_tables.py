@@ -1,6 +1,7 @@
 """The --all tables: sweeps, launch overhead, backward."""
 from __future__ import annotations
 
+from ..rows import cpu_time, gpu_span, gpu_work, kernel_time
 from ..schema import ShapePoint, Sweep, SweepPoint
 from ..text.catalog import t
 from ..text.display import BACKEND_NAMES
@@ -16,13 +17,13 @@ from ..text.format import (
     fmt_us_sig,
 )
 from ..variants import FUSED
-from ..verdict import by_points, median, point_figure, round_range
+from ..verdict import by_points, median, round_range
 from .markdown import label, md_table, not_run_row, status_text
 
 
 def point_time(p: SweepPoint | ShapePoint) -> float | None:
     """A point's time: the sum of its kernel times (the CPU range without a GPU)."""
-    return median(point_figure(p))
+    return median(gpu_work(p))
 
 
 def _sweep_cell(p, what, lang):
@@ -56,7 +57,7 @@ def sweep_table(sweep, lang, head_dim, what):
 def overhead_table(overhead, lang, shape_name):
     none = t("value.none", lang)
     rows_in = overhead["rows"][shape_name]
-    best = min((median(r["kernel_sum_us"]) for r in rows_in.values() if r["status"] == "ok"),
+    best = min((median(kernel_time(r)) for r in rows_in.values() if r["status"] == "ok"),
                default=None)
     rows = []
     for name, r in rows_in.items():
@@ -64,8 +65,8 @@ def overhead_table(overhead, lang, shape_name):
             rows.append(not_run_row(name, r, lang, 4))
             continue
         graph = r.get("graph_wall_us")
-        rows.append([label(name, lang), fmt_us(median(r["kernel_sum_us"]), lang),
-                     fmt_us(median(r["cpu_time_us"]), lang), fmt_us(r["eager_wall_us"]["median"], lang),
+        rows.append([label(name, lang), fmt_us(median(kernel_time(r)), lang),
+                     fmt_us(median(cpu_time(r)), lang), fmt_us(r["eager_wall_us"]["median"], lang),
                      fmt_us(graph["median"], lang) if graph else t("value.graph_failed", lang),
                      fmt_pct(100 * graph["median"] / best, lang, 0) if graph and best else none])
     cols = ("col.variant", "col.kernel_sum", "col.cpu_time", "col.eager", "col.graph", "col.vs_best")
@@ -78,7 +79,7 @@ def backward_table(backward, lang):
     ran = [r for r in backward["rows"].values() if r["status"] == "ok"]
     # one unit per column
     span, wall, first = (iter(fmt_us_column(values, lang)) for values in (
-        [median(r["cuda_time_us"]) for r in ran], [r["wall_time_us"]["median"] for r in ran],
+        [median(gpu_span(r)) for r in ran], [r["wall_time_us"]["median"] for r in ran],
         [r["first_call_ms"] * 1000 for r in ran]))
     for name, r in backward["rows"].items():
         if r["status"] != "ok":
@@ -158,7 +159,7 @@ def auto_vs_best(sweep: Sweep, d: int) -> list[tuple[int, SweepPoint, SweepPoint
     out = []
     for s in sweep["seq_lens"]:
         pts = {p["variant"]: p for p in sweep["points"] if p["head_dim"] == d and p["seq_len"] == s
-               and p["status"] == "ok" and p.get("kernel_sum_us")}
+               and p["status"] == "ok" and kernel_time(p)}
         auto = pts.get("auto")
         pinned = [p for n, p in pts.items() if n in FUSED]
         if not (auto and pinned):

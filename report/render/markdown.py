@@ -5,6 +5,7 @@ import html
 import math
 import re
 
+from ..rows import gpu_span, kernel_time
 from ..schema import HostStats, Results, VariantRow
 from ..text.catalog import t
 from ..text.format import fmt_num, fmt_pct, fmt_us
@@ -151,7 +152,7 @@ GAP_SHOWN = 5.0  # % of the GPU span: an idle gap this large or larger is not ne
 def idle_gap(row: VariantRow) -> tuple[float, float] | None:
     """(GPU span minus kernel time in µs, its share of the span in %), from the two medians
     of a variant's profiled steps; None where either is missing or not a number."""
-    span, ksum = median(row.get("cuda_time_us")), median(row.get("kernel_sum_us"))
+    span, ksum = median(gpu_span(row)), median(kernel_time(row))
     if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in (span, ksum)) or span <= 0:
         return None
     gap = max(span - ksum, 0.0)

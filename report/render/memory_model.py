@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..rows import kernel_time, with_kernel_time
 from ..text.catalog import t
 from ..text.format import fmt_num, fmt_ratio, fmt_sig, fmt_us, fmt_us_sig, unit
 from ..trace.causes import CAUSES
@@ -91,7 +92,7 @@ def model_text(results, lang):
 
 def _ok(results, name):
     row = results["variants"].get(name)
-    return row if row and row.get("status") == "ok" and row.get("kernel_sum_us") else None
+    return row if row and row.get("status") == "ok" and kernel_time(row) else None
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,7 @@ def hand_written_check(results, lang):
     rows = [[keyed("cause.", cause, lang), fmt_num(e["activities_per_forward"], lang, 0),
              fmt_us(e["us_per_forward"], lang), fmt_sig(e["us_per_forward"] / one_pass, lang)]
             for cause, e in steps]
-    total = median(row["kernel_sum_us"])
+    total = median(kernel_time(row))
     table = md_table([t("col.cause", lang), t("col.per_forward", lang), t("col.kernel_sum", lang),
                       t("col.model_passes", lang, pass_us=fmt_us(one_pass, lang))], rows)
     fact = HandWritten(HAND_WRITTEN, total, total / one_pass, total / (z["flops_square"] / roof) if roof else None,
@@ -232,7 +233,7 @@ def _floor_point(us, timing):
     point = {"median": us}
     if timing.get("median_ms") and timing.get("min_ms") is not None and timing.get("max_ms") is not None:
         point.update(min=us * timing["min_ms"] / timing["median_ms"], max=us * timing["max_ms"] / timing["median_ms"])
-    return {"kernel_sum_us": point}
+    return with_kernel_time(point)
 
 
 def fused_check(results, lang, names):
@@ -240,7 +241,7 @@ def fused_check(results, lang, names):
     the copy bandwidth, its causal arithmetic at the matmul roof, its exponentials at the
     exp ceiling where the run measured it): a table and its sentence
     (report/text/templates/model-fused.<lang>.md.j2)."""
-    ran = [(n, median(row["kernel_sum_us"])) for n in names if (row := _ok(results, n))]
+    ran = [(n, median(kernel_time(row))) for n in names if (row := _ok(results, n))]
     fact = fused_floor(results)
     if not ran or fact is None:
         return t("finding.missing", lang)
@@ -332,7 +333,7 @@ def binding(results, variant) -> Binding | None:
     exp_us = z["exps_square"] / rate_exp if rate_exp else None
     kernels = ((results.get("ncu") or {}).get("rows") or {}).get(variant, {}).get("kernels") or {}
     floor = call_floor(row, kernels, flops_us, exp_us, bandwidth) if dram else None
-    kernel_us = median(row["kernel_sum_us"])
+    kernel_us = median(kernel_time(row))
     return Binding(variant, kernel_us, z["flops_square"], matmul, rate / 1e6 if rate else None, flops_us,
                    z["exps_square"], exp_us, dram[0] if dram else None, dram[1] if dram else 0, activities,
                    bool(dram) and dram[1] < activities, dram[0] / bandwidth if dram else None, floor,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..rows import kernel_time
 from ..text.catalog import t
 from ..text.format import fmt_bytes, fmt_num, fmt_pct, fmt_ratio, fmt_sig, fmt_us
 from ..trace.kernel_occupancy import registers_per_block
@@ -324,21 +325,21 @@ def training_check(results, lang):
     rows = []
     for name, row in bw["rows"].items():
         fwd = ok(results, name)
-        if row.get("status") != "ok" or not fwd or not row.get("kernel_sum_us"):
+        if row.get("status") != "ok" or not fwd or not kernel_time(row):
             continue
-        ratio = median(row["kernel_sum_us"]) / median(fwd["kernel_sum_us"])
+        ratio = median(kernel_time(row)) / median(kernel_time(fwd))
         held = row["peak_extra_mib"] * 2**20 / z["s_bytes"] if row.get("peak_extra_mib") is not None else None
-        rows.append([label(name, lang), fmt_us(median(fwd["kernel_sum_us"]), lang),
-                     fmt_us(median(row["kernel_sum_us"]), lang), fmt_ratio(ratio, lang),
+        rows.append([label(name, lang), fmt_us(median(kernel_time(fwd)), lang),
+                     fmt_us(median(kernel_time(row)), lang), fmt_ratio(ratio, lang),
                      fmt_sig(held, lang, 2) if held is not None else "–"])
     if not rows:
         return _missing(lang)
     table = md_table([t("col.variant", lang), t("col.model_fwd_kernel", lang), t("col.model_step_kernel", lang),
                       t("col.model_step_ratio", lang), t("col.model_score_held", lang,
                                                          s_bytes=fmt_bytes(z["s_bytes"], lang))], rows)
-    ratios = {name: median(row["kernel_sum_us"]) / median(ok(results, name)["kernel_sum_us"])
+    ratios = {name: median(kernel_time(row)) / median(kernel_time(ok(results, name)))
               for name, row in bw["rows"].items()
-              if row.get("status") == "ok" and ok(results, name) and row.get("kernel_sum_us")}
+              if row.get("status") == "ok" and ok(results, name) and kernel_time(row)}
     return prose.render("model-training-check", lang, {
         "table": table, "inside": tuple(n for n, r in ratios.items() if 2.5 <= r <= 4),
         "above": tuple(n for n, r in ratios.items() if r > 4), "below": tuple(n for n, r in ratios.items() if r < 2.5)})

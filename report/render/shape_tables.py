@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from ..rows import CPU_TIME, GPU_SPAN, KERNEL_TIME
 from ..text.catalog import t
 from ..text.format import (
     fmt_bytes,
@@ -108,7 +109,7 @@ def _variant_cell(p, lang):
     return f"{name} → {ran}" if ran and p["variant"] == "auto" else name
 
 
-TIME_FIELDS = ("kernel_sum_us", "cuda_time_us", "wall_time_us", "cpu_time_us", "host_time_us")
+TIME_FIELDS = (KERNEL_TIME, GPU_SPAN, "wall_time_us", CPU_TIME, "host_time_us")
 TIME_HEADERS = ("col.kernel_sum", "col.cuda_time", "col.wall", "col.cpu_time", "col.host_time")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import math
 
+from ..rows import KERNEL_TIME, cpu_time, gpu_span, kernel_time
 from ..text.catalog import t
 from ..text.format import (
     fmt_bytes,
@@ -42,18 +43,18 @@ from .markdown import (
 def _time_cells(results, lang):
     """Column key -> the cell of one measured row, for the tables of every variant's times."""
     base = results["variants"].get("naive_inplace", {})
-    base_cuda = median(base.get("cuda_time_us")) if base.get("status") == "ok" else None
+    base_cuda = median(gpu_span(base)) if base.get("status") == "ok" else None
 
     def vs_inplace(row):
-        cuda = median(row.get("cuda_time_us"))
+        cuda = median(gpu_span(row))
         return fmt_ratio(cuda / base_cuda, lang) if cuda and base_cuda else t("value.none", lang)
 
     return {
         "col.kernels_fwd": lambda row: kernel_count(row, lang),
-        "col.kernel_sum": lambda row: fmt_us(median(row.get("kernel_sum_us")), lang),
-        "col.cuda_time": lambda row: fmt_us(median(row.get("cuda_time_us")), lang),
+        "col.kernel_sum": lambda row: fmt_us(median(kernel_time(row)), lang),
+        "col.cuda_time": lambda row: fmt_us(median(gpu_span(row)), lang),
         "col.idle_gap": lambda row: idle_gap_cell(row, lang),
-        "col.cpu_time": lambda row: fmt_us(median(row["cpu_time_us"]), lang),
+        "col.cpu_time": lambda row: fmt_us(median(cpu_time(row)), lang),
         "col.host_time": lambda row: fmt_us(median(row.get("host_time_us")), lang),
         "col.wall": lambda row: fmt_us((row.get("wall_time_us") or {}).get("median"), lang),
         "col.vs_inplace": vs_inplace,
@@ -157,9 +158,9 @@ def details(results, lang):
         if row["status"] != "ok":
             rows.append(not_run_row(name, row, lang, 6 + gap))
             continue
-        cuda = row.get("cuda_time_us")
+        cuda = gpu_span(row)
         spread = f"{fmt_us(cuda['min'], lang)} – {fmt_us(cuda['max'], lang)}" if cuda else none
-        rows.append([label(name, lang), fmt_us(median(row.get("kernel_sum_us")), lang), spread]
+        rows.append([label(name, lang), fmt_us(median(kernel_time(row)), lang), spread]
                     + [idle_gap_cell(row, lang)] * gap
                     + [fmt_mib(row.get("peak_extra_mib"), lang), fmt_tflops(row["tflops"], lang),
                        fmt_pct(100 * row["tflops"] / roof["tflops"], lang),
@@ -332,7 +333,7 @@ def rounds_table(results, lang):
         per_op = [h.get("per_small_op") if isinstance(h, dict) else None for h in host]
         rows.append([label(name, lang)] +
                     [fmt_us_range(round_range([r.get(key) for r in rounds]), lang)
-                     for key in ("kernel_sum_us", "wall_time_us")] +
+                     for key in (KERNEL_TIME, "wall_time_us")] +
                     [fmt_us_range(round_range(host), lang), _ops_range(round_range(per_op), lang)])
     if not rows:
         return t("finding.missing", lang)

@@ -46,7 +46,6 @@ from .across_runs import (
 from .leader import Leader, leader
 from .one_run import (
     median,
-    point_figure,
     spread,
 )
 from .outcome import Verdict
@@ -70,7 +69,7 @@ from .paired import (
 
 __all__ = [
     "CONFIDENCE", "Leader", "MIN_EFFECT", "Verdict", "leader", "by_group", "by_pairs", "by_points", "by_round_medians",
-    "median", "pair_ratios", "point_figure",
+    "median", "pair_ratios",
     "round_median", "round_range", "round_values", "rounds_of", "decide", "process_interval", "spread",
     "by_runs", "by_run_round_medians", "by_unpaired_runs", "decided", "other_code", "pooled", "run_pair_ratios",
     "run_rounds", "runs_of", "without_each_run", "PACE_FACTOR", "VERSIONS", "LeftOut", "Pooling", "host_pace",

@@ -1,6 +1,6 @@
-"""The figures of one run the rules read: a stored summary's median, how far a recorded
-figure moves (its spread), and the figure a sweep or shape point is compared by. The rule
-itself is paired.py's."""
+"""The figures of one run the rules read: a stored summary's median and how far a recorded
+figure moves (its spread); a sweep or shape point is compared by its work's time
+(report/rows.py: gpu_work). The rule itself is paired.py's."""
 from __future__ import annotations
 
 
@@ -22,10 +22,3 @@ def spread(figure):
         return (figure["max"] - figure["min"]) / figure["median"]
     return 0.0
 
-
-# Shape and sweep points: what a point is compared by (paired.by_points).
-
-def point_figure(p):
-    """The recorded figure a sweep or shape point is compared by: its kernel time (the
-    profiled CPU range of a run without a GPU, where the work itself runs on the CPU)."""
-    return p.get("kernel_sum_us") or p.get("cpu_time_us")

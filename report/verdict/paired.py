@@ -46,9 +46,10 @@ from __future__ import annotations
 import math
 import statistics
 
+from ..rows import gpu_work
 from .across_rounds import paired_rounds, round_values
 from .across_runs import run_rounds
-from .one_run import point_figure, spread
+from .one_run import spread
 from .outcome import Verdict
 from .student_t import t_quantile
 
@@ -231,7 +232,7 @@ def by_points(a, b, minimum=MIN_EFFECT) -> Verdict:
     only where the gap and that spread both lie inside the margin; else undecided (reason
     "spread"), noise then the furthest of the spread and the gap (how far apart the two may
     lie). A figure with no steps (a cited one) has no spread."""
-    fa, fb = point_figure(a), point_figure(b)
+    fa, fb = gpu_work(a), gpu_work(b)
     ratio = fb["median"] / fa["median"]
     noise = max(spread(fa), spread(fb))
     beyond = abs(fa["median"] - fb["median"]) > noise * min(fa["median"], fb["median"])

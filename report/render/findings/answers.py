@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import pairwise
 
+from ...rows import kernel_time
 from ...variants import FUSED
 from ...verdict import median
 from .. import prose
@@ -33,7 +34,7 @@ def _faster(verdict) -> bool:
 
 def _kernel(results, name):
     row = ok(results, name)
-    return row["kernel_sum_us"] if row and (row.get("kernel_sum_us") or {}).get("median") else None
+    return kernel_time(row) if (kernel_time(row) or {}).get("median") else None
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ def answer_home_math(results, ref) -> MathAnswer | None:
 @finding("answer-home")
 def answer_home_cpu(results, ref) -> Pace | None:
     small = [r for r in (results.get("overhead") or {}).get("rows", {}).get("small", {}).values()
-             if r.get("status") == "ok" and median(r.get("kernel_sum_us"))]
+             if r.get("status") == "ok" and median(kernel_time(r))]
     return Pace(max(map(eager_over_kernel, small))) if small else None
 
 
@@ -162,11 +163,11 @@ def _new_shape(results):
 @finding("answer-fused-backends")
 def answer_fused(results, ref) -> FusedAnswer | None:
     v = results["variants"]
-    ours = sorted((n for n in FUSED if _kernel(results, n)), key=lambda n: v[n]["kernel_sum_us"]["median"])
+    ours = sorted((n for n in FUSED if _kernel(results, n)), key=lambda n: median(kernel_time(v[n])))
     if not ours:
         return None
-    ranking = [Ranked(ours[0], v[ours[0]]["kernel_sum_us"]["median"], False)]
-    ranking += [Ranked(b, v[b]["kernel_sum_us"]["median"], _faster(by_rounds(v[a], v[b], "kernel_sum_us")))
+    ranking = [Ranked(ours[0], median(kernel_time(v[ours[0]])), False)]
+    ranking += [Ranked(b, median(kernel_time(v[b])), _faster(by_rounds(v[a], v[b])))
                 for a, b in pairwise(ours)]
     ran = (v.get("auto") or {}).get("backend_ran")
     return FusedAnswer(prose.Data(results["provenance"]["gpu_name"]), tuple(ranking),
@@ -304,7 +305,7 @@ def answer_waits(results, ref) -> tuple[Waits, ...] | None:
     out = []
     for shape in ("seed", "small"):
         ratios = [eager_over_kernel(r) for r in rows.get(shape, {}).values()
-                  if r.get("status") == "ok" and median(r.get("kernel_sum_us"))]
+                  if r.get("status") == "ok" and median(kernel_time(r))]
         if ratios:
             out.append(Waits(shape, min(ratios), max(ratios), min(ratios) >= KERNEL_PACED))
     return tuple(out) or None
@@ -334,10 +335,10 @@ class TrainingAnswer:
 @finding("answer-training")
 def answer_training(results, ref) -> TrainingAnswer | None:
     backward = {n: r for n, r in ((results.get("backward") or {}).get("rows") or {}).items() if r["status"] == "ok"}
-    fused = [n for n in FUSED if n in backward and _kernel(results, n) and median(backward[n].get("kernel_sum_us"))]
+    fused = [n for n in FUSED if n in backward and _kernel(results, n) and median(kernel_time(backward[n]))]
     if not fused:
         return None
-    ratios = [median(backward[n]["kernel_sum_us"]) / median(results["variants"][n]["kernel_sum_us"]) for n in fused]
+    ratios = [median(kernel_time(backward[n])) / median(kernel_time(results["variants"][n])) for n in fused]
     mem = {n: r["peak_extra_mib"] for n, r in backward.items() if r.get("peak_extra_mib") is not None}
     if "math" not in mem or not any(mem.get(n) for n in fused):  # a fused backend of no extra memory: no ratio
         return TrainingAnswer(min(ratios), max(ratios), None, None)

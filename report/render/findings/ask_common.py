@@ -10,6 +10,7 @@ Nothing here names a condition: which conditions exist, what ran and why come fr
 """
 from __future__ import annotations
 
+from ...rows import with_kernel_time
 from ...variants import FUSED
 from .shape_common import Compare, compare_times
 
@@ -44,7 +45,7 @@ def point(c) -> dict:
     of its profiled steps."""
     k = c["kernel_time_us"]
     steps = k.get("steps") or [k["median"]]
-    return {"kernel_sum_us": {"median": k["median"], "min": min(steps), "max": max(steps)}}
+    return with_kernel_time({"median": k["median"], "min": min(steps), "max": max(steps)})
 
 
 def refused(c) -> tuple[tuple[str, tuple[str, ...]], ...]:

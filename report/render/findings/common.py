@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...rows import KERNEL_TIME, kernel_time
 from ...schema import Kernel, OverheadRow, Results, VariantRow
 from ...variants import FUSED
 from ...verdict import (
@@ -30,7 +31,7 @@ def ran_fused(results: Results) -> list[str]:
 
 def eager_over_kernel(row: OverheadRow) -> float:
     """An overhead row's eager wall time per call against its kernel time (1.0: equal)."""
-    return row["eager_wall_us"]["median"] / median(row["kernel_sum_us"])
+    return row["eager_wall_us"]["median"] / median(kernel_time(row))
 
 
 def cuda(results: Results, name: str) -> float:
@@ -100,7 +101,7 @@ def by_pair_group(results: Results, name: str, a: str, b: str) -> Paired | None:
     return paired(by_group(group, a, b), group.get("metric", "wall"))
 
 
-def by_rounds(a_row, b_row, key="kernel_sum_us", b_key=None, metric="kernel") -> Paired | None:
+def by_rounds(a_row, b_row, key=KERNEL_TIME, b_key=None, metric="kernel") -> Paired | None:
     """a's figure `key` against b's (`b_key`, else the same) by the same rule, one ratio per
     round (by_run_round_medians: across the runs pooled into the rows, else the run's
     processes): for kernel time, which is not timed in pairs; None where either row of the

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...rows import KERNEL_TIME, kernel_time
 from ...trace.names import backend_of_kernels
 from ...verdict import median, round_range, rounds_of
 from ..kernel_names import in_name_order
@@ -84,8 +85,8 @@ def flex(results, ref) -> Flex | None:
         return None
     fx, fl = v["flex"], v["flash"]
     above = None
-    if fx.get("host_time_us") and fx.get("kernel_sum_us") and fl.get("host_time_us"):
-        above = FlexHost(_figure(fx, "host_time_us"), _figure(fl, "host_time_us"), _figure(fx, "kernel_sum_us"))
+    if fx.get("host_time_us") and kernel_time(fx) and fl.get("host_time_us"):
+        above = FlexHost(_figure(fx, "host_time_us"), _figure(fl, "host_time_us"), _figure(fx, KERNEL_TIME))
     return Flex(kernels=tuple(Data(k["short_name"]) for k in in_name_order(fx["kernels"]) if k["kind"] == "kernel"),
                 first_us=fx["first_call_ms"] * 1000,
                 kernel=by_rounds(fx, fl),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ...rows import kernel_time
 from ...verdict import median
 from ...verdict.leader import leader
 from ...verdict.paired import by_group
@@ -190,7 +191,7 @@ def shapes_decode_launch(results, ref) -> tuple[Launch, ...] | None:
     """Batch 1, one query token: CPU time to issue a call against the kernels' time, at the
     shortest and the longest KV cache (GPU runs only: without a GPU there are no kernels)."""
     pts = [p for p in points(results, "decode") if p["variant"] == "auto" and p["q_len"] == 1 and point_ok(p)
-           and p.get("host_time_us") and p.get("kernel_sum_us")]
+           and p.get("host_time_us") and kernel_time(p)]
     if not pts:
         return None
     batch = min(p["batch"] for p in pts)

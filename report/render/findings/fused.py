@@ -6,6 +6,7 @@ import statistics
 from dataclasses import dataclass
 from itertools import pairwise
 
+from ...rows import kernel_time
 from ...variants import FUSED
 from ...verdict import median
 from ..markdown import host_figures, idle_gap
@@ -50,10 +51,10 @@ def fused_rank(results, ref) -> FusedRank | None:
     (the seed shape's pairs), each by the paired rule, never by GPU span (its idle time is
     the profiler's view, shown apart); Hugging Face's order is on the comparison page."""
     v = results["variants"]
-    ours = [n for n in ran_fused(results) if v[n].get("kernel_sum_us")]
+    ours = [n for n in ran_fused(results) if kernel_time(v[n])]
     if not ours:
         return None
-    by_kernel = _ranking({n: median(v[n]["kernel_sum_us"]) for n in ours}, lambda a, b: by_rounds(v[a], v[b]))
+    by_kernel = _ranking({n: median(kernel_time(v[n])) for n in ours}, lambda a, b: by_rounds(v[a], v[b]))
     group = pair_group(results, "seed_wall")
     walls = {n: statistics.median(found) for n in ours
              if (found := [x for rnd in (group or {}).get("rounds") or [] if "error" not in rnd
@@ -77,7 +78,7 @@ def auto(results, ref) -> AutoChoice | None:
     if not ok(results, "auto") or not results["variants"]["auto"].get("backend_ran"):
         return None
     return AutoChoice(ran=results["variants"]["auto"]["backend_ran"], gpu=Data(results["provenance"]["gpu_name"]),
-                      kernel_us=median(results["variants"]["auto"]["kernel_sum_us"]))
+                      kernel_us=median(kernel_time(results["variants"]["auto"])))
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ def cpu_cuda(results, ref) -> tuple[CpuAgainstSpan, ...] | None:
     if not names:
         return None
     return tuple(CpuAgainstSpan(n, median(v[n]["cpu_time_us"]), cuda(results, n), median(v[n]["host_time_us"]),
-                                median(v[n]["kernel_sum_us"])) for n in names)
+                                median(kernel_time(v[n]))) for n in names)
 
 
 @dataclass(frozen=True)
@@ -131,14 +132,14 @@ def idle_gap_finding(results, ref) -> IdleGaps | None:
     explains it (cuDNN's gap between its Memset and its kernel is the case in point)."""
     v = results["variants"]
     gaps = {n: g for n in (*FUSED, "auto") if n in v and ok(results, n) and (g := idle_gap(v[n]))
-            and v[n].get("kernel_sum_us")}
+            and kernel_time(v[n])}
     if not gaps:
         return None
     return IdleGaps(gaps=tuple(_gap(v[n], n, g, cuda(results, n), share) for n, (g, share) in gaps.items()))
 
 
 def _gap(row, name, gap_us, span_us, share) -> Gap:
-    kernel = median(row["kernel_sum_us"])
+    kernel = median(kernel_time(row))
     wall = (row.get("wall_time_us") or {}).get("median")
     return Gap(name, gap_us, span_us, share, median(row["cpu_time_us"]), kernel, wall,
                wall is not None and wall <= BUSY * kernel)
@@ -182,8 +183,8 @@ def gpu_busy(results, ref) -> GpuBusy | None:
     if not names:
         return None
     # the fused variant whose kernels are shortest is the one most likely to wait
-    n = min(names, key=lambda n: median(v[n]["kernel_sum_us"]))
-    wall, ksum = v[n]["wall_time_us"]["median"], median(v[n]["kernel_sum_us"])
+    n = min(names, key=lambda n: median(kernel_time(v[n])))
+    wall, ksum = v[n]["wall_time_us"]["median"], median(kernel_time(v[n]))
     return GpuBusy(variant=n, wall_us=wall, kernel_us=ksum, pct=100 * wall / ksum, busy=wall <= BUSY * ksum)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...rows import KERNEL_TIME, kernel_time
 from ...variants import FUSED
 from ...verdict import median
 from .. import extra_tables
@@ -31,7 +32,7 @@ class Against:
 
 def _against(rows, other) -> Against | None:
     verdict = by_rounds(rows["math"], rows[other])
-    return Against(us=rows[other]["kernel_sum_us"]["median"], verdict=verdict) if verdict else None
+    return Against(us=median(kernel_time(rows[other])), verdict=verdict) if verdict else None
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class MathCost:
 
 def _kernel_rows(results, names):
     v = results["variants"]
-    return {n: v[n] for n in names if v.get(n, {}).get("status") == "ok" and median(v[n].get("kernel_sum_us"))}
+    return {n: v[n] for n in names if v.get(n, {}).get("status") == "ok" and median(kernel_time(v[n]))}
 
 
 @finding("findings-home")
@@ -62,7 +63,7 @@ def home_math(results, ref) -> MathCost | None:
     """None where the run lacks math, the in-place version or a fused backend, or their
     rounds (kernel time is compared by the rounds' medians alone)."""
     rows = _kernel_rows(results, ("math", "naive_inplace", *FUSED))
-    fused = sorted((n for n in FUSED if n in rows), key=lambda n: rows[n]["kernel_sum_us"]["median"])
+    fused = sorted((n for n in FUSED if n in rows), key=lambda n: median(kernel_time(rows[n])))
     if not ("math" in rows and "naive_inplace" in rows and fused):
         return None
     vs_fused, vs_naive = _against(rows, fused[0]), _against(rows, "naive_inplace")
@@ -75,7 +76,7 @@ def home_math(results, ref) -> MathCost | None:
         cause, extra = math_diffs(results)[0]  # the FP32 matmuls net of those they replace
         if extra <= 0:
             cause = extra = None
-    return MathCost(math_us=rows["math"]["kernel_sum_us"]["median"], fused=(fused[0], *(n for n, _ in ties)),
+    return MathCost(math_us=median(kernel_time(rows["math"])), fused=(fused[0], *(n for n, _ in ties)),
                     within=max((p.within for _, p in ties), default=0.0), vs_fused=vs_fused, vs_naive=vs_naive,
                     cause=cause, cause_extra_us=extra)
 
@@ -111,15 +112,15 @@ def home_cpu(results, ref) -> CpuShare | None:
         return None
     name = leader[0]
     v = results["variants"][name]
-    host, kernel = median(v["host_time_us"]), median(v["kernel_sum_us"])
+    host, kernel = median(v["host_time_us"]), median(kernel_time(v))
     shares = share_rounds(v, part=None)
     small = [r for r in (results.get("overhead") or {}).get("rows", {}).get("small", {}).values()
-             if r.get("status") == "ok" and median(r.get("kernel_sum_us"))]
+             if r.get("status") == "ok" and median(kernel_time(r))]
     rounds = tuple(shares) if shares and any(s is not None for s in shares) else None
     return CpuShare(variant=name, host_us=host, kernel_us=kernel, pct=100 * host / kernel, rounds=rounds,
                     small=max(eager_over_kernel(r) for r in small) if small else None,
                     round_host=_round_range(v, "host_time_us") if rounds else None,
-                    round_kernel=_round_range(v, "kernel_sum_us") if rounds else None)
+                    round_kernel=_round_range(v, KERNEL_TIME) if rounds else None)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...rows import kernel_time
 from ...variants import MATH_SWITCHES
 from ...verdict import median
 from ..kernel_names import in_name_order
@@ -34,7 +35,7 @@ def math_ratio(results, ref) -> MathRatio | None:
     if not (ok(results, "math") and ok(results, "naive_inplace")):
         return None
     v, rv = results["variants"], ref["variants"]
-    math, inplace = median(v["math"]["kernel_sum_us"]), median(v["naive_inplace"]["kernel_sum_us"])
+    math, inplace = median(kernel_time(v["math"])), median(kernel_time(v["naive_inplace"]))
     a100_math, a100_inplace = rv["math"]["cuda_time_us"], rv["naive_inplace"]["cuda_time_us"]
     return MathRatio(ratio=math / inplace, math_us=math, inplace_us=inplace, a100_ratio=a100_math / a100_inplace,
                      a100_math_us=a100_math, a100_inplace_us=a100_inplace, a100_steps=ref["config"]["active_steps"])
@@ -200,7 +201,7 @@ def math_switches(results, ref) -> MathSwitches | None:
     names = [n for n in MATH_SWITCHES if ok(results, n)]
     if not (names and ok(results, "math")):
         return None
-    kernel = {n: median(v[n].get("kernel_sum_us")) for n in ("math", *names)}  # None in a run without a GPU
+    kernel = {n: median(kernel_time(v[n])) for n in ("math", *names)}  # None in a run without a GPU
     base = kernel["math"]
     if not base or not all(kernel[n] for n in names):
         return None

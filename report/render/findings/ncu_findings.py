@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...rows import kernel_time
 from ...variants import FUSED
 from ...verdict import median
 from ..memory_model import sizes
@@ -54,7 +55,7 @@ def occ_tensor(results, ref) -> tuple[TensorPipe, ...] | None:
         if not kernels:
             continue
         k = max(kernels, key=lambda k: k[key])
-        kernel_us = median((ok(results, n) or {}).get("kernel_sum_us"))
+        kernel_us = median(kernel_time(ok(results, n)))
         share = 100 * flops / kernel_us / 1e6 / roof if roof and kernel_us else None
         wgmma = None if k.get("gmma_inst") is None else k["gmma_inst"] > 0
         out.append(TensorPipe(n, k["achieved_pct"], k[key], share, key, wgmma, no_gmma, k.get("xu_pct")))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+from ...rows import kernel_time
 from ...verdict import leader, median
 from .common import Paired, by_pair_group, eager_over_kernel, pair_group
 from .registry import finding
@@ -51,7 +52,7 @@ def _best_path(results, shape, ok) -> BestPath | None:
     the shape's paths in pairs."""
     group = pair_group(results, GROUPS.get(shape, ""))
     names = [n for n in ok if n != "auto"] or list(ok)
-    kernels = {n: median(ok[n]["kernel_sum_us"]) for n in names if ok[n].get("kernel_sum_us")}
+    kernels = {n: median(kernel_time(ok[n])) for n in names if kernel_time(ok[n])}
     if group is None or not kernels:
         return None
     blocks = {}

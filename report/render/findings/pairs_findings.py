@@ -8,6 +8,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+from ...rows import kernel_time
 from ...variants import FUSED
 from ...verdict import median
 from ...verdict.outcome import Verdict
@@ -67,10 +68,10 @@ class GraphAdvice:
 @finding("finding-rec-graph")
 def rec_graph(results, ref) -> GraphAdvice | None:
     v = results["variants"]
-    shares = sorted((HostShare(n, median(v[n]["host_time_us"]), median(v[n]["kernel_sum_us"]),
-                               100 * median(v[n]["host_time_us"]) / median(v[n]["kernel_sum_us"]))
+    shares = sorted((HostShare(n, median(v[n]["host_time_us"]), median(kernel_time(v[n])),
+                               100 * median(v[n]["host_time_us"]) / median(kernel_time(v[n])))
                      for n in FUSED if ok(results, n) and median(v[n].get("host_time_us"))
-                     and median(v[n].get("kernel_sum_us"))), key=lambda s: s.kernel_us)
+                     and median(kernel_time(v[n]))), key=lambda s: s.kernel_us)
     group = _group(results, "small")
     replays = []
     for n in (*FUSED, "auto"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+from ...rows import kernel_time
 from ...variants import FUSED
 from ...verdict import by_run_round_medians, leader, median, round_median, run_rounds
 from ..markdown import host_figures
@@ -68,7 +69,7 @@ def shares_of(rounds, part="per_small_op"):
         return None
     out = []
     for r in rounds:
-        host, kernel = (r or {}).get("host_time_us") or {}, median((r or {}).get("kernel_sum_us"))
+        host, kernel = (r or {}).get("host_time_us") or {}, median(kernel_time(r))
         figure = host.get(part) if part else host
         out.append(figure["median"] / kernel if isinstance(figure, dict) and figure.get("median")
                    and kernel else None)
@@ -80,13 +81,13 @@ def host_ranked(results):
     (the median over the rounds; host overhead in small ops over kernel time's median where
     the run has no rounds)."""
     v, hs = results["variants"], host_figures(results)
-    names = [n for n in FUSED if n in hs and ok(results, n) and median(v[n].get("kernel_sum_us"))]
+    names = [n for n in FUSED if n in hs and ok(results, n) and median(kernel_time(v[n]))]
 
     def share(n):
         rounds = share_rounds(v[n])
         if rounds and round_median(rounds) is not None:
             return round_median(rounds)
-        return v[n]["host_time_us"]["per_small_op"]["median"] / v[n]["kernel_sum_us"]["median"]
+        return v[n]["host_time_us"]["per_small_op"]["median"] / median(kernel_time(v[n]))
     return sorted(names, key=lambda n: -share(n))
 
 
@@ -160,9 +161,9 @@ def rec_cpu(results, ref) -> CpuLeader | None:
     if verdict is not None:
         ra, rb = share_rounds(v[n]), share_rounds(v[other])
     def pct(name):
-        return 100 * median(v[name]["host_time_us"]) / median(v[name]["kernel_sum_us"])
+        return 100 * median(v[name]["host_time_us"]) / median(kernel_time(v[name]))
 
-    return CpuLeader(variant=n, host_us=median(v[n]["host_time_us"]), kernel_us=median(v[n]["kernel_sum_us"]),
+    return CpuLeader(variant=n, host_us=median(v[n]["host_time_us"]), kernel_us=median(kernel_time(v[n])),
                      first_us=v[n]["first_call_ms"] * 1000, other=other, verdict=verdict,
                      rounds=tuple(ra) if ra else None, other_rounds=tuple(rb) if rb else None,
                      pct=pct(n), other_pct=pct(other) if other else None)

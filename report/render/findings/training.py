@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...rows import kernel_time
 from ...verdict import median
 from ...verdict.outcome import Verdict
 from ...verdict.paired import by_group
@@ -22,10 +23,10 @@ def train_ratio(results, ref) -> tuple[tuple[str, float], ...] | None:
     """(variant, forward + backward over forward alone, in kernel time) for each variant
     with both (never in GPU span: that is the profiler's, with the host's gaps in it)."""
     rows = _rows(results)
-    fwd = {n: median(results["variants"][n].get("kernel_sum_us")) for n in rows
+    fwd = {n: median(kernel_time(results["variants"][n])) for n in rows
            if results["variants"].get(n, {}).get("status") == "ok"}
-    return tuple((n, median(r["kernel_sum_us"]) / fwd[n]) for n, r in rows.items()
-                 if fwd.get(n) and r.get("kernel_sum_us")) or None
+    return tuple((n, median(kernel_time(r)) / fwd[n]) for n, r in rows.items()
+                 if fwd.get(n) and kernel_time(r)) or None
 
 
 @dataclass(frozen=True)

@@ -261,15 +261,23 @@ def test_kernels_read_from_the_kept_trace_equal_what_the_collector_read_before()
     assert fixes.one_call({}, RANGE) == ([], [])
 
 
-def test_the_collector_reads_no_trace_and_keeps_one_calls_export():
-    """The one reader (report/trace/reading/) is the only one: the collector keeps the export raw."""
-    import inspect
+def test_the_collector_keeps_one_calls_export_which_the_render_reads(monkeypatch):
+    """The collector reads no event (the one reader, report/trace/reading/, is the render's): it
+    keeps the profiler's export of one call, its range around the call, without the machine's
+    name. Profiled here on the CPU (the GPU's synchronisation made a no-op)."""
+    torch = pytest.importorskip("torch")
+    import torch.nn.functional as F
 
-    from report.collect import fix_collector
+    from report.collect import fix_collector as fc
 
-    source = inspect.getsource(fix_collector)
-    assert "_kernels" not in source and fix_collector.PROTOCOL == 2
-    assert '"trace": _trace(' in source
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    q = torch.randn(1, 2, 16, 8)
+    kept = fc._trace(torch, lambda: F.scaled_dot_product_attention(q, q, q), fc._pin(torch, None))
+    assert fc.PROTOCOL == 2 and not set(fc.NOT_KEPT) & set(kept)
+    trace = fixes.from_dict(kept)
+    assert [e.name for e in trace.events if e.cat == "user_annotation"] == [fc.CALL_RANGE]
+    assert any(e.name == "aten::scaled_dot_product_attention" for e in trace.events)
+    assert fixes.one_call({"trace": kept}, fc.CALL_RANGE) == ([], [])  # a CPU call: no GPU activity
 
 
 def test_the_pinned_flash_float32_group_is_built_and_its_fix_runs_pinned_on_cpu(monkeypatch):

@@ -296,10 +296,14 @@ def groups(torch, device):
             causal_mask, mha_need_weights]
 
 
+NOT_KEPT = ("host_name", "traceName")  # the export's machine name and its temporary file's path
+
+
 def _trace(torch, call, pin):
     """The profiler's trace of one call, as it exports it (its JSON, parsed; no event read
-    here): the call inside the record_function range CALL_RANGE, the synchronisation that
-    waits for its kernels after it. report/render/fixes.py reads it with report/trace/reading/."""
+    here) but for NOT_KEPT (a collection names its host by ids that name no one, machine.py):
+    the call inside the record_function range CALL_RANGE, the synchronisation that waits for
+    its kernels after it. report/render/fixes.py reads it with report/trace/reading/."""
     from torch.profiler import ProfilerActivity, profile, record_function
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -309,7 +313,8 @@ def _trace(torch, call, pin):
                 call()
             torch.cuda.synchronize()
         prof.export_chrome_trace(str(path))
-        return json.loads(path.read_text(encoding="utf-8"))
+        exported = json.loads(path.read_text(encoding="utf-8"))
+    return {k: v for k, v in exported.items() if k not in NOT_KEPT}
 
 
 def _error(torch, out, truth):

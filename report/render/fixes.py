@@ -319,7 +319,8 @@ def _verdict_words(r, lang):
              pct=fmt_num(v.noise * 100, lang, 0))
 
 
-def _line(r, reference_right, lang):
+def _line(r, reference, lang):
+    """An entry's line; reference: the call as written's state (_reference_state)."""
     what = t("fixes.ran", lang, backend=keyed("fix_ran.", r.ran, lang)) if r.ran else ""
     name = keyed("fix_entry.", r.entry, lang)
     if r.refused:
@@ -335,8 +336,12 @@ def _line(r, reference_right, lang):
     if r.reference:
         return t("fixes.reference_line", lang, name=name, ran=what, us=fmt_sig(r.wall_us, lang), error=error,
                  first=first)
-    time_words = {"right": lambda: _verdict_words(r, lang), "refused": lambda: t("fixes.reference_refused", lang),
-                  "wrong": lambda: t("fixes.reference_wrong", lang)}[reference_right]()
+    if reference == "right":
+        time_words = _verdict_words(r, lang)
+    elif reference == "refused":
+        time_words = t("fixes.reference_refused", lang)
+    else:
+        time_words = t("fixes.reference_wrong", lang)
     return t("fixes.entry_line", lang, name=name, ran=what, us=fmt_sig(r.wall_us, lang), verdict=time_words,
              error=error, first=first)
 

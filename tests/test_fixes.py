@@ -358,3 +358,40 @@ def test_a_compiled_entrys_first_call_is_its_own_figure_across_hosts_and_only_a_
         shown = fixes._compile_words(flex.compile, lang)
         entry_line = next(ln for ln in lines if ln.startswith("- " + keyed("fix_entry.", "flex_score_mod", lang)))
         assert [ln for ln in lines if shown in ln] == [entry_line]
+
+
+def test_a_fix_whose_call_as_written_refuses_is_timed_on_its_own(monkeypatch):
+    """collect_group on the CPU (the GPU's synchronisation a no-op, the paired timing recorded
+    instead of run): the refusal is recorded, the fix is timed alone as its own yardstick, and
+    one call's trace is kept for each entry that runs."""
+    torch = pytest.importorskip("torch")
+    import torch.nn.functional as F
+
+    from report.collect import fix_collector as fc
+
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: None)
+    asked = []
+
+    def measure_group(torch, device, entries, reference, metric, pairs, seed):
+        asked.append((sorted(entries), reference))
+        return {"blocks_us": {n: [10.0] * pairs for n in entries}, "calls_per_block": dict.fromkeys(entries, 1),
+                "refused": {}}
+    monkeypatch.setattr(fc, "measure_group", measure_group)
+    q = torch.randn(1, 2, 16, 8)
+
+    def refuses():
+        raise RuntimeError("No available kernel. Aborting execution.\nmore")
+
+    def make():
+        return fc.Group("pinned_flash_float32", "sdpa", {
+            "sdpa": fc.Entry(refuses, pin="flash"),
+            "bf16": fc.Entry(lambda: F.scaled_dot_product_attention(q.bfloat16(), q.bfloat16(), q.bfloat16()).float(),
+                             pin="flash"),
+        }, truth=lambda: fc._truth(torch, q, q, q))
+    out = fc.collect_group(torch, make, pairs=3)
+    assert asked == [(["bf16"], "bf16")]
+    assert out["entries"]["sdpa"]["refused"] == "RuntimeError: No available kernel. Aborting execution."
+    fix = out["entries"]["bf16"]
+    assert fix["blocks_us"] == [10.0] * 3 and fix["error"] < fixes.TOLERANCE and "trace" in fix
+    assert fixes.from_dict(fix["trace"]).events

@@ -14,7 +14,7 @@ from report.render import findings, tables
 from report.render.figures import render_figures
 from report.render.header import written_by
 from report.render.site import render_all
-from report.results import code_hashes, load_reference, load_results, snippet_hashes
+from report.results import code_hashes, collect_hashes, load_reference, load_results, snippet_hashes
 from report.text.catalog import t
 from report.text.display import LANGS
 from report.text.format import fmt_num, fmt_pct, fmt_ratio, fmt_us
@@ -41,7 +41,7 @@ def test_committed_tables_and_figures_are_exactly_what_results_json_renders(fold
     results = load_results(folder / "results.json")
     written = render_all(results, load_reference(), tmp_path / "tables", tmp_path / "figures",
                          folder / "traces", MODEL_TRACE, rerun_results(RERUNS / folder.name),
-                         fixes=fix_collections(FIXES / folder.name))
+                         fixes=fix_collections(FIXES / folder.name), fixes_code=collect_hashes())
     committed = sorted(p.relative_to(folder).as_posix() for part in ("tables", "figures")
                        for p in (folder / part).glob("*"))
     assert sorted(p.relative_to(tmp_path).as_posix() for p in written) == committed

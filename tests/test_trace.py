@@ -374,10 +374,6 @@ NOT_READING = {
 # modules of report/ that open a gzip JSON or name the format for another reason, each with it
 NOT_A_SECOND_READER = {
     "report/output/fix_files.py": "opens the --fixes collections (gzip JSON that report/collect writes), no trace",
-    # a known debt, kept in sight: the collector reads one call's own export for its kernels' names and
-    # durations; its bytes are the committed collections' identity (results.collect_hashes), so it changes
-    # only with a new PROTOCOL, which keeps that call's trace raw for report/trace/reading at render time
-    "report/collect/fix_collector.py": "one call's export, read on the GPU machine (frozen with PROTOCOL 1)",
 }
 
 

@@ -2,11 +2,13 @@
 eligibility grid whose fix the pages name, the call as a user writes it (the reference) and
 the fix written out, timed in paired interleaved blocks (measure/pairs.py: one block of each
 entry per pair, order shuffled per pair, wall time per call: what a caller waits for, the
-fix's own copies and casts inside the call), with the kernels one call launched and each
+fix's own copies and casts inside the call), with the profiler's trace of one call and each
 result's error against float64.
 
-Raw only: the blocks, the kernels, the errors, the first call's wall time. Which backend ran,
-the ratios and the verdicts are derived at render time (report/render/fixes.py).
+Raw only: the blocks, one call's trace as the profiler exports it, the errors, the first
+call's wall time. Which kernels and runtime calls the call made, which backend ran, the
+ratios and the verdicts are derived at render time (report/render/fixes.py, reading the
+trace with report/trace/reading/, the one reader of the format).
 
 The shape is the seed's (batch 8, 16 heads, 1,024 tokens, head dim 64, bfloat16, the ask's
 shape), fixed here so that every collection of every host measures the same work.
@@ -27,13 +29,16 @@ from typing import Any
 from ..measure.pairs import measure_group
 from .machine import clocks, host_record, smi
 
-PROTOCOL = 1  # bump when what a collection holds, or how it is measured, changes
+PROTOCOL = 2  # bump when what a collection holds, or how it is measured, changes
+# 2: one call's exported trace kept raw (no kernels read here), the call inside CALL_RANGE;
+# the group pinned_flash_float32; the Inductor cache's files counted at the start
 SHAPE = {"batch": 8, "heads": 16, "seq": 1024, "head_dim": 64, "dtype": "bfloat16"}
 KV_HEADS = 4  # key/value heads of the grouped-query groups (as ask_conditions.GQA_KV_HEADS)
 WINDOW = 256  # keys a query sees in the sliding-window group (itself and 255 before it)
 PAIRS = 30  # blocks of each entry per group
 SEED = 52  # inputs' generator: the same tensors on every host
 ORDER_SEED = 29  # the block order's (measure/pairs.py SEED)
+CALL_RANGE = "fixes: one call"  # the record_function range around the profiled call (not the sync after it)
 
 
 @dataclass
@@ -144,6 +149,14 @@ def groups(torch, device):
             "sdpa": Entry(lambda: sdpa(q, k, v)),
             "bf16": Entry(lambda: sdpa(q.bfloat16(), k.bfloat16(), v.bfloat16()).float(),
                           note="cast to bfloat16 in the call, result back to float32"),
+        }, truth=lambda: _truth(torch, q, k, v))
+
+    def pinned_flash_float32():
+        q, k, v = inp.qkv(dtype="float32")
+        return Group("pinned_flash_float32", "sdpa", {
+            "sdpa": Entry(lambda: sdpa(q, k, v), pin="flash", note="flash pinned: refused for float32"),
+            "bf16": Entry(lambda: sdpa(q.bfloat16(), k.bfloat16(), v.bfloat16()).float(), pin="flash",
+                          note="flash pinned, cast to bfloat16 in the call, result back to float32"),
         }, truth=lambda: _truth(torch, q, k, v))
 
     def float32_gqa():
@@ -277,24 +290,31 @@ def groups(torch, device):
             "no_weights": Entry(lambda: mha(x, x, x, need_weights=False)[0]),
         }, truth=lambda: m64(x.double(), x.double(), x.double(), need_weights=False)[0])
 
-    return [head_dim_100, head_dim_512, float32, float32_gqa, float_additive_mask, sliding_window_mask,
+    return [head_dim_100, head_dim_512, float32, pinned_flash_float32, float32_gqa, float_additive_mask,
+            sliding_window_mask,
             gqa_padding_mask, last_dim_strided, five_d, gqa_repeat_interleave, bool_padding_mask,
             causal_mask, mha_need_weights]
 
 
-def _kernels(torch, call, pin):
-    """The GPU activities of one call, [(name, µs)], read from a profiler trace."""
-    from torch.profiler import ProfilerActivity, profile
+NOT_KEPT = ("host_name", "traceName")  # the export's machine name and its temporary file's path
+
+
+def _trace(torch, call, pin):
+    """The profiler's trace of one call, as it exports it (its JSON, parsed; no event read
+    here) but for NOT_KEPT (a collection names its host by ids that name no one, machine.py):
+    the call inside the record_function range CALL_RANGE, the synchronisation that waits for
+    its kernels after it. report/render/fixes.py reads it with report/trace/reading/."""
+    from torch.profiler import ProfilerActivity, profile, record_function
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "t.json"
         with pin(), profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-            call()
+            with record_function(CALL_RANGE):
+                call()
             torch.cuda.synchronize()
         prof.export_chrome_trace(str(path))
-        events = json.loads(path.read_text()).get("traceEvents", [])
-    return [[e.get("name", ""), round(float(e.get("dur", 0)), 3)] for e in events
-            if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+        exported = json.loads(path.read_text(encoding="utf-8"))
+    return {k: v for k, v in exported.items() if k not in NOT_KEPT}
 
 
 def _error(torch, out, truth):
@@ -305,7 +325,8 @@ def _error(torch, out, truth):
 
 
 def _entry_facts(torch, g, name, e):
-    """First call (wall ms), error against float64, kernels of one call; or the refusal."""
+    """First call (wall ms; a torch.compile'd entry compiles in it), error against float64, the
+    trace of one call; or the refusal."""
     pin = _pin(torch, e.pin)
     try:
         torch.cuda.synchronize()
@@ -320,7 +341,7 @@ def _entry_facts(torch, g, name, e):
         for _ in range(2):
             with pin():
                 e.call()
-        return {"first_call_ms": round(first_ms, 3), "error": error, "kernels": _kernels(torch, e.call, pin),
+        return {"first_call_ms": round(first_ms, 3), "error": error, "trace": _trace(torch, e.call, pin),
                 "pin": e.pin, "note": e.note}
     except Exception as err:  # noqa: BLE001 - an entry that cannot run is recorded
         text = str(err).strip().splitlines()
@@ -337,8 +358,11 @@ def collect_group(torch, make, pairs):
     runnable = {n: (e.call, _pin(torch, e.pin) if e.pin else None) for n, e in g.entries.items()
                 if "refused" not in facts[n]}
     out = {"reference": g.reference, "work": g.work, "entries": facts}
-    if g.reference in runnable and len(runnable) > 1:
-        timed = measure_group(torch, "cuda", runnable, g.reference, "wall", pairs, f"{ORDER_SEED}-{g.id}")
+    # where the call as written refuses (pinned_flash_float32), its fixes are timed on their
+    # own, the first of them as the blocks' reference: a time per call, nothing to set it against
+    yardstick = g.reference if g.reference in runnable else next(iter(runnable), None)
+    if yardstick is not None and (len(runnable) > 1 or yardstick != g.reference):
+        timed = measure_group(torch, "cuda", runnable, yardstick, "wall", pairs, f"{ORDER_SEED}-{g.id}")
         for n, blocks in timed["blocks_us"].items():
             facts[n]["blocks_us"] = [round(b, 4) for b in blocks]
             facts[n]["calls_per_block"] = timed["calls_per_block"][n]
@@ -349,13 +373,32 @@ def collect_group(torch, make, pairs):
     return out
 
 
+def inductor_cache_files(torch, most=100_000):
+    """How many files Inductor's on-disk cache held before this collection compiled anything
+    (TORCHINDUCTOR_CACHE_DIR, else torch's default_cache_dir in
+    torch/_inductor/runtime/cache_dir_utils.py: <tempdir>/torchinductor_<user>), counted up to
+    `most`; 0 where the folder does not exist, None where this torch does not say where it is.
+    A torch.compile'd entry's first call compiles less where the cache holds its work."""
+    try:
+        from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+    except ImportError:
+        return None
+    n = 0
+    for _, _, files in os.walk(os.environ.get("TORCHINDUCTOR_CACHE_DIR") or default_cache_dir()):
+        n += len(files)
+        if n >= most:
+            return most
+    return n
+
+
 def collect(torch, identity, pairs=PAIRS, log=print):
     """One collection: every group, in this process."""
     if not torch.cuda.is_available():
         raise RuntimeError("--fixes measures on a CUDA GPU, and torch sees none")
     start = smi()
-    record = {"protocol": PROTOCOL, "collector": "fixes", "identity": identity,
+    record = {"protocol": PROTOCOL, "collector": "fixes", "identity": identity, "call_range": CALL_RANGE,
               "host": host_record(torch, start), "clocks_start": clocks(start),
+              "inductor_cache_files": inductor_cache_files(torch),
               "shape": SHAPE, "kv_heads": KV_HEADS, "window": WINDOW, "pairs": pairs, "groups": {}}
     t0 = time.perf_counter()
     with torch.no_grad():  # inference, as the eligibility grid's calls (no input requires grad)

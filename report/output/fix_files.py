@@ -10,7 +10,9 @@ from pathlib import Path
 from ..limits import parse_json
 from ..results import UsageError
 
-MAX_PACKED = 4 * 2**20  # a collection is about 60 kB packed
+# a collection of PROTOCOL 1 was about 10 kB packed; PROTOCOL 2 keeps one call's trace per entry
+# (33 entries, a few to some tens of kB of JSON each), far inside both caps
+MAX_PACKED = 4 * 2**20
 MAX_TEXT = 32 * 2**20
 
 

@@ -8,7 +8,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from ..paths import COMPARE, DEFAULT_OUT, FIXES, MODEL_TRACE, RERUNS
-from ..results import UsageError, load_reference, load_results, write_results
+from ..results import UsageError, collect_hashes, load_reference, load_results, write_results
 from . import signals
 from .asked_file import write_asked
 from .fix_files import fix_collections
@@ -60,7 +60,7 @@ def _stage_folder(stack, folder, ref):
         staged(folder, ".render-", (folder / "results.json", "nothing was changed: measure again")))
     reruns = rerun_results(RERUNS / folder.name)
     render_all(results, ref, staging / "tables", staging / "figures", folder / "traces", MODEL_TRACE, reruns,
-               fixes=_fixes(folder.name))
+               fixes=_fixes(folder.name), fixes_code=collect_hashes())
     mark(staging)  # what a render killed from here on leaves is its own, and removable
     _refuse_unlisted(folder, staging, RENDERED)
     return staging, rerun_lines(results, reruns, RERUNS / folder.name)
@@ -75,7 +75,7 @@ def _fixes(slug):
         collections = checked(fix_collections(FIXES / slug))
     except Malformed as err:
         raise UsageError(f"data/fixes/{slug}/{err}") from None
-    for line in pool_lines(collections):
+    for line in pool_lines(collections, collect_hashes()):
         print(line)
     return collections
 
@@ -197,7 +197,8 @@ def write_run(results, trace_tmp, out, slug):
         shutil.copytree(trace_tmp, staging / "traces")
         reruns = rerun_results(RERUNS / slug)
         render_all(results, load_reference(), staging / "tables", staging / "figures",
-                   staging / "traces", MODEL_TRACE, reruns, fixes=_fixes(slug))
+                   staging / "traces", MODEL_TRACE, reruns, fixes=_fixes(slug),
+                   fixes_code=collect_hashes())
         mark(staging)  # every file the run wrote, by its path and sha256
         replace_dir(staging, out / slug)
     return rerun_lines(results, reruns, RERUNS / slug)

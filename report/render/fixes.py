@@ -1,11 +1,13 @@
 """Each refusal beside its own fix, derived from the collections of report/collect/fix_collector.py
-(data/fixes/<gpu>/, loaded by output/fix_files.py): what ran (read off one call's kernels),
+(data/fixes/<gpu>/, loaded by output/fix_files.py): what ran (read off the kernels of one call's
+trace, which the collection keeps raw and report/trace/reading/ reads here),
 whether the result is right (its error against float64), and the fix's wall time per call
 against the call as written, decided by the one paired rule (verdict.by_runs) with the host
 as the unit: each host's collections are its processes.
 
-Which collections are pooled: those of one protocol, one collecting code (identity) and one
-set of versions (torch, CUDA, cuDNN, driver) on one GPU; where collections differ, the set
+Which collections are pooled: those of the collecting code as it is now (its identity,
+results.collect_hashes, which the caller passes as `code`: report/collect/ holds PROTOCOL) and
+of one set of versions (torch, CUDA, cuDNN, driver) on one GPU; where those differ, the set
 with the most hosts is kept and every other collection is named with its reason
 (`pool`). Nothing here measures: a change to this file re-derives every collection."""
 from __future__ import annotations
@@ -16,7 +18,8 @@ from dataclasses import dataclass
 
 from ..text.catalog import t
 from ..text.format import fmt_num, fmt_ratio_sig, fmt_sig
-from ..trace.names import backend_of_kernels
+from ..trace.names import GPU_CATS, LAUNCH_CATS, backend_of_kernels
+from ..trace.reading.stream import from_dict
 from ..verdict import Verdict, by_runs
 from .fix_names import ENTRIES, GROUPS, NOT_FIXES
 from .keyed import keyed
@@ -27,6 +30,7 @@ from .markdown import code_safe, html_block_safe, markdown_safe
 TOLERANCE = 0.02
 ERROR_SHOWN = 1e-4  # an error below this is written as "below 0.0001" (float32's are about 6e-7)
 VERSION_KEYS = ("torch", "cuda", "cudnn", "driver")
+MAX_CALL_EVENTS = 20_000  # events one call's trace may keep (a compiled FlexAttention call: a few hundred)
 
 
 class Malformed(ValueError):
@@ -62,6 +66,10 @@ def check(c):
     for k in VERSION_KEYS:
         if host["versions"].get(k) is not None:
             _text(host["versions"][k], f"host.versions.{k}")
+    if c.get("call_range") is not None:
+        _text(c["call_range"], "call_range", 200)
+    if c.get("inductor_cache_files") is not None:
+        _finite(c["inductor_cache_files"], "inductor_cache_files")
     groups = c.get("groups")
     if not isinstance(groups, dict):
         raise Malformed("groups is missing")
@@ -92,15 +100,31 @@ def check(c):
             for i, b in enumerate(blocks):
                 if _finite(b, f"{where}.blocks_us[{i}]") <= 0:
                     raise Malformed(f"{where}.blocks_us[{i}] is 0")
-            for part in ("kernels", "runtime"):
-                events = e.get(part, [])
-                if not isinstance(events, list) or len(events) > 10_000:
-                    raise Malformed(f"{where}.{part} is not a list of at most 10,000 events")
-                for i, k in enumerate(events):
-                    if not isinstance(k, list) or len(k) != 2:
-                        raise Malformed(f"{where}.{part}[{i}] is not [name, µs]")
-                    _text(k[0], f"{where}.{part}[{i}][0]", 2000), _finite(k[1], f"{where}.{part}[{i}][1]")
+            if "trace" in e:
+                one_call(e, c.get("call_range"), where)
     return c
+
+
+def one_call(e, call_range, where="entry"):
+    """(kernels, runtime) of an entry's one profiled call, each [(name, µs)] in the trace's
+    order, read from the trace the collection keeps (e["trace"], the profiler's export) by the
+    one reader of the format: every GPU activity (kernel, copy, set), as the profiler recorded
+    them while the call ran, and the CUDA runtime and driver calls made inside the range
+    `call_range` (the collector's record_function around the call, not its synchronisation
+    after it); ([], []) for an entry without a trace. Malformed names a trace it cannot read."""
+    if "trace" not in e:
+        return [], []
+    try:
+        trace = from_dict(e["trace"])
+    except ValueError as err:
+        raise Malformed(f"{where}.trace is no profiler trace ({err})") from None
+    if len(trace.events) > MAX_CALL_EVENTS:
+        raise Malformed(f"{where}.trace holds more than {MAX_CALL_EVENTS:,} events: not one call's")
+    ranges = [(r.ts, r.end, r.tid) for r in trace.events if r.cat == "user_annotation" and r.name == call_range]
+    kernels = [(k.name, round(k.dur, 3)) for k in trace.events if k.cat in GPU_CATS]
+    runtime = [(k.name, round(k.dur, 3)) for k in trace.events if k.cat in LAUNCH_CATS
+               and any(a <= k.ts <= b and k.tid == tid for a, b, tid in ranges)]
+    return kernels, runtime
 
 
 def _identity(c):
@@ -115,8 +139,18 @@ def host_of(c):
     return h.get("gpu_uuid_id") or f"{h.get('host_id')}/{h.get('boot_id')}"
 
 
-def _why_not(c, kept):
-    """Why collection c is not pooled with `kept` (one of them): the first thing that differs."""
+def _other_files(a, b):
+    """The files whose hashes differ between two identities' sha256 ({path: hash})."""
+    return ", ".join(sorted(set(a) ^ set(b) | {f for f in a if f in b and a[f] != b[f]}))
+
+
+def _why_not(c, kept, code):
+    """Why collection c is not pooled with `kept` (one of them, or None where no collection is of
+    the current code): the first thing that differs."""
+    if c["identity"]["sha256"] != code:
+        if kept is not None and c["protocol"] != kept["protocol"]:
+            return "protocol", f"{c['protocol']} (kept: {kept['protocol']})"
+        return "code", _other_files(c["identity"]["sha256"], code)
     a, b = _identity(c), _identity(kept)
     if a[0] != b[0]:
         return "protocol", f"{a[0]} (kept: {b[0]})"
@@ -125,21 +159,22 @@ def _why_not(c, kept):
     if a[3] != b[3]:
         diff = [f"{k} {x} (kept: {y})" for k, x, y in zip(VERSION_KEYS, a[3], b[3], strict=True) if x != y]
         return "versions", ", ".join(diff)
-    return "code", ", ".join(sorted({f for f, h in a[1]} ^ {f for f, h in b[1]}
-                                   | {f for (f, h) in a[1] if (f, h) not in b[1]}))
+    return "code", _other_files(dict(a[1]), dict(b[1]))
 
 
-def pool(collections):
-    """(kept [(name, collection)], left out [(name, what, detail)]): the set of one identity
-    with the most hosts (then the most collections) is kept."""
+def pool(collections, code):
+    """(kept [(name, collection)], left out [(name, what, detail)]): of the collections made by
+    the collecting code `code` ({path: sha256}, results.collect_hashes), the set of one identity
+    with the most hosts (then the most collections) is kept; none where none is of that code."""
     by_identity = {}
     for name, c in collections:
-        by_identity.setdefault(_identity(c), []).append((name, c))
-    if not by_identity:
-        return [], []
+        if c["identity"]["sha256"] == code:
+            by_identity.setdefault(_identity(c), []).append((name, c))
     best = max(by_identity.values(), key=lambda cs: (len({host_of(c) for _, c in cs}), len(cs),
-                                                     max(c["host"].get("started") or "" for _, c in cs)))
-    out = [(name, *_why_not(c, best[0][1])) for name, c in collections if (name, c) not in best]
+                                                     max(c["host"].get("started") or "" for _, c in cs)),
+               default=[])
+    out = [(name, *_why_not(c, best[0][1] if best else None, code)) for name, c in collections
+           if (name, c) not in best]
     return best, out
 
 
@@ -155,7 +190,7 @@ def waits(runtime):
 def ran(kernels):
     """What ran, read off one call's kernel names: a backend of SDPA, or FlexAttention's
     generated kernel (Triton's template kernels, triton_tem_*)."""
-    names = [k[0] for k in kernels]
+    names = [name for name, _ in kernels]
     if any("triton_tem" in n or "flex" in n.lower() for n in names):
         return "flex"
     return backend_of_kernels(names)
@@ -175,6 +210,29 @@ class FixRow:
     refused: str | None
     waits: int = 0  # runtime calls in one call that make the CPU wait for the GPU (waits())
     work: float = 1.0  # the entry's work over the reference's, where the collection says it differs
+    # a torch.compile'd entry (ran "flex"): its first call, compile included, as its own figure
+    compile: FirstCall | None = None
+
+
+@dataclass(frozen=True)
+class FirstCall:
+    """A compiled entry's first call in the collecting process: the median over hosts of each
+    host's median (ms), how many hosts, and in how many of the collections Inductor's on-disk
+    cache already held files when the collection started (of how many that say)."""
+    ms: float
+    hosts: int
+    warm: int
+    told: int
+
+
+def _first_call(by_host, group, entry):
+    """FirstCall of `entry` over the hosts' collections (the host as the unit)."""
+    per_host = [[e["first_call_ms"] for c in cs for e in [c["groups"][group]["entries"].get(entry, {})]
+                 if "first_call_ms" in e] for cs in by_host.values()]
+    medians = [statistics.median(f) for f in per_host if f]
+    told = [c.get("inductor_cache_files") for cs in by_host.values() for c in cs
+            if c.get("inductor_cache_files") is not None]
+    return FirstCall(statistics.median(medians), len(medians), sum(1 for n in told if n > 0), len(told))
 
 
 def _ratios(c, group, entry):
@@ -190,11 +248,12 @@ def _blocks(collections, group, entry):
 
 
 def rows(kept):
-    """[FixRow] in the page's order, from the pooled collections."""
+    """[FixRow] in the page's order, from the pooled collections (of one identity: one call_range)."""
     by_host = {}
     for _, c in kept:
         by_host.setdefault(host_of(c), []).append(c)
     out = []
+    call_range = kept[0][1].get("call_range") if kept else None
     names = {g for _, c in kept for g in c["groups"]}
     for group in [g for g in GROUPS if g in names]:
         present = [c["groups"][group] for _, c in kept if "entries" in c["groups"].get(group, {})]
@@ -220,10 +279,13 @@ def rows(kept):
                 runs = [[_ratios(c, group, entry) for c in cs] for cs in by_host.values()]
                 verdict = by_runs(runs)
             firsts = [e["first_call_ms"] for e in ok]
-            out.append(FixRow(group, entry, entry == reference, ran(ok[0].get("kernels", [])), error, right,
+            calls = [one_call(e, call_range) for e in ok]
+            what = ran(calls[0][0]) if "trace" in ok[0] else None
+            out.append(FixRow(group, entry, entry == reference, what, error, right,
                               wall, verdict, (min(firsts), max(firsts)), None,
-                              max(waits(e.get("runtime", [])) for e in ok),
-                              float(present[0].get("work", {}).get(entry, 1.0))))
+                              max(waits(runtime) for _, runtime in calls),
+                              float(present[0].get("work", {}).get(entry, 1.0)),
+                              _first_call(by_host, group, entry) if what == "flex" else None))
     return out
 
 
@@ -257,7 +319,8 @@ def _verdict_words(r, lang):
              pct=fmt_num(v.noise * 100, lang, 0))
 
 
-def _line(r, reference_right, lang):
+def _line(r, reference, lang):
+    """An entry's line; reference: the call as written's state (_reference_state)."""
     what = t("fixes.ran", lang, backend=keyed("fix_ran.", r.ran, lang)) if r.ran else ""
     name = keyed("fix_entry.", r.entry, lang)
     if r.refused:
@@ -266,26 +329,56 @@ def _line(r, reference_right, lang):
     if not r.right:
         return t("fixes.wrong_line", lang, name=name, ran=what, error=error)
     first = t("fixes.first_call", lang, lo=fmt_sig(r.first_call_ms[0], lang), hi=fmt_sig(r.first_call_ms[1], lang))
+    if r.compile:  # a compiled entry: its first call as its own figure, the compile in it
+        first = _compile_words(r.compile, lang)
     if r.waits:
         first += "; " + t("fixes.waits", lang, n=fmt_num(r.waits, lang, 0))
     if r.reference:
         return t("fixes.reference_line", lang, name=name, ran=what, us=fmt_sig(r.wall_us, lang), error=error,
                  first=first)
-    time_words = _verdict_words(r, lang) if reference_right else t("fixes.reference_wrong", lang)
+    if reference == "right":
+        time_words = _verdict_words(r, lang)
+    elif reference == "refused":
+        time_words = t("fixes.reference_refused", lang)
+    else:
+        time_words = t("fixes.reference_wrong", lang)
     return t("fixes.entry_line", lang, name=name, ran=what, us=fmt_sig(r.wall_us, lang), verdict=time_words,
              error=error, first=first)
 
 
-def fixes_table(collections, lang):
+def _compile_words(f, lang):
+    """A compiled entry's first call (FirstCall), and what Inductor's cache held before it."""
+    words = t("fixes.compile", lang, ms=fmt_sig(f.ms, lang), hosts=fmt_num(f.hosts, lang, 0))
+    if f.told:
+        words += "; " + t("fixes.compile_cache", lang, warm=fmt_num(f.warm, lang, 0), told=fmt_num(f.told, lang, 0))
+    return words
+
+
+def _reference_state(ref):
+    """"right", "refused" (the call as written does not run) or "wrong"."""
+    return "refused" if ref.refused else ("right" if ref.right else "wrong")
+
+
+def _left_line(left, lang):
+    """The collections left out, each with what differs (pool)."""
+    names = ", ".join(f"`{code_safe(n)}` ({keyed('fix_why.', w, lang)}: {code_safe(d)})" for n, w, d in left)
+    return t("fixes.left_out", lang, names=names)
+
+
+def fixes_table(collections, lang, code):
     """The Markdown of the fixes: per refusal its call as written and each fix beside it; or
-    the line that says none is collected for this GPU."""
+    the line that says none is collected for this GPU, or none by the collecting code `code`
+    (results.collect_hashes) yet, naming those left out."""
     if not collections:
         return t("fixes.none", lang)
-    kept, left = pool(checked(collections))
+    kept, left = pool(checked(collections), code)
+    if not kept:
+        return t("fixes.none_current", lang) + "\n\n" + _left_line(left, lang) + "\n"
     found = rows(kept)
     hosts = len({host_of(c) for _, c in kept})
     first = kept[0][1]["host"]
-    counted = [r for r in found if not r.reference and r.entry not in NOT_FIXES and r.right and r.verdict is not None]
+    counted = [r for r in found if not r.reference and r.entry not in NOT_FIXES and r.right and r.verdict is not None
+               and r.verdict.ratio is not None]
     tally = {k: sum(1 for r in counted if _outcome(r.verdict) == k) for k in ("faster", "slower", "same", "undecided")}
     answer = t("fixes.summary", lang, n=fmt_num(len(counted), lang, 0),
                **{k: fmt_num(v, lang, 0) for k, v in tally.items()})
@@ -300,11 +393,10 @@ def fixes_table(collections, lang):
     for group in dict.fromkeys(r.group for r in found):
         these = [r for r in found if r.group == group]
         ref = next(r for r in these if r.reference)
-        lines = "\n".join(f"- {_line(r, ref.right and not ref.refused, lang)}" for r in these)
+        lines = "\n".join(f"- {_line(r, _reference_state(ref), lang)}" for r in these)
         parts.append(_closed(_group_summary(group, these, lang), lines))
     if left:
-        parts.append(t("fixes.left_out", lang, names=", ".join(f"`{code_safe(n)}` ({w}: {code_safe(d)})"
-                                                                for n, w, d in left)))
+        parts.append(_left_line(left, lang))
     return "\n".join(parts).rstrip() + "\n"
 
 
@@ -319,6 +411,10 @@ def _group_summary(group, these, lang):
     fixes = [r for r in these if not r.reference and r.entry not in NOT_FIXES and r.right and r.verdict is not None
              and r.verdict.ratio is not None]
     name = f"**{keyed('fix_group.', group, lang)}**"
+    ref = next(r for r in these if r.reference)
+    runs = [r for r in these if not r.reference and r.entry not in NOT_FIXES and r.right]
+    if ref.refused and runs:  # nothing to time a fix against: which one runs, and right
+        return t("fixes.group_refused", lang, group=name, fix=keyed("fix_entry.", runs[0].entry, lang))
     if not fixes:
         return t("fixes.group_no_fix", lang, group=name)
     best = min(fixes, key=lambda r: r.verdict.ratio)
@@ -337,10 +433,10 @@ def checked(collections):
     return out
 
 
-def pool_lines(collections):
+def pool_lines(collections, code):
     """One line per collection: pooled, or left out and why (for the render's output)."""
     if not collections:
         return []
-    kept, left = pool(checked(collections))
+    kept, left = pool(checked(collections), code)
     return ([f"fixes: pooled {n} (host {host_of(c)})" for n, c in kept]
             + [f"fixes: left out {n}: other {w}: {d}" for n, w, d in left])

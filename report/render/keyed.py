@@ -46,6 +46,7 @@ NAMES = {
     "fix_group.": FIX_GROUPS,  # render/fixes.py: the refusals of report/collect/fix_collector.py
     "fix_entry.": FIX_ENTRIES,  # ... and the calls timed beside each
     "fixes.word_": ("faster", "slower", "same", "undecided"),  # render/fixes.py: _outcome
+    "fix_why.": ("protocol", "gpu", "versions", "code"),  # render/fixes.py: _why_not, a collection left out
     "fix_ran.": ("flash", "efficient", "cudnn", "math", "flex"),  # fixes.ran: what one call's kernels show
     "ask_what.mask.": ASK_MASKS,
     "ask_what.layout.": ASK_LAYOUTS,

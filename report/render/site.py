@@ -173,7 +173,7 @@ def model_explained(results, trace, lang="en"):
 
 
 def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, model_trace=None, reruns=(),
-               fixes=()):
+               fixes=(), fixes_code=None):
     """Write tables/<name>.<lang>.md (and figures/*.svg) in both languages; returns the paths.
 
     With traces_dir (the folder's traces/), also the --explain output of some of its
@@ -183,7 +183,9 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
     by the same measuring code (report/verdict: pooled, by_runs), and Reproduce's table
     shows each run's ratio beside them. The numbers a page shows stay this run's. fixes:
     [(name, collection)] of report/collect/fix_collector.py for this GPU (output/fix_files.py),
-    checked; their table is tables/fixes.<lang>.md (or the line that none is collected).
+    checked, and fixes_code, the collecting code as it is now (results.collect_hashes): their
+    table, of the collections of that code, is tables/fixes.<lang>.md (or the line that none is
+    collected).
     """
     written = []
     alone, results = results, pooled(results, reruns)
@@ -208,7 +210,7 @@ def render_all(results, ref, tables_dir, figures_dir=None, traces_dir=None, mode
         # what the run was measured on, once per page (each page includes it at its end)
         bodies["measured-on"] = (measured_on(results, lang), (measured_on,))
         bodies["reruns"] = (reruns_table(alone, ref, reruns, lang), (reruns_table,))
-        bodies["fixes"] = (fixes_table(fixes, lang), (fixes_table,))
+        bodies["fixes"] = (fixes_table(fixes, lang, fixes_code), (fixes_table,))
         for name, (body, fns) in bodies.items():
             template = prose.template_path(name, lang) if prose.has_template(name) else None
             fns = (*fns, template) if template and template not in fns else fns  # its sentences' template

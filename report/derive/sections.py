@@ -88,16 +88,22 @@ def training_row(folder, row, gpu):
     return summary(folder, row, gpu, cuda_time="kernel_span")
 
 
+def ask_backend(names):
+    """The backend kernel names show (trace/names.py); "other" where no fused kernel ran and
+    Inductor's generated (Triton) kernels did; None without kernels (a CPU run)."""
+    if not names:
+        return None
+    found = backend_of_kernels(names)
+    return "other" if found == "math" and any(n.startswith("triton") for n in names) else found
+
+
 def ask_row(folder, row, gpu):
     """A condition of the eligibility grid: its kernels' names, which backend they show
     ("other" where no fused kernel ran and Inductor's Triton kernels did) and, on a GPU,
     the kernel time per profiled step."""
     a = analysis(folder, row)
     names = [k["name"] for k in a["kernels"] if k["kind"] == "kernel"]
-    found = backend_of_kernels(names) if names else None
-    if found == "math" and any(n.startswith("triton") for n in names):
-        found = "other"
     steps = a["kernel_sum_steps_us"]
     timed = gpu and steps and a["kernel_sum_us"]["median"] > 0
-    return {"kernels": names[:ASK_KERNELS], "ran": found,
+    return {"kernels": names[:ASK_KERNELS], "ran": ask_backend(names),
             "kernel_time_us": {"median": a["kernel_sum_us"]["median"], "steps": steps} if timed else None}

@@ -11,6 +11,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from .derive.derivation import KeptError, derive
 from .limits import parse_json
 from .paths import PACKAGE, REFERENCE, ROOT, SNIPPETS
 from .schema import Results
@@ -19,10 +20,13 @@ from .variants import SNIPPET_FILES
 
 # the build's own code that decides what is measured and how: every file of report/measure/
 # and what it imports, at any depth, from these parts of report/ (results.json's schema and
-# writing, paths and rendering are not in it; nor is --explain, which no measurement imports)
-MEASURING_PARTS = ("measure", "trace", "snippets", "variants")
+# writing, paths and rendering are not in it; nor is the analysis of what it kept, report/trace/
+# and report/derive/, which no measurement imports, nor --explain)
+MEASURING_PARTS = ("measure", "snippets", "variants", "stats")
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # what a run writes: a collected run (report/derive/ reads its figures off its traces)
+COLLECTED = 2
+READ_VERSIONS = (1, COLLECTED)  # 1: the figures computed on the GPU machine, stored as they are
 
 
 class UsageError(Exception):
@@ -146,9 +150,9 @@ def load_results(path) -> Results:
     if not isinstance(data, dict) or "schema_version" not in data:
         raise UsageError(f"{path} has no schema_version: not a results file of build_tables.py")
     version = data["schema_version"]
-    if version != SCHEMA_VERSION or not isinstance(version, int) or isinstance(version, bool):
+    if not isinstance(version, int) or isinstance(version, bool) or version not in READ_VERSIONS:
         raise UsageError(f"{path} has schema version {version!r}, this build_tables.py "
-                         f"reads version {SCHEMA_VERSION!r}: measure again to upgrade it")
+                         f"reads versions {' and '.join(map(str, READ_VERSIONS))}: measure again to upgrade it")
     missing = [k for k in ("provenance", "config", "roof", "variants") if k not in data]
     if missing:
         raise UsageError(f"{path} is missing {', '.join(missing)}: the file is damaged")
@@ -159,6 +163,13 @@ def load_results(path) -> Results:
         raise UsageError(f"{path}: {long[:LONG_STRING_SHOWN]} is longer than {MAX_STRING:,} "
                          "characters: the file is damaged or not ours")
     _refuse(path, check, data)
+    if version == COLLECTED:
+        try:
+            data = derive(data, path.parent)
+        except KeptError as err:
+            raise UsageError(f"{path} {err}: restore the run's traces/ folder beside it "
+                             "(git checkout) or measure again") from None
+        _refuse(path, check, data)
     return data
 
 

@@ -17,7 +17,7 @@ __all__ = ["MAX_NUMBER", "MAX_TIME", "MIN_DIVISOR", "Eligibility", "Number", "Po
 
 
 class Stats(TypedDict, total=False):
-    """trace/stats.py: stats, the summary every time of profiled steps is stored as."""
+    """stats.py: stats, the summary every time of profiled steps is stored as."""
     median: Time
     min: Time
     max: Time

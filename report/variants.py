@@ -41,3 +41,9 @@ SHAPES_CPU = {  # the same families, small enough for a CPU in seconds
     "sliding": {"seq_len": 128, "window": 32},
     "copy_mib": 64,
 }
+
+
+def causal_flops(cfg):
+    """The FLOPs of one causal attention call of shape cfg (batch, heads, seq_len, head_dim)."""
+    b, h, s, d = cfg["batch"], cfg["heads"], cfg["seq_len"], cfg["head_dim"]
+    return 4 * b * h * d * s * (s + 1) / 2  # two matmuls over the causal triangle

@@ -2,8 +2,8 @@
 # The re-measurement of issues 29 and 30 on a lent GPU, one call per argument:
 #
 #   bash scripts/gpu_remeasure.sh a      # run A, the committed one: python build_tables.py --all --ncu
-#                                        # (docs/generated/<gpu> and compare/), then the default run
-#                                        # (python build_tables.py, into a temporary folder) for its time
+#                                        # (docs/generated/<gpu> and compare/), then issue 52's
+#                                        # --fixes collections (two, as time allows) on the same host
 #   bash scripts/gpu_remeasure.sh tests  # the GPU test pass, part 1: the pages' blocks, the shapes,
 #                                        # the pages (test_snippets, test_shapes, test_pages)
 #   bash scripts/gpu_remeasure.sh cli    # part 2: test_cli (its end-to-end runs take 60-100 s each)
@@ -78,9 +78,6 @@ case "$ARG" in
     # the folder the run wrote, named after its GPU (h200 on an H200, h100-80gb-hbm3 on an H100)
     for f in docs/generated/*/results.json; do [ "$f" -nt "$stamp" ] && PATHS+=("$(dirname "$f")"); done
     PATHS+=(docs/generated/compare)
-    tmp=$(mktemp -d)
-    step run-default "$(left)" "$PY" build_tables.py --out "$tmp"
-    rm -rf "$tmp"
     ;;
   tests)
     # a failure's traceback as it happens (tests/conftest.py): the time limit may kill pytest before its summary
@@ -98,13 +95,14 @@ case "$ARG" in
       dest=data/reruns/$SLUG/$ARG
       mkdir -p "$dest"
       cp "$tmp/$SLUG/results.json" "$dest/results.json"
+      cp -r "$tmp/$SLUG/traces" "$dest/traces"  # a collected run: its figures are derived from these
       gpu=$("$PY" -c 'import json,sys; p=json.load(open(sys.argv[1]))["provenance"]; print(p["gpu_name"], "| torch", p["torch"], "| CUDA", p["cuda"], "| cuDNN", p["cudnn"], "| driver", p["driver"])' "$dest/results.json")
       cat > "$dest/README.md" <<EOF
 # Rerun ${ARG^^} on ${gpu%% |*}
 
 - Date: $(date -u +%Y-%m-%d) (UTC)
 - Command: \`python build_tables.py --all --ncu --out <a temporary folder>\`, then its
-  \`$SLUG/results.json\` copied here (by \`bash scripts/gpu_remeasure.sh $ARG\`)
+  \`$SLUG/results.json\` and \`$SLUG/traces/\` copied here (by \`bash scripts/gpu_remeasure.sh $ARG\`)
 - Machine: $gpu
 - Same code as the committed run in \`docs/generated/$SLUG/\`; compare them with
   \`python -m benchmarks.verdicts docs/generated/$SLUG data/reruns/$SLUG/*\`
@@ -113,6 +111,13 @@ EOF
     fi
     rm -rf "$tmp"
     ;;
+esac
+# issue 52's collections on the same host, as many as the call's time leaves (about 35 s each)
+case "$ARG" in a|[b-j])
+  for i in 1 2; do
+    [ "$(left)" -ge 80 ] || break
+    step "fixes-$i" 75 "$PY" build_tables.py --fixes && PATHS+=(data/fixes)
+  done;;
 esac
 tar -czf "$OUT/run-$ARG.tar.gz" "${PATHS[@]}"
 echo "== packed $OUT/run-$ARG.tar.gz ($(du -h "$OUT/run-$ARG.tar.gz" | cut -f1)) in $(($(date +%s) - START)) s"

@@ -12,6 +12,7 @@ import pytest
 import torch
 
 import build_tables
+from report.derive import sections
 from report.measure import ask
 from report.measure.ask_capture import c10_messages, can_use, heard
 from report.measure.ask_conditions import BY_ID, CONDITIONS
@@ -184,7 +185,7 @@ def test_can_use_records_each_backends_answer_and_reasons():
     (["sm90_xmma_gemm_bf16", "void at::native::cunn_SoftMaxForward<8>"], "math"),
 ])
 def test_the_backend_read_off_kernel_names(names, ran):
-    assert ask.backend_ran(names) == ran
+    assert sections.ask_backend(names) == ran
 
 
 def test_a_bool_is_checked_as_true_or_false():
@@ -220,8 +221,8 @@ def test_a_run_without_ask_keeps_a_folder_that_holds_eligibility(monkeypatch, tm
 
 
 def test_a_gpu_trace_gives_the_backend_that_ran_and_the_kernel_time_per_step(monkeypatch, tmp_path):
-    """_trace_figures on a made-up GPU trace: two steps, each one flash kernel launched in
-    its range (the profile itself needs a GPU)."""
+    """A condition's trace kept on a made-up GPU profile (two steps, each one flash kernel
+    launched in its range; the profile itself needs a GPU), and what derive reads off it."""
     def made_up_profile(torch, prep, name, path, device):
         events = []
         for step, (ts, dur) in enumerate([(0, 30.0), (100, 40.0)]):
@@ -235,11 +236,14 @@ def test_a_gpu_trace_gives_the_backend_that_ran_and_the_kernel_time_per_step(mon
             ]
         path.write_text(json.dumps({"traceEvents": events}))
     monkeypatch.setattr(ask, "_profile", made_up_profile)
-    row = {"kernel_time_us": None}
-    ask._trace_figures(torch, row, BY_ID["baseline"], None, tmp_path, "cuda")
-    assert row["ran"] == "flash" and row["trace"] == "traces/ask-baseline.json.gz"
-    assert row["kernel_time_us"] == {"median": 35.0, "steps": [30.0, 40.0]}
-    assert (tmp_path / "ask-baseline.json.gz").exists() and not (tmp_path / "ask-baseline.json").exists()
+    row = {}
+    (tmp_path / "traces").mkdir()
+    ask._keep_trace(torch, row, BY_ID["baseline"], None, tmp_path / "traces", "cuda")
+    assert row == {"trace": "traces/ask-baseline.json.gz", "range": "ask_baseline"}  # raw: no figure
+    assert (tmp_path / "traces" / "ask-baseline.json.gz").exists()
+    assert not (tmp_path / "traces" / "ask-baseline.json").exists()
+    found = sections.ask_row(tmp_path, row, gpu=True)
+    assert found["ran"] == "flash" and found["kernel_time_us"] == {"median": 35.0, "steps": [30.0, 40.0]}
 
 
 def test_a_profile_that_fails_half_way_leaves_no_raw_trace_and_the_answers_stand(monkeypatch, tmp_path):

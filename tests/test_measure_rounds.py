@@ -1,18 +1,24 @@
 """report/measure/rounds.py and the fresh-process first calls, on the CPU with tiny shapes."""
 import argparse
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
+from report.derive import sections
 from report.measure import first_calls, rounds
 from report.measure.callables import make_inputs, make_variant
 
 TINY = {"batch": 1, "heads": 2, "seq_len": 32, "head_dim": 16}
 
 
+RUN = Path(tempfile.mkdtemp(prefix="rounds-run-"))  # a run's folder: its profiles go to traces/
+
+
 def args(**kw):
     return argparse.Namespace(**{"rounds": 2, "steps": 3, "timer_seconds": 0.01, "host_calls": 10,
-                                 "device": "cpu", "dtype": "float32", **kw})
+                                 "device": "cpu", "dtype": "float32", "traces": str(RUN / "traces"), **kw})
 
 
 def setup(monkeypatch, names=("naive", "math")):
@@ -38,7 +44,9 @@ def test_a_round_keeps_each_variants_figures_and_the_small_shapes(monkeypatch):
     assert cfg["count"] == 2 and cfg["profile_steps"] == 3 and cfg["unit"] == "process" and small_error is None
     assert list(found["variants"]) == ["naive", "math"]  # flash refused in the seed: nothing to repeat
     for r in found["variants"].values():
-        assert r["kernel_sum_us"] is None and r["cpu_time_us"]["n"] == 3  # no GPU: no kernel time
+        assert "kernel_sum_us" not in r and r["trace"].startswith("traces/profiles/")  # raw: derive reads it
+        figures = sections.round_figures(RUN, r, gpu=False)
+        assert figures["kernel_sum_us"] is None and figures["cpu_time_us"]["n"] == 3  # no GPU: no kernel time
         assert r["wall_time_us"]["median"] > 0 and r["host_time_us"]["median"] > 0
         assert r["host_time_us"]["per_small_op"]["median"] > 0
     assert list(found["small"]) == ["math"]  # naive ran out of memory at the small shape
@@ -76,7 +84,8 @@ def test_a_figure_that_fails_is_recorded_and_the_others_stand(monkeypatch):
     _, small_error, found = one_round(torch, results, made, inputs, args())
     assert small_error == "MemoryError: small shape" and found["small"] == {}
     first, second = found["variants"]["math"], found["variants"]["naive"]
-    assert first["cpu_time_us"]["n"] == 3 and second["error"] == "ValueError: trace unreadable"
+    assert sections.round_figures(RUN, first, gpu=False)["cpu_time_us"]["n"] == 3
+    assert second["error"] == "ValueError: trace unreadable"
     assert first["host_error"] == second["host_error"] == "RuntimeError: no sleep today"
 
 

@@ -13,14 +13,13 @@ import pytest
 from factory import FIXTURES
 from occupancy import GpuLimits, blocks_per_sm, occupancy, smem_alloc_unit
 
+from report.derive import sections
 from report.doctor.explain import load_trace
-from report.measure.ask import MAX_KERNELS
-from report.measure.timing import keep_trace, summary
+from report.measure.timing import keep_profile, keep_trace
 from report.paths import PACKAGE, ROOT
 from report.trace.analyze import analyze_trace, read
 from report.trace.kernel_occupancy import add_occupancy
 from report.trace.names import backend_of_kernels, short_kernel_name
-from report.trace.reading.stream import Trace
 from report.variants import VARIANTS
 
 FUSED_BACKEND_OPS = {"flash": "aten::_flash_attention_forward",
@@ -334,7 +333,7 @@ def test_the_committed_figures_are_the_readers_of_the_committed_traces(run):
             continue
         found = analyze_trace(read(run / cond["trace"]), f"ask_{cond['id']}")
         names = [k["name"] for k in found["kernels"] if k["kind"] == "kernel"]
-        assert cond["kernels"] == names[:MAX_KERNELS], cond["id"]
+        assert cond["kernels"] == names[:sections.ASK_KERNELS], cond["id"]
         if cond.get("kernel_time_us"):
             _same(cond["kernel_time_us"], {"median": found["kernel_sum_us"]["median"],
                                            "steps": found["kernel_sum_steps_us"]}, cond["id"])
@@ -343,15 +342,24 @@ def test_the_committed_figures_are_the_readers_of_the_committed_traces(run):
 
 
 def test_a_measurements_kept_trace_is_read_by_the_one_reader(tmp_path):
-    """measure/timing.py: keep_trace writes the profiler's file as .json.gz and returns it as the
-    reader's Trace; summary reads a trace file with read(). Both give the fixture's figures."""
-    raw = tmp_path / "flash.json"
-    with gzip.open(FIXTURES / "flash.json.gz", "rb") as src, raw.open("wb") as dst:
-        shutil.copyfileobj(src, dst)
-    kept = keep_trace(raw)
-    assert isinstance(kept, Trace) and not raw.exists() and (tmp_path / "flash.json.gz").is_file()
-    assert analyze_trace(kept, "flash_fwd") == fixture("flash")
-    short = summary(tmp_path / "flash.json.gz", "flash_fwd", "cuda")
+    """measure/timing.py: keep_trace and keep_profile keep the profiler's file whole (.json.gz,
+    the same bytes for the same trace), and derive reads it with read(): the fixture's figures."""
+    def exported(name):
+        raw = tmp_path / name
+        with gzip.open(FIXTURES / "flash.json.gz", "rb") as src, raw.open("wb") as dst:
+            shutil.copyfileobj(src, dst)
+        return raw
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    raw = exported("traces/flash.json")
+    keep_trace(raw)
+    assert not raw.exists() and analyze_trace(read(traces / "flash.json.gz"), "flash_fwd") == fixture("flash")
+    kept = keep_profile(exported("one.json"), "flash_fwd", traces)
+    assert kept == keep_profile(exported("two.json"), "flash_fwd", traces)  # named by its content
+    assert kept["trace"].startswith("traces/profiles/") and kept["range"] == "flash_fwd"
+    assert (traces / "profiles" / kept["trace"].rsplit("/", 1)[1]).read_bytes() == \
+        (traces / "flash.json.gz").read_bytes()
+    short = sections.summary(tmp_path, kept, gpu=True)
     assert short["cuda_time_us"] == fixture("flash")["cuda_time_us"] and short["kernels"][0]["name"]
 
 
@@ -366,7 +374,7 @@ FORMAT_WORDS = {"traceEvents", "ph", "gpu_user_annotation", "correlation", "Exte
 TRACE_USERS = ("report.trace.analyze", "report.trace.reading", "report.doctor.reading", "report.doctor.explain")
 # functions of those that parse JSON that is no trace to read: each with its reason
 NOT_READING = {
-    ("report/measure/timing.py", "keep_trace"): "re-encodes the profiler's file compactly, then reads it with read()",
+    ("report/measure/timing.py", "_compact"): "re-encodes the profiler's file compactly to keep it; derive reads it with read()",
     ("report/render/site.py", "model_explained"): "the manifest.json beside the model's trace",
 }
 

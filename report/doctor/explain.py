@@ -44,10 +44,10 @@ import bisect
 import json
 import math
 
+from ..stats import stats
 from ..trace.names import LAUNCH_CATS, short_kernel_name
 from ..trace.reading.events import MAX_TIME_US
 from ..trace.reading.stream import Trace, from_dict
-from ..trace.stats import stats
 from .model.idle import busy_by, idle_causes, window
 from .model.kernel_rows import add_occupancy, devices, kernel_rows
 from .model.platform_words import WORDS, platform

@@ -1,8 +1,8 @@
 """Issue 37, "Ask PyTorch why": for each condition of ask_conditions.py, what
 torch.backends.cuda.can_use_{flash,efficient,cudnn}_attention(params, debug=True) answer
-and say, which backend SDPA then ran (read off the profiled kernels, trace/names.py), the
-warnings and error of the call itself, its kernel time, and one small trace with shapes
-(traces/ask-<id>.json.gz). results.json keeps it as "eligibility" (schema.py: Eligibility).
+and say, the warnings and error of the call itself, and one small trace with shapes
+(traces/ask-<id>.json.gz), kept whole: which backend SDPA then ran and its kernel time are
+read off it later (report/derive/). results.json keeps it as "eligibility" (schema.py: Eligibility).
 
 Every condition is guarded: one that fails records its error and the rest go on; a
 condition that would start after BUDGET_S is recorded as not measured.
@@ -12,8 +12,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ..trace.analyze import analyze_trace
-from ..trace.names import backend_of_kernels
 from .ask_capture import can_use, heard, sdpa_params
 from .ask_conditions import CONDITIONS, setting, shapes
 from .ask_inputs import prepare
@@ -24,7 +22,6 @@ from .timing import keep_trace
 STEPS = 5  # profiled steps per condition: a median, and a trace that stays small
 WARM = 2  # calls after the first, before the profile
 BUDGET_S = 90.0  # a condition that would start later is recorded as not measured
-MAX_KERNELS = 24  # kernel names kept per condition
 MAX_ERROR = 500  # characters of an error kept
 
 
@@ -65,18 +62,6 @@ def versions(torch, device):
             "gpu_name": props.name if cuda else None,
             "flash_built": _answer(torch, torch.backends.cuda.is_flash_attention_available),
             "cudnn_sdpa_enabled": _answer(torch, torch.backends.cuda.cudnn_sdp_enabled)}
-
-
-def backend_ran(names):
-    """The SDPA backend the kernel names show (trace/names.py: backend_of_kernels); "other"
-    where no fused kernel ran and Inductor's generated (Triton) kernels did; None without
-    kernels (a CPU run)."""
-    if not names:
-        return None
-    found = backend_of_kernels(names)
-    if found == "math" and any(n.startswith("triton") for n in names):
-        return "other"
-    return found
 
 
 def _sync(torch, device):
@@ -137,7 +122,9 @@ def _first_call(torch, row, cond, prep, device):
     return out is not None
 
 
-def _trace_figures(torch, row, cond, prep, trace_dir, device):
+def _keep_trace(torch, row, cond, prep, trace_dir, device):
+    """The condition's profile, kept whole as traces/ask-<id>.json.gz: which backend ran and
+    its kernel time are report/derive/'s."""
     name = f"ask_{cond.id}"
     folder = Path(trace_dir) if trace_dir is not None else None
     if folder is None:
@@ -145,25 +132,17 @@ def _trace_figures(torch, row, cond, prep, trace_dir, device):
     raw = folder / f"ask-{cond.id}.json"
     try:
         _profile(torch, prep, name, raw, device)
-        trace = keep_trace(raw)
+        keep_trace(raw)
     finally:  # a profile that failed half-way leaves no raw trace among the published ones
         raw.unlink(missing_ok=True)
-    row["trace"] = f"traces/ask-{cond.id}.json.gz"
-    analysis = analyze_trace(trace, name)
-    names = [k["name"] for k in analysis["kernels"] if k["kind"] == "kernel"]
-    row["kernels"] = names[:MAX_KERNELS]
-    row["ran"] = backend_ran(names)
-    steps = analysis["kernel_sum_steps_us"]
-    if device == "cuda" and steps and analysis["kernel_sum_us"]["median"] > 0:
-        row["kernel_time_us"] = {"median": analysis["kernel_sum_us"]["median"], "steps": steps}
+    row["trace"], row["range"] = f"traces/ask-{cond.id}.json.gz", name
 
 
 def measure_condition(torch, cond, shape, run_dtype, device, trace_dir):
     """One condition's row of "eligibility"."""
     row = {"id": cond.id, "shape": cond.shape, "fix": cond.fix,
-           "setting": setting(cond, shape, run_dtype), "can_use": None, "ran": None,
-           "kernels": [], "call_warnings": [], "error": None, "kernel_time_us": None,
-           "trace": None, "check": None}
+           "setting": setting(cond, shape, run_dtype), "can_use": None,
+           "call_warnings": [], "error": None, "trace": None, "check": None}
     try:
         prep = prepare(torch, cond, shape, run_dtype, device)
     except Exception as err:  # inputs that cannot be made (no nested tensors, out of memory)
@@ -178,18 +157,16 @@ def measure_condition(torch, cond, shape, run_dtype, device, trace_dir):
             row["can_use_error"] = _error(err)
     if _first_call(torch, row, cond, prep, device):
         try:
-            _trace_figures(torch, row, cond, prep, trace_dir, device)
+            _keep_trace(torch, row, cond, prep, trace_dir, device)
         except Exception as err:  # the answers and the first call stand
             row["profile_error"] = _error(err)
     return row
 
 
 def _line(i, total, row, secs):
-    said = row["error"] or row["ran"] or "ran"
+    said = row["error"] or "ran"
     ok = ",".join(b for b, a in (row["can_use"] or {}).items() if a["ok"]) or "-"
-    t = row["kernel_time_us"]
-    return (f"[{i}/{total}] {row['id']:<26} can use: {ok:<22} {said[:60]}"
-            + (f"  {t['median']:.1f} us" if t else "") + f"  ({secs:.1f} s)")
+    return f"[{i}/{total}] {row['id']:<26} can use: {ok:<22} {said[:60]}  ({secs:.1f} s)"
 
 
 def measure_eligibility(torch, args, progress=print, trace_dir=None, conditions=CONDITIONS):
@@ -221,7 +198,6 @@ def _grid(torch, args, progress, trace_dir, conditions):
             if device == "cuda":
                 torch.cuda.empty_cache()
         found["conditions"].append(row)
-        progress(_line(i, len(conditions), {"can_use": None, "ran": None, "kernel_time_us": None,
-                                            **row}, time.perf_counter() - t0))
+        progress(_line(i, len(conditions), {"can_use": None, **row}, time.perf_counter() - t0))
     found["seconds"] = round(time.perf_counter() - started, 2)
     return found

@@ -18,11 +18,11 @@ def backward_row(torch, name, cfg, q, k, v, grad, args):
             _, first = timed_call_ms(torch, device, step)
             peak = peak_extra_mib(torch, device, step)
             wall = wall_us(step, args.timer_seconds)
-            prof = profile_train(torch, step, f"{name}_train", device)
+            kept = profile_train(torch, step, f"{name}_train", args.traces)
     except Refused as refused:
         return refused.row
     return {"status": "ok", "first_call_ms": first, "peak_extra_mib": peak,
-            "wall_time_us": wall, **prof}
+            "wall_time_us": wall, **kept}
 
 
 def measure_backward(torch, args, progress):
@@ -35,8 +35,7 @@ def measure_backward(torch, args, progress):
         free(torch, device)
         rows[name] = row = backward_row(torch, name, cfg, q, k, v, grad, args)
         if row["status"] == "ok":
-            timing = row["cuda_time_us"] or row["cpu_time_us"]
-            progress(f"  backward {name:<14} {timing['median']:9.1f} us per step")
+            progress(f"  backward {name:<14} wall {row['wall_time_us']['median']:9.1f} us per step")
     del q, k, v, grad
     free(torch, device)
     return {"config": cfg, "rows": rows}

@@ -7,11 +7,6 @@ from contextlib import ExitStack, contextmanager, nullcontext
 from .. import snippets
 
 
-def causal_flops(cfg):
-    b, h, s, d = cfg["batch"], cfg["heads"], cfg["seq_len"], cfg["head_dim"]
-    return 4 * b * h * d * s * (s + 1) / 2  # two matmuls over the causal triangle
-
-
 @contextmanager
 def math_switch(name):
     """The math backend with one of its precision switches on, restored afterwards:

@@ -20,7 +20,7 @@ import statistics
 import time
 from contextlib import nullcontext
 
-from ..trace.stats import stats
+from ..stats import stats
 from .guard import sync
 
 PER_SLICE = 5        # timed calls of the small op and of the variant per slice

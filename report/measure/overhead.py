@@ -49,9 +49,7 @@ def overhead_row(torch, name, cfg, q, k, v, args, trace_dir=None):
     try:
         with guarded(torch), ctx(), torch.no_grad():
             fn(q, k, v)
-            prof = profile_short(fn, (q, k, v), f"{name}_fwd", 20, args.device)
-            row = {"kernel_sum_us": prof["kernel_sum_us"], "cuda_time_us": prof["cuda_time_us"],
-                   "cpu_time_us": prof["cpu_time_us"],
+            row = {**profile_short(fn, (q, k, v), f"{name}_fwd", 20, args.traces),
                    "eager_wall_us": wall_us(lambda: fn(q, k, v), args.timer_seconds)}
             row.update(_graph_wall(fn, q, k, v, args.timer_seconds))
             if trace_dir is not None:
@@ -76,8 +74,7 @@ def measure_overhead(torch, args, progress, trace_dir=None):
             out["rows"].setdefault(shape_name, {})[name] = row
             if row["status"] == "ok":
                 g = row.get("graph_wall_us", {}).get("median", float("nan"))
-                progress(f"  overhead {shape_name:<5} {name:<14} kernels "
-                         f"{row['kernel_sum_us']['median']:9.1f} us  eager "
+                progress(f"  overhead {shape_name:<5} {name:<14} wall: eager "
                          f"{row['eager_wall_us']['median']:9.1f} us  graph {g:9.1f} us")
         del q, k, v
     free(torch, device)

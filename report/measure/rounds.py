@@ -21,7 +21,6 @@ from .host import PER_SLICE, host_overheads, small_op
 from .timing import profile_short, wall_us
 
 ROUND_STEPS = 10  # profiled steps per round and variant (the full profile has --steps)
-PROFILE_KEYS = ("kernel_sum_us", "cuda_time_us", "cpu_time_us")
 
 
 def settings(args):
@@ -41,15 +40,15 @@ def _failed(err):
     return {"error": f"{type(err).__name__}: {first_line(err)[:300]}"}
 
 
-def _profile_and_wall(torch, name, fn, ctx, inputs, cfg, device, wall_key):
+def _profile_and_wall(torch, name, fn, ctx, inputs, cfg, traces, wall_key):
     """One round of one variant: a short profile and the wall timer, in its context."""
     try:
         with guarded(torch), ctx(), torch.no_grad():
-            prof = profile_short(fn, inputs, f"{name}_fwd", cfg["profile_steps"], device)
+            kept = profile_short(fn, inputs, f"{name}_fwd", cfg["profile_steps"], traces)
             wall = wall_us(lambda: fn(*inputs), cfg["timer_seconds"], with_number=True)
     except Exception as err:  # a round that fails is recorded; the others stand
         return _failed(err)
-    return {**{k: prof[k] for k in PROFILE_KEYS}, wall_key: wall}
+    return {**kept, wall_key: wall}
 
 
 def _host_round(torch, device, calls, small, host_calls):
@@ -68,7 +67,7 @@ class _Small:
 
     def __init__(self, torch, results, args):
         self.rows = (results.get("overhead") or {}).get("rows", {}).get("small", {})
-        self.cfg, self.device = dict(SMALL_SHAPE), args.device
+        self.cfg, self.device, self.traces = dict(SMALL_SHAPE), args.device, args.traces
         names = [n for n, r in self.rows.items() if r.get("status") == "ok"]
         self.inputs = make_inputs(self.cfg, getattr(torch, args.dtype), args.device) if names else None
         self.made = {name: make_variant(name, self.cfg, args.device) for name in names}
@@ -84,7 +83,7 @@ class _Small:
 
     def measure(self, torch, name, cfg):
         fn, ctx = self.made[name]
-        row = _profile_and_wall(torch, name, fn, ctx, self.inputs, cfg, self.device, "eager_wall_us")
+        row = _profile_and_wall(torch, name, fn, ctx, self.inputs, cfg, self.traces, "eager_wall_us")
         if self.device == "cuda":
             row.update(self._graph_wall(torch, fn, ctx, cfg["timer_seconds"]))
         return row
@@ -108,7 +107,7 @@ def measure_round(torch, results, made, inputs, args, cfg, small):
     found = {"variants": {}, "small": {}}
     for name in ok:
         fn, ctx = made[name]
-        found["variants"][name] = _profile_and_wall(torch, name, fn, ctx, inputs, cfg, device, "wall_time_us")
+        found["variants"][name] = _profile_and_wall(torch, name, fn, ctx, inputs, cfg, args.traces, "wall_time_us")
     calls = {n: ((lambda fn=made[n][0]: fn(*inputs)), made[n][1]) for n in ok}
     for name, host in _host_round(torch, device, calls, small_op(torch, device, inputs[0].dtype),
                                   cfg["host_calls"]).items():
@@ -126,10 +125,10 @@ def summary_line(rows):
     """Each variant's figure of one round ({name: row}), for the progress line."""
     parts = []
     for name, last in rows.items():
-        own = (last.get("kernel_sum_us") or last.get("cpu_time_us") or {}).get("median")
+        own = (last.get("wall_time_us") or {}).get("median")
         host = (last.get("host_time_us") or {}).get("median")
         if own is None:
             parts.append(f"{name} failed")
             continue
         parts.append(f"{name} {own:.1f}" + (f"/{host:.1f}" if host is not None else ""))
-    return "us (kernel or CPU / host): " + ", ".join(parts)
+    return "us (wall / host): " + ", ".join(parts)

@@ -76,10 +76,7 @@ def _progress_line(i, total, name, row, secs):
     in a run without a GPU)."""
     if row["status"] != "ok":
         return f"[{i}/{total}] {name:<14} {row['status']}: {_whole_sentences(row['reason'] or '')}"
-    gpu = f"GPU span {row['cuda_time_us']['median']:9.1f} us  " if row.get("cuda_time_us") else ""
-    return (f"[{i}/{total}] {name:<14} ok  {gpu}"
-            f"profiled CPU {row['cpu_time_us']['median']:9.1f} us  "
-            f"wall {row['wall_time_us']['median']:9.1f} us  ({secs:.1f} s)")
+    return f"[{i}/{total}] {name:<14} ok  wall {row['wall_time_us']['median']:9.1f} us  ({secs:.1f} s)"
 
 
 class Phases:
@@ -205,6 +202,7 @@ def run_measurements(args, argv, out_dir, progress=print, check=None):
     if fresh is not None:
         phases.done("first_call_processes")
     tmp = Path(tempfile.mkdtemp(prefix="traces-"))
+    args.traces = str(tmp)  # every profile is kept there (timing.py), rounds' processes too
     try:
         made = _variants(torch, results, inputs, args, tmp, progress)
         phases.done("variants")

@@ -1,20 +1,14 @@
-"""Every variant at the seed's shape: first call, error, memory, timers and a full trace."""
+"""Every variant at the seed's shape: first call, error, memory, timers and a full trace
+(kept whole: its figures are report/derive/'s)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from .. import snippets
-from ..trace.analyze import analyze_trace
-from ..trace.kernel_occupancy import add_occupancy, limits_from_trace
-from ..trace.names import backend_of_kernels
-from ..variants import SDPA_VARIANTS
-from .callables import causal_flops, make_variant
+from .callables import make_variant
 from .guard import Refused, guarded, peak_extra_mib, timed_call_ms
 from .host import host_overheads, small_op
 from .timing import keep_trace, wall_us
-
-TRACE_FIELDS = ("steps", "cpu_time_us", "cuda_time_us", "kernel_sum_us", "launch_api_us",
-                "gpu_activities_per_forward", "kernels", "attribution", "cpu_ops_per_forward")
 
 
 def _timings(torch, fn, q, k, v, ref, args):
@@ -30,26 +24,16 @@ def _timings(torch, fn, q, k, v, ref, args):
 
 
 def _profile(fn, q, k, v, name, args, trace_dir):
-    """Profile the forward pass, keep its trace as traces/<name>.json.gz, return both."""
+    """Profile the forward pass, keep its trace as traces/<name>.json.gz: (torch.profiler's
+    own table, {"trace", "range"})."""
     profile_forward = snippets.load("profile_attention").profile_forward
     raw_path = Path(trace_dir) / f"{name}.json"
     prof = profile_forward(fn, q, k, v, name=f"{name}_fwd", steps=args.steps,
                            trace_path=str(raw_path))
     sort_by = "cuda_time_total" if args.device == "cuda" else "cpu_time_total"
     table = prof.key_averages().table(sort_by=sort_by, row_limit=14, max_name_column_width=48)
-    return table, keep_trace(raw_path)
-
-
-def _gpu_figures(row, analysis, name, cfg):
-    props = analysis["device_properties"]
-    if props:
-        add_occupancy(row["kernels"], limits_from_trace(props))
-    else:
-        add_occupancy(row["kernels"], snippets.load("occupancy").GpuLimits.from_torch())
-    names = [k["name"] for k in row["kernels"]]
-    row["backend_ran"] = backend_of_kernels(names) if name in SDPA_VARIANTS else None
-    if row["cuda_time_us"]:
-        row["tflops"] = causal_flops(cfg) / (row["cuda_time_us"]["median"] * 1e-6) / 1e12
+    keep_trace(raw_path)
+    return table, {"trace": f"traces/{name}.json.gz", "range": f"{name}_fwd"}
 
 
 def measure_variant(torch, name, cfg, q, k, v, ref, args, trace_dir):
@@ -59,17 +43,10 @@ def measure_variant(torch, name, cfg, q, k, v, ref, args, trace_dir):
     try:
         with guarded(torch), ctx(), torch.no_grad():
             row = _timings(torch, fn, q, k, v, ref, args)
-            row["profiler_table"], trace = _profile(fn, q, k, v, name, args, trace_dir)
+            row["profiler_table"], kept = _profile(fn, q, k, v, name, args, trace_dir)
     except Refused as refused:
         return refused.row, (fn, ctx)
-    analysis = analyze_trace(trace, f"{name}_fwd")
-    row.update({key: analysis[key] for key in TRACE_FIELDS})
-    if args.device == "cuda":
-        _gpu_figures(row, analysis, name, cfg)
-    else:  # no GPU: the GPU-side figures do not exist
-        row.update(cuda_time_us=None, kernel_sum_us=None, launch_api_us=None,
-                   gpu_activities_per_forward=None, backend_ran=None)
-        row["tflops"] = causal_flops(cfg) / (row["cpu_time_us"]["median"] * 1e-6) / 1e12
+    row.update(kept)
     return row, (fn, ctx)
 
 

@@ -12,7 +12,6 @@ import json
 from contextlib import nullcontext
 
 from .. import snippets
-from ..trace.names import backend_of_kernels
 from ..variants import SHAPE_BACKENDS, SHAPES_CPU, SHAPES_GPU, SHAPES_MEMORY_SHARE
 from .guard import Refused, first_line, free, guarded, peak_extra_mib, timed_call_ms
 from .host import host_overheads, small_op
@@ -20,7 +19,6 @@ from .roof import measure_copy_roof
 from .timing import profile_short, wall_us
 
 REFERENCE_ROWS = 16  # query rows (the last ones) checked against float64
-KERNEL_FIELDS = ("name", "short_name", "kind", "aten_op", "per_forward", "avg_us", "grid", "block")
 
 
 def shape_config(device):
@@ -157,27 +155,22 @@ def measure_variant(torch, family, name, shape, inputs, ref, args, host):
             row["wall_time_us"] = wall_us(call, args.sweep_timer_seconds)
             row["host_time_us"] = (host_overheads(torch, device, {name: (call, None)}, small_op(torch, device, q.dtype),
                                                   args.host_calls)[name] if host else None)
-            row.update(profile_short(fn, inputs, f"{family}_{name}", args.sweep_steps, device,
-                                     kernel_fields=KERNEL_FIELDS))
+            row.update(profile_short(fn, inputs, f"{family}_{name}", args.sweep_steps, args.traces))
     except Refused as refused:
         return refused.row
     except Exception as err:  # anything else: this row says what broke, the section goes on
         return {"status": "error", "reason": f"{type(err).__name__}: {first_line(err)[:400]}"}
     finally:
         free(torch, device)
-    is_sdpa = name in SHAPE_BACKENDS or name == "repeat_kv"
-    row["backend_ran"] = (backend_of_kernels([k["name"] for k in row["kernels"]])
-                          if device == "cuda" and is_sdpa else None)
+    row["sdpa"] = name in SHAPE_BACKENDS or name == "repeat_kv"  # what was called: derive names its backend
     return row
 
 
 def _shown(row):
     if row["status"] != "ok":
         return f"{row['status']}: {(row.get('reason') or '')[:90]}"
-    t = row["kernel_sum_us"] or row["cpu_time_us"]
     host = f"  host {row['host_time_us']['median']:8.1f} us" if row.get("host_time_us") else ""
-    return (f"{t['median']:10.1f} us  wall {row['wall_time_us']['median']:10.1f} us{host}"
-            f"  ran {row.get('backend_ran') or '-'}")
+    return f"wall {row['wall_time_us']['median']:10.1f} us{host}"
 
 
 def measure_point(torch, family, shape, variants, args, memory, progress):

@@ -1,7 +1,9 @@
-"""Timers: wall clock per call, and short profiles read back as traces (host overhead: host.py)."""
+"""Timers: wall clock per call (every block kept), and profiles kept as traces for
+report/derive/ to read (host overhead: host.py)."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import statistics
 import tempfile
@@ -10,7 +12,6 @@ import timeit
 from pathlib import Path
 
 from .. import snippets
-from ..trace.analyze import analyze_trace, read
 
 BLOCKS = 20  # blocks of calls a timer aims for in its seconds: a median and IQR over ~20
 MIN_BLOCKS = 2  # a call slower than the whole budget is still timed twice
@@ -50,50 +51,63 @@ def wall_us(fn, seconds, with_number=False):
         if len(times) == 1:  # the first block measures the call better than the probe did
             number = max(1, int(seconds / BLOCKS / max(times[0], 1e-9)))
     q1, median, q3 = statistics.quantiles(times, n=4, method="inclusive")  # MIN_BLOCKS >= 2
-    out = {"median": median * 1e6, "iqr": (q3 - q1) * 1e6, "runs": len(times)}
+    out = {"median": median * 1e6, "iqr": (q3 - q1) * 1e6, "runs": len(times),
+           "blocks_us": [round(t * 1e6, 4) for t in times]}  # raw: every block's time per call
     if with_number:
         out["calls_per_run"] = number
     return out
 
 
-KERNEL_FIELDS = ("name", "short_name", "kind", "aten_op", "aten_stack", "per_forward", "avg_us")
+PROFILES = "profiles"  # the short profiles' folder inside the run's traces/ folder
 
 
-def summary(trace_path, name, device, cuda_time="gpu_range", kernel_fields=KERNEL_FIELDS):
-    """The figures a sweep point, a shape point, an overhead row or a training row keeps
-    from one trace."""
-    a = analyze_trace(read(trace_path), name, cuda_time=cuda_time)
-    if device != "cuda":  # no GPU in this run: the GPU-side figures do not exist
-        a.update(cuda_time_us=None, kernel_sum_us=None, gpu_activities_per_forward=None)
-    return {k: a[k] for k in ("cuda_time_us", "kernel_sum_us", "cpu_time_us",
-                              "gpu_activities_per_forward")} | {
-        "kernels": [{f: k.get(f) for f in kernel_fields} for k in a["kernels"]]}
+def _compact(raw_path):
+    """The exported trace's JSON, compact (no spaces): what is kept of it."""
+    return json.dumps(json.loads(Path(raw_path).read_text()), separators=(",", ":"))
+
+
+def _gzip_to(path, text):
+    """text gzip'd (level 9, no name or time in the header: the same trace, the same bytes)."""
+    with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw,
+                                                 compresslevel=9, mtime=0) as fh:
+        fh.write(text.encode("utf-8"))
 
 
 def keep_trace(raw_path):
     """A trace the profiler exported to raw_path (.json), kept beside it as .json.gz
-    (compact, level 9) and the raw file removed; returns the kept file read by the one
-    reader (trace/reading/: the Trace the doctor reads of it too)."""
+    (compact, level 9) and the raw file removed. Kept whole: what it shows is derived from
+    it later, on any machine (report/derive/), never here."""
     raw_path = Path(raw_path)
-    kept = raw_path.with_suffix(".json.gz")
-    trace = json.loads(raw_path.read_text())
-    with gzip.open(kept, "wt", compresslevel=9) as fh:
-        json.dump(trace, fh, separators=(",", ":"))
+    _gzip_to(raw_path.with_suffix(".json.gz"), _compact(raw_path))
     raw_path.unlink()
-    return read(kept)
 
 
-def profile_short(fn, inputs, name, steps, device, kernel_fields=KERNEL_FIELDS):
-    """GPU span, kernel time, profiled CPU time and kernels from a short profile."""
+def keep_profile(raw_path, range_name, traces):
+    """A short profile's trace kept in <traces>/profiles/, named by the sha256 of its
+    compact JSON (one name per trace, with no naming scheme to keep unique across sections,
+    rounds and processes): {"trace": its path from the run's folder, "range": the
+    record_function range it profiled}. report/derive/ reads it back."""
+    text = _compact(raw_path)
+    folder = Path(traces) / PROFILES
+    folder.mkdir(parents=True, exist_ok=True)
+    name = f"{hashlib.sha256(text.encode('utf-8')).hexdigest()[:20]}.json.gz"
+    _gzip_to(folder / name, text)
+    return {"trace": f"traces/{PROFILES}/{name}", "range": range_name}
+
+
+def profile_short(fn, inputs, name, steps, traces):
+    """A short profile of fn(*inputs) (profile_attention.profile_forward, `steps` active
+    steps), its trace kept (keep_profile)."""
     profile_forward = snippets.load("profile_attention").profile_forward
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "trace.json"
         profile_forward(fn, *inputs, name=name, steps=steps, trace_path=str(path))
-        return summary(path, name, device, kernel_fields=kernel_fields)
+        return keep_profile(path, name, traces)
 
 
-def profile_train(torch, step, name, device):
-    """Profile training steps (autograd on, so not through profile_forward's no_grad)."""
+def profile_train(torch, step, name, traces):
+    """Profile training steps (autograd on, so not through profile_forward's no_grad); the
+    trace kept (keep_profile)."""
     from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if torch.cuda.is_available() else [])
@@ -107,4 +121,4 @@ def profile_train(torch, step, name, device):
                 prof.step()
         path = Path(tmp) / "trace.json"
         prof.export_chrome_trace(str(path))
-        return summary(path, name, device, cuda_time="kernel_span")
+        return keep_profile(path, name, traces)

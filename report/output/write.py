@@ -195,6 +195,8 @@ def write_run(results, trace_tmp, out, slug):
     with staged(out, f".{slug}-") as staging:
         write_results(results, staging / "results.json")
         shutil.copytree(trace_tmp, staging / "traces")
+        # rendered as --render-only renders it: loaded back, its figures derived from its traces
+        results = load_results(staging / "results.json")
         reruns = rerun_results(RERUNS / slug)
         render_all(results, load_reference(), staging / "tables", staging / "figures",
                    staging / "traces", MODEL_TRACE, reruns, fixes=_fixes(slug),

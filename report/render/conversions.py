@@ -19,10 +19,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from ..stats import stats
 from ..trace.analyze import activities_per_step, as_trace, op_stack_finder, ranges_named, read, step_finder
 from ..trace.causes import cause_of
 from ..trace.names import kernel_kind
-from ..trace.stats import stats
 
 PARTS = ("inputs", "output", "weights", "back")  # "back": output and weights, not told apart
 RATIO_TOLERANCE = 0.02  # how far the threads' ratio may be from S/D (a grid is rounded up)

@@ -11,10 +11,10 @@ correlation id).
     step_finder, activities_per_step, op_stack_finder   the steps of it that
                                   render/conversions.py reads too
 """
+from ..stats import stats
 from .causes import CAUSES, cause_of
 from .names import GPU_CATS, LAUNCH_CATS, kernel_kind, short_kernel_name
 from .reading import stream
-from .stats import stats
 
 read = stream.read_trace
 

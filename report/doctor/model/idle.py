@@ -23,7 +23,7 @@ def busy_by(acts, key):
 
 def idle_causes(timeline):
     """Per stream: activities, busy time, idle time by cause, median launch delay."""
-    from ...trace.stats import stats
+    from ...stats import stats
 
     rows, by_stream = [], {s: [] for s in timeline.streams}
     for a in timeline.acts:

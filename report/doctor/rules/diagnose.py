@@ -14,8 +14,8 @@ from __future__ import annotations
 import bisect
 import math
 
+from ...stats import stats
 from ...trace.names import GRAPH_LAUNCHES, backend_of_kernels
-from ...trace.stats import stats
 from ..model.communication import collectives, communication
 from ..model.gemm_shapes import gemm_inputs
 from ..model.intervals import merge

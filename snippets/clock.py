@@ -1,6 +1,6 @@
 """Timing a GPU call from Python: wait for the GPU before you read the clock.
 
-Run on its own: ``python snippets/timing.py`` (CPU is enough; on a CUDA GPU it times the GPU).
+Run on its own: ``python snippets/clock.py`` (CPU is enough; on a CUDA GPU it times the GPU).
 """
 
 # --8<-- [start:synchronized]

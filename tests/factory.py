@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import json
 from pathlib import Path
 
 from pagecode import committed_gpu, shown_run
@@ -328,13 +329,13 @@ def replay_run(monkeypatch, folder):
     from report.results import load_results
 
     def replay(args, argv, out_dir, progress=print, check=None):
-        results = load_results(folder / "results.json")
+        load_results(folder / "results.json")  # checked as a run's is; returned as collected
+        results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
         slug = args.slug or folder.name
         if check is not None:
             check(slug, results["provenance"])
         traces = Path(tempfile.mkdtemp(prefix="traces-"))
-        for path in (folder / "traces").iterdir():
-            shutil.copy(path, traces / path.name)
+        shutil.copytree(folder / "traces", traces, dirs_exist_ok=True)
         return slug, results, traces
 
     monkeypatch.setattr(run, "run_measurements", replay)

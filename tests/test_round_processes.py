@@ -4,11 +4,13 @@ import argparse
 import json
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
+from report.derive import sections
 from report.measure import round_child, round_processes
 from report.measure.callables import make_inputs, make_variant
 from report.schema import RoundProcess
@@ -21,7 +23,8 @@ NAMES = ("naive", "math", "auto")
 def args(**kw):
     return argparse.Namespace(**{"rounds": 2, "pairs": 2, "steps": 3, "timer_seconds": 0.01, "host_calls": 10,
                                  "device": "cpu", "dtype": "float32", "variants": [*NAMES, "flash"],
-                                 "overhead": False, "shapes": False, "backward": False, **TINY, **kw})
+                                 "overhead": False, "shapes": False, "backward": False,
+                                 "traces": tempfile.mkdtemp(prefix="traces-"), **TINY, **kw})
 
 
 def results():
@@ -30,10 +33,12 @@ def results():
 
 
 def test_a_fresh_process_measures_one_round_and_its_pairs(tmp_path):
-    out = round_processes.run_child(round_processes.spec(results(), args(), 1), tmp_path)
+    run = tmp_path / "run"  # the run's folder: the child keeps its profiles in its traces/
+    out = round_processes.run_child(round_processes.spec(results(), args(traces=str(run / "traces")), 1), tmp_path)
     assert "error" not in out, out
     assert out["round"] == 1 and list(out["variants"]) == list(NAMES)  # flash refused in the seed
-    assert all(r["wall_time_us"]["median"] > 0 and r["cpu_time_us"]["n"] == 3 for r in out["variants"].values())
+    assert all(r["wall_time_us"]["median"] > 0 and sections.round_figures(run, r, gpu=False)["cpu_time_us"]["n"] == 3
+               for r in out["variants"].values())
     assert set(out["pairs"]) == {"seed_wall", "seed_host"}
     assert set(out["pairs"]["seed_wall"]["ratio"]) == {"naive", "math"}  # against auto
     assert all(len(v) == 2 for v in out["pairs"]["seed_wall"]["ratio"].values())  # --pairs 2

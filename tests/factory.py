@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import shutil
 from pathlib import Path
 
 from pagecode import committed_gpu, shown_run
@@ -47,7 +48,18 @@ ONE_SHORT_ROUND = ["--rounds", "1", "--pairs", "2"]
 
 @functools.cache
 def _site_run():
-    return load_results(SITE_RUN / "results.json")
+    # loaded, its figures derived from its traces: written out again (a test's made-up run),
+    # it is a run that stores its figures, schema version 1, and needs no traces beside it
+    return {**load_results(SITE_RUN / "results.json"), "schema_version": 1}
+
+
+def copy_run(folder, source=SITE_RUN):
+    """A copy of a run's folder as its figures need it: results.json and the traces they are
+    derived from (report/derive/)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(source / "results.json", folder / "results.json")
+    shutil.copytree(source / "traces", folder / "traces", dirs_exist_ok=True)
+    return folder
 
 
 def site_run() -> Results:

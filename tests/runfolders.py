@@ -10,7 +10,7 @@ import stat
 import subprocess
 import sys
 
-from factory import SITE_RUN
+from factory import SITE_RUN, copy_run
 from pagecode import ROOT
 
 from report.output.folders import MARKER
@@ -34,9 +34,9 @@ def fresh_run(parent, name=SITE_RUN.name):
     and tables/ and figures/ as a render leaves them (empty here)."""
     folder = parent / name
     folder.mkdir(parents=True)
-    shutil.copy(SITE_RUN / "results.json", folder / "results.json")
+    copy_run(folder)
     shutil.copy(SITE_RUN / MARKER, folder / MARKER)
-    for part in ("tables", "figures", "traces"):
+    for part in ("tables", "figures"):
         (folder / part).mkdir()
     return folder
 

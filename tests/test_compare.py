@@ -10,7 +10,7 @@ import json
 import shutil
 
 import pytest
-from factory import SITE_RUN
+from factory import SITE_RUN, copy_run
 from pagecode import DOCS, committed_result_dirs, expand_snippets, includes
 
 import build_tables
@@ -65,7 +65,7 @@ def made_up_gpu(tmp_path):
     twice as long, and a CPU run (which must never appear)."""
     out = tmp_path / "generated"
     (out / SLUG).mkdir(parents=True)
-    shutil.copy(OURS, out / SLUG / "results.json")
+    copy_run(out / SLUG)
     ours = load_results(OURS)
     (out / "made-up-gpu").mkdir()
     write_results(scaled(ours, 2.0, "Made-up GPU 48GB"), out / "made-up-gpu" / "results.json")

@@ -18,7 +18,7 @@ import sys
 import textwrap
 
 import pytest
-from factory import SITE_RUN, run_main, shape_results
+from factory import SITE_RUN, copy_run, run_main, shape_results
 from pagecode import ROOT, gpu_hook
 from runfolders import TIMEOUT, fresh_run, listing, one_error_line, render_only_cli
 
@@ -34,7 +34,7 @@ def outside(tmp_path):
     """A folder outside the results, holding a results.json and a secret."""
     folder = tmp_path / "outside"
     folder.mkdir()
-    shutil.copy(SITE_RUN / "results.json", folder / "results.json")
+    copy_run(folder)
     (folder / "secret.txt").write_text("not for the site", encoding="utf-8")
     return folder
 

@@ -7,7 +7,7 @@ import stat
 import tempfile
 
 import pytest
-from factory import SITE_RUN
+from factory import SITE_RUN, copy_run
 
 from report.output import signals
 from report.output.checks import check_writable
@@ -224,14 +224,10 @@ def test_a_comparison_folder_not_ours_is_not_replaced(tmp_path):
 
 
 def test_a_contributed_results_json_renders_but_foreign_tables_stay(tmp_path):
-    folder = tmp_path / "a100"
-    folder.mkdir()
-    shutil.copy(RESULTS, folder / "results.json")
+    folder = copy_run(tmp_path / "a100")
     render_only(tmp_path, "a100", progress=lambda line: None)
     assert owned(folder) and (folder / "tables").is_dir()
-    other = tmp_path / "l4"
-    other.mkdir()
-    shutil.copy(RESULTS, other / "results.json")
+    other = copy_run(tmp_path / "l4")
     (other / "tables").mkdir()
     (other / "tables" / "notes.md").write_text("mine")
     with pytest.raises(UsageError, match="not written by build_tables.py"):

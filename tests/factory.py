@@ -63,7 +63,8 @@ def copy_run(folder, source=SITE_RUN):
 
 
 def site_run() -> Results:
-    """A copy of the site's run, to change as a test needs."""
+    """A copy of the site's run, its figures derived (schema version 1: written out, it
+    needs no traces), to change as a test needs."""
     return copy.deepcopy(_site_run())
 
 

@@ -10,7 +10,7 @@ import json
 import shutil
 
 import pytest
-from factory import SITE_RUN, copy_run
+from factory import SITE_RUN, copy_run, site_run
 from pagecode import DOCS, committed_result_dirs, expand_snippets, includes
 
 import build_tables
@@ -66,7 +66,7 @@ def made_up_gpu(tmp_path):
     out = tmp_path / "generated"
     (out / SLUG).mkdir(parents=True)
     copy_run(out / SLUG)
-    ours = load_results(OURS)
+    ours = site_run()
     (out / "made-up-gpu").mkdir()
     write_results(scaled(ours, 2.0, "Made-up GPU 48GB"), out / "made-up-gpu" / "results.json")
     cpu = copy.deepcopy(ours)
@@ -154,7 +154,7 @@ def test_the_measurement_run_refreshes_the_comparison(made_up_gpu):
 
 def test_only_cpu_runs_write_no_comparison(tmp_path):
     (tmp_path / "cpu").mkdir()
-    cpu = load_results(OURS)
+    cpu = site_run()
     del cpu["provenance"]["cuda"]
     write_results(cpu, tmp_path / "cpu" / "results.json")
     assert render_comparison(tmp_path, load_reference()) is None

@@ -4,7 +4,7 @@ own (--each), and pooled with each run in turn left out (the default)."""
 import json
 
 import pytest
-from factory import SITE_RUN
+from factory import SITE_RUN, site_run
 
 from benchmarks import verdicts
 from report.results import load_results
@@ -24,7 +24,7 @@ def reversed_run(tmp_path_factory):
     """A copy of the committed run in which flash and efficient swap their GPU and wall
     times, in every round too, and their blocks in the seed shape's wall-time pairs."""
     folder = tmp_path_factory.mktemp("reversed")
-    results = json.loads((SITE_RUN / "results.json").read_text(encoding="utf-8"))
+    results = site_run()
     flash, efficient = results["variants"]["flash"], results["variants"]["efficient"]
     for key in ("cuda_time_us", "kernel_sum_us", "wall_time_us"):
         flash[key], efficient[key] = efficient[key], flash[key]
@@ -72,7 +72,7 @@ def test_the_command_prints_both_versions_and_exits_0(reversed_run, capsys):
 
 
 def test_each_run_gets_its_host_pace_and_whether_its_code_is_the_first_runs(reversed_run, tmp_path):
-    committed = json.loads((SITE_RUN / "results.json").read_text(encoding="utf-8"))
+    committed = site_run()
     flash_blocks = [r["blocks_us"]["flash"] for r in committed["pairs"]["groups"]["small"]["rounds"]]
     slower = json.loads(json.dumps(committed))
     for rnd in slower["pairs"]["groups"]["small"]["rounds"]:
@@ -91,7 +91,7 @@ def test_each_run_gets_its_host_pace_and_whether_its_code_is_the_first_runs(reve
 def test_a_missing_folder_or_a_file_that_does_not_render_is_one_line_exit_2(tmp_path, capsys):
     assert verdicts.main([str(SITE_RUN), str(tmp_path / "nothing")]) == 2
     assert verdicts.main([str(SITE_RUN), str(SITE_RUN)]) == 2
-    results = json.loads((SITE_RUN / "results.json").read_text(encoding="utf-8"))
+    results = site_run()
     del results["variants"]["cudnn"]["kernels"]
     (tmp_path / "results.json").write_text(json.dumps(results), encoding="utf-8")
     assert verdicts.main([str(SITE_RUN), str(tmp_path), "--each"]) == 2
@@ -110,7 +110,7 @@ def _copy(folder, results):
 def test_the_command_says_on_stderr_which_rendering_it_is_at(tmp_path, capsys, monkeypatch):
     """Issue 50: with 100 reruns it printed nothing for 150 s. One line per rendering, before it."""
     monkeypatch.setattr(verdicts, "rendered_findings", lambda results, tmp, reruns=(): {})
-    results = json.loads((SITE_RUN / "results.json").read_text(encoding="utf-8"))
+    results = site_run()
     folders = [str(SITE_RUN)] + [str(_copy(tmp_path / f"r{i}", results)) for i in range(5)]
     assert verdicts.main(folders) == 0
     err = capsys.readouterr().err.splitlines()
@@ -119,7 +119,7 @@ def test_the_command_says_on_stderr_which_rendering_it_is_at(tmp_path, capsys, m
 
 
 def test_pooled_runs_that_agree_keep_every_word_with_any_one_left_out(tmp_path):
-    results = json.loads((SITE_RUN / "results.json").read_text(encoding="utf-8"))
+    results = site_run()
     folders = [SITE_RUN, _copy(tmp_path / "b", results), _copy(tmp_path / "c", results)]
     runs = verdicts.renderings({str(f): load_results(f / "results.json") for f in folders})
     assert list(runs)[0] == "all" and len(runs) == 4
@@ -131,7 +131,7 @@ def test_a_run_that_reverses_an_order_changes_the_words_when_it_is_left_out(reve
     """Two runs find flash faster than efficient in wall time, a third the reverse: across
     all three the order is undecided, and without the third it is decided. The check names
     the renderings that say each version."""
-    results = json.loads((SITE_RUN / "results.json").read_text(encoding="utf-8"))
+    results = site_run()
     loaded = {"a": results, "b": load_results(_copy(tmp_path / "b", results) / "results.json"),
               "r": load_results(reversed_run / "results.json")}
     diffs, _ = verdicts.differing(verdicts.renderings(loaded))

@@ -34,7 +34,7 @@ def outside(tmp_path):
     """A folder outside the results, holding a results.json and a secret."""
     folder = tmp_path / "outside"
     folder.mkdir()
-    copy_run(folder)
+    shutil.copy(SITE_RUN / "results.json", folder / "results.json")
     (folder / "secret.txt").write_text("not for the site", encoding="utf-8")
     return folder
 

@@ -182,7 +182,7 @@ npm_install() {  # Pyodide from package-lock.json into node_modules/, where npm 
 
 run_pytest() {  # run_pytest ARGS...: pytest's status, except that "no tests collected" (5) fails too
   # PYTEST_RUNNER: what runs it instead of `-m pytest` (test.sh: benchmarks/test_suite.py, which
-  # runs pytest -q tests ARGS and ends with the README's figure: tests, seconds, CPU, cores)
+  # runs pytest -q tests ARGS on every core and ends with the README's figure: tests, seconds, CPU, cores)
   local rc=0
   # shellcheck disable=SC2086 # the runner is one or two words
   "$PY" ${PYTEST_RUNNER:--m pytest} "$@" </dev/null || rc=$?

@@ -42,7 +42,5 @@ trap 'rm -f "$SITE_LOG"' EXIT
 build_site
 export SDPA_TEST_SITE="$PWD/site" SDPA_TEST_SITE_LOG="$SITE_LOG" SDPA_TEST_SITE_SECONDS="$SITE_SECONDS"
 
-# pytest-xdist: one worker per core; the tests that share a costly fixture stay on one
-# worker (tests/conftest.py names their groups), the rest go to whichever worker is free
-echo "== pytest -n auto (benchmarks/test_suite.py: pytest -q tests, then the suite's figure in one line)"
-PYTEST_RUNNER=benchmarks/test_suite.py run_pytest -n auto --dist loadgroup "$@"
+echo "== pytest (benchmarks/test_suite.py: pytest -q tests on every core, then the suite's figure in one line)"
+PYTEST_RUNNER=benchmarks/test_suite.py run_pytest "$@"

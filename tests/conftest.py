@@ -51,10 +51,10 @@ BROWSER_FIXTURES = {"browser"}
 SITE_FIXTURES = {"site_build", "hostile_site", "made_up_site", "cpu_site"}
 
 
-# Under pytest-xdist (scripts/test.sh: -n auto --dist loadgroup) the tests that share a
-# module- or class-scoped fixture run on one worker, so that the fixture (a site build, a
-# browser's visit of every page, a CPU run of a module) is made once, not once a worker;
-# every other test goes to whichever worker is free. A browser and its server are cheap
+# Under pytest-xdist (benchmarks/test_suite.py, so scripts/test.sh: -n CORES --dist
+# loadgroup) the tests that share a module- or class-scoped fixture run on one worker, so
+# that the fixture (a site build, a browser's visit of every page, a CPU run of a module)
+# is made once, not once a worker; every other test goes to whichever worker is free. A browser and its server are cheap
 # (a second or so): they do not tie tests together. Session fixtures that cost (the site
 # build, the CPU run) are made once for all workers by once_per_run below.
 #

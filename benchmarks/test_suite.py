@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""How long the test suite takes, and on what: runs `pytest -q tests` (any arguments given
-are passed on to pytest), shows its output as it comes, then prints one line fit to paste
-into the README:
+"""How long the test suite takes, and on what: runs `pytest -q tests` on every core this
+process may run on (pytest-xdist: -n CORES --dist loadgroup, tests/conftest.py groups the
+tests that share a costly fixture; any arguments given are passed on to pytest after those,
+so -n 0 runs it in one process), shows its output as it comes, then prints one line fit to
+paste into the README:
 
     python benchmarks/test_suite.py             # the whole suite
     python benchmarks/test_suite.py -x -k cli   # arguments after it go to pytest
@@ -69,10 +71,23 @@ def line(found, seconds, cpu, n_cores, day):
             f"{n_cores} core{'s' if n_cores != 1 else ''}")
 
 
+# pytest-xdist, one worker per core this process may run on (the cores the line names), at
+# most MAX_WORKERS (each worker collects the suite and imports torch: about 0.5 GB); before
+# the caller's arguments, which may override them (-n 0); left out where the caller turns
+# xdist off (-p no:xdist)
+MAX_WORKERS = 8
+
+
+def parallel(args):
+    if "no:xdist" in args:
+        return []
+    return ["-n", str(min(cores(), MAX_WORKERS)), "--dist", "loadgroup"]
+
+
 def run(args, tests=TESTS, cwd=ROOT):
     """pytest -q tests ARGS, its output shown as it comes; (exit status, its summary line, wall s)."""
     started = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-m", "pytest", "-q", str(tests), *args], cwd=cwd,
+    proc = subprocess.Popen([sys.executable, "-m", "pytest", "-q", str(tests), *parallel(args), *args], cwd=cwd,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
     summary = ""
     for out in proc.stdout:

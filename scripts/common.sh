@@ -104,9 +104,11 @@ build_site() {  # the site into site/, strictly: a warning fails it
   # built into a fresh folder beside site/, then swapped in: two builds at once never write
   # into the same folder, and a failed build leaves the last good site/ as it was. The
   # folders carry this shell's PID: a later build removes those whose shell is gone.
+  # With SITE_LOG set (test.sh), mkdocs's output also goes to that file, and SITE_SECONDS
+  # is set to the build's seconds: the tests check that build instead of making their own.
   echo "== mkdocs build --strict"
   clean_stale_builds
-  local old rc=0
+  local old rc=0 started=$SECONDS
   BUILD_DIR=$(mktemp -d ".site-build-$$-XXXXXX")
   # mkdocs runs in the background, since bash runs a trap only after a foreground child
   # ends: a signal to this shell ends mkdocs at once and removes the half-built folder;
@@ -114,10 +116,15 @@ build_site() {  # the site into site/, strictly: a warning fails it
   trap 'stop_build 130' INT
   trap 'stop_build 143' TERM
   trap 'stop_build 129' HUP
-  "$PY" scripts/child.py -m mkdocs build --strict --site-dir "$BUILD_DIR" </dev/null &
+  if [ -n "${SITE_LOG:-}" ]; then
+    "$PY" scripts/child.py -m mkdocs build --strict --site-dir "$BUILD_DIR" </dev/null > >(tee "$SITE_LOG") 2>&1 &
+  else
+    "$PY" scripts/child.py -m mkdocs build --strict --site-dir "$BUILD_DIR" </dev/null &
+  fi
   BUILD_PID=$!
   wait "$BUILD_PID" || rc=$?
   trap - INT TERM HUP
+  SITE_SECONDS=$((SECONDS - started))
   if [ "$rc" -ne 0 ]; then
     rm -rf "$BUILD_DIR"
     return "$rc"
@@ -175,7 +182,7 @@ npm_install() {  # Pyodide from package-lock.json into node_modules/, where npm 
 
 run_pytest() {  # run_pytest ARGS...: pytest's status, except that "no tests collected" (5) fails too
   # PYTEST_RUNNER: what runs it instead of `-m pytest` (test.sh: benchmarks/test_suite.py, which
-  # runs pytest -q tests ARGS and ends with the README's figure: tests, seconds, CPU, cores)
+  # runs pytest -q tests ARGS on every core and ends with the README's figure: tests, seconds, CPU, cores)
   local rc=0
   # shellcheck disable=SC2086 # the runner is one or two words
   "$PY" ${PYTEST_RUNNER:--m pytest} "$@" </dev/null || rc=$?

@@ -12,8 +12,9 @@ usage: bash scripts/test.sh [PYTEST ARGS...]
 Install the requirements (into the project's .venv unless Python already runs inside a
 virtualenv) and, where npm is installed, Pyodide for the in-browser trace reader (npm ci),
 apt-get install Debian's chromium for the browser tests when it is missing, build the site
-strictly, and run pytest on tests/ (arguments go to pytest: -x, -k NAME).
-Fails when pytest collects no tests.
+strictly, and run pytest on tests/ with one worker per core (pytest-xdist; the tests check
+that build of the site rather than make another). Arguments go to pytest: -x, -k NAME,
+-n 0 for one process. Fails when pytest collects no tests.
 
 PYTHON=/path/to/python3 picks the Python that makes .venv (default: python3; 3.11 or newer).
 EOF
@@ -35,7 +36,11 @@ fi
 echo "== ruff check"
 "$PY" -m ruff check . </dev/null
 
+# the build's output is kept for the tests, which check this build rather than make another
+SITE_LOG=$(mktemp "${TMPDIR:-/tmp}/sdpa-site-build-XXXXXX")
+trap 'rm -f "$SITE_LOG"' EXIT
 build_site
+export SDPA_TEST_SITE="$PWD/site" SDPA_TEST_SITE_LOG="$SITE_LOG" SDPA_TEST_SITE_SECONDS="$SITE_SECONDS"
 
-echo "== pytest (benchmarks/test_suite.py: pytest -q tests, then the suite's figure in one line)"
+echo "== pytest (benchmarks/test_suite.py: pytest -q tests on every core, then the suite's figure in one line)"
 PYTEST_RUNNER=benchmarks/test_suite.py run_pytest "$@"

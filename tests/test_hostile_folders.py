@@ -18,7 +18,7 @@ import sys
 import textwrap
 
 import pytest
-from factory import SITE_RUN, copy_run, run_main, shape_results
+from factory import SITE_RUN, run_main, shape_results
 from pagecode import ROOT, gpu_hook
 from runfolders import TIMEOUT, fresh_run, listing, one_error_line, render_only_cli
 

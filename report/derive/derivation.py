@@ -1,6 +1,7 @@
 """derive(results, folder): a collected run (results.COLLECTED) with every figure its kept
-traces show filled in, section by section (sections.py); a run of the older schema, whose
-figures were computed on the GPU machine, as it is."""
+traces show filled in, section by section (sections.py). results.load_results calls it for
+a collected run only: a run of the older schema, whose figures were computed on the GPU
+machine and stored, is loaded as it is."""
 from __future__ import annotations
 
 import copy

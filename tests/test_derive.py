@@ -85,3 +85,30 @@ def test_a_missing_or_damaged_trace_is_named_with_what_to_do(cpu_run, tmp_path):
 def test_the_ask_backend_is_read_off_kernel_names_and_inductors_kernels_are_other():
     assert sections.ask_backend([]) is None
     assert sections.ask_backend(["triton_per_fused_0", "sm90_xmma_gemm_bf16"]) == "other"
+
+
+def test_a_trace_that_is_a_link_a_fifo_or_a_gzip_bomb_is_refused_without_reading_it(cpu_run, tmp_path):
+    """A stranger's run folder: a kept trace that links outside, a FIFO (opening it would hang),
+    or a small file that unpacks to more than any profile: each one line, nothing followed."""
+    import gzip
+    import os
+
+    run = _copy(cpu_run, tmp_path)
+    name = json.loads((run / "results.json").read_text(encoding="utf-8"))["variants"]["math"]["trace"]
+    secret = tmp_path / "secret.json.gz"
+    shutil.copy(run / name, secret)
+    (run / name).unlink()
+    (run / name).symlink_to(secret)
+    with pytest.raises(UsageError, match="not a plain file"):
+        load_results(run / "results.json")
+    (run / name).unlink()
+    os.mkfifo(run / name)
+    with pytest.raises(UsageError, match="not a plain file"):
+        load_results(run / "results.json")
+    (run / name).unlink()
+    with gzip.open(run / name, "wt") as fh:  # 70 MB of spaces in about 70 KB
+        fh.write('{"traceEvents": [' + " " * (kept.MAX_KEPT_CHARS + 2**20) + "]}")
+    assert (run / name).stat().st_size < kept.MAX_KEPT_BYTES
+    kept._analysis.cache_clear()
+    with pytest.raises(UsageError, match="cannot be read as its profile"):
+        load_results(run / "results.json")
